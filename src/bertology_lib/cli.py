@@ -56,6 +56,14 @@ def _select(notebooks: list[str] | None, root: Path) -> list[Path]:
     return out
 
 
+def _show(path: Path, root: Path) -> str:
+    """A path relative to the checkout when it is inside it."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
 def _parse_params(raw: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in raw:
@@ -120,12 +128,12 @@ def _run(notebooks, profile, params, output_dir) -> list[tuple[str, float]]:
     for path, p in bar:
         bar.set_postfix_str(path.stem)
         out = (Path(output_dir) / path.name) if output_dir else path
-        typer.echo(f"running {path.relative_to(root)} with {p or 'defaults'} -> {out}")
+        typer.echo(f"running {_show(path, root)} with {p or 'defaults'} -> {out}")
         try:
             times.append((path.stem, execute(path, p, out)))
         except PapermillExecutionError as e:
             _fail(
-                f"{path.relative_to(root)} failed in cell {e.exec_count} "
+                f"{_show(path, root)} failed in cell {e.exec_count} "
                 f"({e.ename}: {e.evalue}); partial output in _build/failed/{path.name}"
             )
     typer.echo("\nwall time per notebook:")
@@ -143,7 +151,7 @@ def list_notebooks() -> None:
     root = repo_root()
     for path in notebook_paths(root):
         spec = get_spec(path.stem)
-        typer.secho(f"{path.relative_to(root)}  —  {spec.title}", bold=True)
+        typer.secho(f"{_show(path, root)}  —  {spec.title}", bold=True)
         for name, info in pm.inspect_notebook(str(path)).items():
             allowed = spec.param(name).allowed() if name in {q.name for q in spec.params} else "?"
             typer.echo(f"    {name:<10s} = {info['default']:<10s} # {info['help']}")
@@ -190,7 +198,7 @@ def build(
     page = write_ledger_page(root)
     typer.echo(f"wrote {page.relative_to(root)}")
     jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(root),
+    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(root), "--all",
            "--warningiserror", "--keep-going"]
     typer.echo(" ".join(cmd))
     rc = subprocess.call(cmd, cwd=root)

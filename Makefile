@@ -1,0 +1,40 @@
+# BERTology Lab: two commands from a fresh clone (Python 3.11 + pip only).
+#   make test   create/update .venv, run library tests + nbval regression
+#   make book   create/update .venv, execute every notebook (profile quick), build _build/html
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# torch==2.13.0 is the CPU wheel on our machines. Elsewhere, pick your build, e.g.
+#   make test TORCH_INDEX=--index-url=https://download.pytorch.org/whl/cpu      (CPU only)
+#   make test TORCH_INDEX=--index-url=https://download.pytorch.org/whl/cu128    (CUDA 12.8)
+TORCH ?= torch==2.13.0
+TORCH_INDEX ?=
+PROFILE ?= quick
+export MPLBACKEND ?= Agg
+export PYTHONHASHSEED := 0
+
+.PHONY: test book venv regression clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(TORCH_INDEX) "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[book,test]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+test: venv
+	$(PY) -m pytest tests --nbval-lax --nbval-current-env \
+	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider
+
+book: venv
+	$(VENV)/bin/bertology build --profile $(PROFILE)
+
+# Re-execute the smoke-profile copies that nbval compares against.
+regression: venv
+	$(VENV)/bin/bertology regression
+
+clean:
+	rm -rf _build

@@ -1,0 +1,98 @@
+"""The `bertology` command, run as a user runs it (a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NB = "notebooks/survey_02_architecture.ipynb"
+
+
+def bertology(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    e = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "bertology_lib.cli", *args], cwd=ROOT, env=e,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize(
+    "args, expect",
+    [
+        (["-p", "profile", "bogus"], "profile='bogus' is not allowed; allowed: 'smoke', 'quick', 'full'"),
+        (["--profile", "bogus"], "profile='bogus'"),
+        (["-p", "seed=abc"], "seed='abc' is not an int"),
+        (["-p", "seed", "-4"], "seed=-4 is out of range"),
+        (["-p", "colour", "red"], "unknown parameter(s) colour; allowed: profile, seed, model"),
+        (["-p", "model", "no such model"], "model='no such model' is not a known model"),
+        (["-p", "model", "bogus-model"], "model='bogus-model'"),
+    ],
+)
+def test_bad_parameters_fail_fast_with_allowed_values(args, expect, tmp_path):
+    before = (ROOT / NB).read_bytes()
+    t0 = time.perf_counter()
+    r = bertology("run", NB, *args, env={"HF_ENDPOINT": "http://127.0.0.1:9", "BERTOLOGY_CACHE": str(tmp_path)})
+    assert time.perf_counter() - t0 < 10
+    assert r.returncode != 0
+    assert expect in r.stderr, r.stderr
+    assert "allowed" in r.stderr
+    assert (ROOT / NB).read_bytes() == before  # nothing half-written
+    assert not (tmp_path.exists() and any(tmp_path.iterdir()))  # nothing cached
+
+
+def test_unknown_notebook_lists_the_book():
+    r = bertology("run", "survey_99_nothing")
+    assert r.returncode != 0 and "survey_02_architecture" in r.stderr
+
+
+def test_list_shows_parameters_defaults_and_comments():
+    r = bertology("list")
+    assert r.returncode == 0, r.stderr
+    assert "survey_02_architecture" in r.stdout
+    for needle in ('profile', '"quick"', "seed", "model", '"minilm"', "smoke | quick | full"):
+        assert needle in r.stdout
+
+
+def test_claims_json_reads_the_executed_notebook():
+    r = bertology("claims", "--json")
+    assert r.returncode == 0, r.stderr
+    claims = {c["id"]: c for c in json.loads(r.stdout)}
+    for cid in ("survey2.bert_base_params", "survey2.bert_large_params"):
+        assert claims[cid]["verdict"] in ("reproduced", "not reproduced", "inconclusive")
+        assert claims[cid]["rule"] and claims[cid]["source"]
+    table = bertology("claims")
+    assert "survey2.bert_base_params" in table.stdout
+
+
+def test_cache_ls_and_clear(tmp_path):
+    from bertology_lib.cache import ArtifactCache, save_json
+
+    ArtifactCache(tmp_path).get_or_create("thing", {"n": 1}, lambda d: save_json(d / "x.json", {}))
+    env = {"BERTOLOGY_CACHE": str(tmp_path)}
+    r = bertology("cache", "ls", env=env)
+    assert r.returncode == 0 and "thing" in r.stdout and "1 entries" in r.stdout
+    r = bertology("cache", "clear", "--yes", env=env)
+    assert r.returncode == 0 and "removed 1" in r.stdout
+    assert "0 entries" in bertology("cache", "ls", env=env).stdout
+
+
+def test_failing_notebook_reports_where(tmp_path):
+    """A notebook that raises makes `run` exit non-zero naming the notebook and cell."""
+    import nbformat
+
+    nb = nbformat.read(ROOT / NB, as_version=4)
+    for c in nb.cells:
+        if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", []):
+            c.source = "raise RuntimeError('boom here')"
+            break
+    bad = tmp_path / "survey_02_architecture.ipynb"
+    nbformat.write(nb, bad)
+    r = bertology("run", str(bad), "--profile", "smoke", "--output-dir", str(tmp_path / "out"), timeout=300)
+    assert r.returncode != 0
+    assert "survey_02_architecture" in r.stderr and "RuntimeError: boom here" in r.stderr
+    assert not (tmp_path / "out" / "survey_02_architecture.ipynb").exists()

@@ -1,0 +1,65 @@
+"""Notebook hygiene: parameters cells match the specs, regression copies stay in step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import papermill as pm
+import pytest
+
+from bertology_lib.notebooks import SPECS, notebook_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+REGRESSION = ROOT / "tests" / "regression"
+NOTEBOOKS = notebook_paths(ROOT)
+
+
+def _code_cells(path: Path, skip_injected: bool = True) -> list[str]:
+    nb = json.loads(path.read_text())
+    return [
+        "".join(c["source"])
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+        and not (skip_injected and "injected-parameters" in c["metadata"].get("tags", []))
+    ]
+
+
+def test_every_registered_notebook_is_in_the_book():
+    assert sorted(p.stem for p in NOTEBOOKS) == sorted(SPECS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_parameters_cell_matches_spec(path):
+    spec = SPECS[path.stem]
+    found = pm.inspect_notebook(str(path))
+    assert list(found) == [p.name for p in spec.params], "parameters cell and spec disagree"
+    for p in spec.params:
+        assert eval(found[p.name]["default"]) == p.default, p.name  # literals only
+        assert found[p.name]["help"], f"{p.name} needs a one-line comment"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_executed_in_order_without_errors(path):
+    nb = json.loads(path.read_text())
+    counts = [c.get("execution_count") for c in nb["cells"] if c["cell_type"] == "code"]
+    assert None not in counts and counts == sorted(counts), "restart and run all"
+    for c in nb["cells"]:
+        for o in c.get("outputs", []):
+            assert o["output_type"] != "error", f"a cell ends in {o.get('ename')}"
+    meta = nb["cells"][1]["metadata"].get("papermill", {})
+    assert nb["metadata"].get("papermill", {}).get("parameters", {}).get("profile", "quick") == "quick"
+    assert meta is not None
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_regression_copy_in_step_with_notebook(path):
+    copy = REGRESSION / path.name
+    assert copy.is_file(), f"missing {copy}: run `make regression`"
+    assert _code_cells(copy) == _code_cells(path), (
+        f"{copy.name} drifted from its notebook: run `make regression`"
+    )
+    injected = [c for c in json.loads(copy.read_text())["cells"]
+                if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert len(injected) == 1 and 'profile = "smoke"' in "".join(injected[0]["source"])
+    assert any("NBVAL_CHECK_OUTPUT" in src for src in _code_cells(copy)), "nothing is checked"
