@@ -1,0 +1,173 @@
+"""Real-data loaders: UD English EWT (CoNLL-U) and GLUE SST-2.
+
+Where the files come from, in order:
+
+1. an explicit ``path`` argument (a file, or a folder holding the files);
+2. ``$BERTOLOGY_DATA`` (a folder laid out like ``../shared/data``:
+   ``ud_english_ewt/en_ewt-ud-<split>.conllu``, ``sst2/<split>.tsv``);
+3. ``../shared/data`` beside the checkout (development machines and CI);
+4. a download of the public files into the artifact cache (a reader's machine),
+   written atomically.
+
+Used by the survey notebooks' real-data checks (MiniLM on UD EWT and SST-2).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+UD_URL = "https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/r2.15/en_ewt-ud-{split}.conllu"
+SST2_URL = "https://dl.fbaipublicfiles.com/glue/data/SST-2.zip"
+UD_SPLITS = ("train", "dev", "test")
+SST2_SPLITS = ("train", "dev")
+DOWNLOAD_TIMEOUT_S = 20
+
+
+@dataclass(frozen=True)
+class UDSentence:
+    """One UD sentence: words with 1-based heads (0 = root) like CoNLL-U."""
+
+    sent_id: str
+    words: tuple[str, ...]
+    upos: tuple[str, ...]
+    xpos: tuple[str, ...]
+    heads: tuple[int, ...]
+    deprels: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def depths(self) -> tuple[int, ...]:
+        """Tree depth of each word (root = 0)."""
+        out = []
+        for i in range(len(self.words)):
+            d, h = 0, self.heads[i]
+            while h != 0:
+                d, h = d + 1, self.heads[h - 1]
+                if d > len(self.words):
+                    raise ValueError(f"{self.sent_id}: heads contain a cycle")
+            out.append(d)
+        return tuple(out)
+
+
+def _candidate_roots() -> list[Path]:
+    roots = []
+    if os.environ.get("BERTOLOGY_DATA"):
+        roots.append(Path(os.environ["BERTOLOGY_DATA"]).expanduser())
+    if os.environ.get("BERTOLOGY_SHARED_DATA"):
+        roots.append(Path(os.environ["BERTOLOGY_SHARED_DATA"]).expanduser())
+    here = Path.cwd().resolve()
+    for p in (here, *here.parents):
+        if (p / "_toc.yml").is_file():
+            roots.append(p.parent / "shared" / "data")
+            break
+    roots.append(Path(__file__).resolve().parents[3].parent / "shared" / "data")
+    return roots
+
+
+def _download(url: str, dest: Path) -> Path:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + f".part-{os.getpid()}")
+    try:
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as r, open(tmp, "wb") as f:
+            f.write(r.read())
+        os.replace(tmp, dest)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise FileNotFoundError(
+            f"could not download {url} ({e}); put a local copy under $BERTOLOGY_DATA "
+            f"or pass path=..."
+        ) from e
+    return dest
+
+
+def _download_dir() -> Path:
+    from ..cache import default_root
+
+    return default_root() / "downloads"
+
+
+def find_file(relative: str, path: str | Path | None = None) -> Path | None:
+    """The first existing copy of ``relative`` (e.g. ``sst2/dev.tsv``), or None."""
+    if path is not None:
+        p = Path(path).expanduser()
+        if p.is_file():
+            return p
+        for cand in (p / relative, p / Path(relative).name):
+            if cand.is_file():
+                return cand
+        raise FileNotFoundError(f"path={str(path)!r} holds no {relative}")
+    for root in _candidate_roots():
+        if (root / relative).is_file():
+            return root / relative
+    cached = _download_dir() / relative
+    return cached if cached.is_file() else None
+
+
+def parse_conllu(text: str) -> list[UDSentence]:
+    """Parse CoNLL-U text with the ``conllu`` library, skipping multiword and empty nodes."""
+    import conllu
+
+    out = []
+    for i, tl in enumerate(conllu.parse(text)):
+        toks = [t for t in tl if isinstance(t["id"], int)]
+        out.append(
+            UDSentence(
+                sent_id=str(tl.metadata.get("sent_id", i)),
+                words=tuple(t["form"] for t in toks),
+                upos=tuple(t["upos"] for t in toks),
+                xpos=tuple(t["xpos"] or "_" for t in toks),
+                heads=tuple(int(t["head"]) for t in toks),
+                deprels=tuple(t["deprel"] for t in toks),
+            )
+        )
+    return out
+
+
+def load_ud_ewt(split: str = "dev", path: str | Path | None = None, limit: int | None = None) -> list[UDSentence]:
+    """UD English EWT sentences of ``split`` (train | dev | test)."""
+    if split not in UD_SPLITS:
+        raise ValueError(f"split={split!r} is not a UD split; allowed: {', '.join(UD_SPLITS)}")
+    rel = f"ud_english_ewt/en_ewt-ud-{split}.conllu"
+    f = find_file(rel, path)
+    if f is None:
+        f = _download(UD_URL.format(split=split), _download_dir() / rel)
+    sents = parse_conllu(f.read_text(encoding="utf-8"))
+    return sents[:limit] if limit is not None else sents
+
+
+def load_sst2(split: str = "dev", path: str | Path | None = None, limit: int | None = None) -> tuple[list[str], list[int]]:
+    """GLUE SST-2 ``(texts, labels)`` for ``split`` (train | dev).
+
+    The two files name their text column differently (``sentence`` in train,
+    ``content`` in our dev copy); both are accepted.
+    """
+    if split not in SST2_SPLITS:
+        raise ValueError(f"split={split!r} is not an SST-2 split with labels; allowed: {', '.join(SST2_SPLITS)}")
+    rel = f"sst2/{split}.tsv"
+    f = find_file(rel, path)
+    if f is None:
+        zpath = _download(SST2_URL, _download_dir() / "sst2" / "SST-2.zip")
+        with zipfile.ZipFile(zpath) as z:
+            data = z.read(f"SST-2/{split}.tsv").decode("utf-8")
+        f = _download_dir() / rel
+        tmp = f.with_name(f.name + ".part")
+        tmp.write_text(data, encoding="utf-8")
+        os.replace(tmp, f)
+    reader = csv.DictReader(io.StringIO(f.read_text(encoding="utf-8")), delimiter="\t", quoting=csv.QUOTE_NONE)
+    col = next((c for c in ("sentence", "content", "text") if c in (reader.fieldnames or [])), None)
+    if col is None or "label" not in (reader.fieldnames or []):
+        raise ValueError(f"{f}: expected a 'label' and a 'sentence'/'content' column, got {reader.fieldnames}")
+    texts, labels = [], []
+    for row in reader:
+        texts.append(row[col])
+        labels.append(int(row["label"]))
+        if limit is not None and len(texts) >= limit:
+            break
+    return texts, labels
