@@ -76,3 +76,23 @@ def accuracy_by(df: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
     out = g.agg(accuracy="mean", n="size").reset_index()
     out["stderr"] = (out.accuracy * (1 - out.accuracy) / out.n).pow(0.5)
     return out
+
+
+def insensitivity(model, tokenizer, items: Sequence[Any], transforms: dict[str, Any]) -> pd.DataFrame:
+    """Does the preference change when the context is damaged? (survey §3.1; Ettinger 2020)
+
+    ``transforms`` maps a name to ``item -> item`` (e.g.
+    :func:`bertology_lib.data.toy_english.apply_transform` with a fixed name).
+    One row per transform: accuracy on the original and transformed items and
+    the share of items whose preferred filler stayed the same.
+    """
+    base = score_items(model, tokenizer, items)
+    rows = []
+    for name, fn in transforms.items():
+        changed = [fn(it) for it in items]
+        t = score_items(model, tokenizer, changed)
+        n = min(len(base), len(t))
+        same = float((base.correct.iloc[:n].to_numpy() == t.correct.iloc[:n].to_numpy()).mean()) if n else float("nan")
+        rows.append({"transform": name, "accuracy_original": float(base.correct.mean()),
+                     "accuracy_transformed": float(t.correct.mean()), "same_preference": same, "n": n})
+    return pd.DataFrame(rows)

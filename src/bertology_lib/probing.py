@@ -274,3 +274,39 @@ def majority_baseline(word_types: Sequence[str], labels: Sequence, train_idx, te
         for i in test_idx
     ]
     return float(np.mean(hits))
+
+
+def layer_report(X: torch.Tensor, table: pd.DataFrame, targets: Sequence[str], train_idx, test_idx,
+                 cfg: ProbeConfig | None = None, subsets: dict[str, np.ndarray] | None = None,
+                 model_label: str = "model") -> pd.DataFrame:
+    """Probe every layer for every target; one row per (target, subset, layer).
+
+    ``table`` is a :func:`bertology_lib.features.word_table` aligned with
+    ``X``'s rows. ``subsets`` maps a name to a boolean row mask applied to the
+    *test* rows (e.g. ambiguous words); ``all`` is always reported. The
+    per-word majority baseline of each (target, subset) is in ``majority``.
+    """
+    cfg = cfg or ProbeConfig()
+    subsets = {"all": np.ones(len(table), bool), **(subsets or {})}
+    words = table["word"].tolist()
+    test_idx = np.asarray(test_idx)
+    out = []
+    for target in targets:
+        labels = table[target].tolist()
+        y, classes = _encode_labels(labels)
+        tr = _as_index(train_idx)
+        Xs = _standardize(X.float(), tr)
+        probes = fit_probes(Xs, y, tr, len(classes), cfg)
+        with torch.no_grad():
+            pred = probes(Xs[:, _as_index(test_idx)]).argmax(-1)  # (P, n_test)
+        for name, mask in subsets.items():
+            keep = torch.as_tensor(mask[test_idx])
+            if not bool(keep.any()):
+                continue
+            acc = (pred[:, keep] == y[_as_index(test_idx)][keep]).float().mean(1)
+            maj = majority_baseline(words, labels, train_idx, test_idx[mask[test_idx]])
+            for layer, a in enumerate(acc.tolist()):
+                out.append({"target": target, "subset": name, "layer": layer, "accuracy": a,
+                            "majority": maj, "model": model_label, "probe": cfg.kind,
+                            "n_test": int(keep.sum())})
+    return pd.DataFrame(out)
