@@ -39,3 +39,15 @@ def test_needs_a_mask_token(tiny_bert_dir):
     tok.mask_token = None
     with pytest.raises(ValueError, match="no mask token"):
         score_items(m, tok, [])
+
+
+def test_insensitivity_pairs_items_even_when_a_transform_drops_some(tiny_bert_dir):
+    from bertology_lib.cloze import insensitivity
+
+    m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
+    items = [Item(("the", "[MASK]", "tipped", "the", "waiter"), 1, "chef", "robin"),
+             Item(("a", "robin", "is", "a", "[MASK]"), 4, "bird", "chef")]
+    same = insensitivity(m, tok, items, {"identity": lambda it: it})
+    assert same.same_preference[0] == 1.0 and same.n[0] == 2
+    drop = insensitivity(m, tok, items, {"drop_first": lambda it: None if it is items[0] else it})
+    assert drop.n[0] == 1

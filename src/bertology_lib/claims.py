@@ -49,6 +49,12 @@ def fmt(v: Any) -> str:
     return str(v)
 
 
+def with_unit(v: Any, unit: str) -> str:
+    """``fmt(v)`` followed by the unit when ``v`` is a number (not for textual paper findings)."""
+    numeric = isinstance(v, (int, float)) and not isinstance(v, bool) or isinstance(v, (list, tuple))
+    return fmt(v) + (f" {unit}" if unit and numeric else "")
+
+
 # -- rules ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Rule:
@@ -145,10 +151,9 @@ class Claim:
 
     def line(self) -> str:
         """One deterministic line (what nbval compares)."""
-        unit = f" {self.unit}" if self.unit else ""
         return (
-            f"[{self.verdict.upper()}] {self.id}: paper {fmt(self.paper)}{unit}, "
-            f"ours {fmt(self.ours)}{unit} (rule: {self.rule}; {self.source})"
+            f"[{self.verdict.upper()}] {self.id}: paper {with_unit(self.paper, self.unit)}, "
+            f"ours {with_unit(self.ours, self.unit)} (rule: {self.rule}; {self.source})"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -156,10 +161,9 @@ class Claim:
 
     def _repr_markdown_(self) -> str:
         icon = {"reproduced": "✅", "not reproduced": "❌", "inconclusive": "❔"}[self.verdict]
-        unit = f" {self.unit}" if self.unit else ""
         return (
             f"**{icon} {self.verdict}** — *{self.statement}* ({self.source}). "
-            f"Paper: {fmt(self.paper)}{unit}; ours: {fmt(self.ours)}{unit}. "
+            f"Paper: {with_unit(self.paper, self.unit)}; ours: {with_unit(self.ours, self.unit)}. "
             f"Rule: {self.rule}. `{self.id}`"
         )
 
@@ -255,8 +259,8 @@ def ledger_frame(claims: Sequence[Claim]):
             "verdict": c.verdict,
             "claim": c.statement,
             "source": c.source,
-            "paper": fmt(c.paper) + (f" {c.unit}" if c.unit else ""),
-            "ours": fmt(c.ours) + (f" {c.unit}" if c.unit else ""),
+            "paper": with_unit(c.paper, c.unit),
+            "ours": with_unit(c.ours, c.unit),
             "rule": c.rule,
             "notebook": c.notebook,
             "profile": c.profile,
@@ -299,15 +303,14 @@ def ledger_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] | N
     ]
     icon = {"reproduced": "✅", "not reproduced": "❌", "inconclusive": "❔"}
     for c in claims:
-        unit = f" {c.unit}" if c.unit else ""
         nb = c.notebook
         link = f"[{titles.get(nb, nb)}](../notebooks/{nb}.ipynb)" if nb else ""
         cells = [
             f"{icon.get(c.verdict, '')} {c.verdict}",
             f"{c.statement} (`{c.id}`)",
             c.source,
-            fmt(c.paper) + unit,
-            fmt(c.ours) + unit,
+            with_unit(c.paper, c.unit),
+            with_unit(c.ours, c.unit),
             c.rule,
             f"{link} ({c.profile}, {c.model})",
         ]

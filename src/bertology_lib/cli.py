@@ -176,6 +176,23 @@ def regression() -> None:
     _run(None, "smoke", [], root / "tests" / "regression")
 
 
+@app.command("export-student")
+def export_student_cmd(
+    notebooks: Optional[List[str]] = typer.Argument(None, help="notebook paths or names; default: all"),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="folder for student/<name>.ipynb and teacher/<name>.ipynb; default: _build/student"),
+) -> None:
+    """Write student notebooks (solutions stubbed, outputs cleared) and teacher copies."""
+    from .exercises import export_student, export_teacher
+
+    root = repo_root()
+    dest = out if out is not None else root / "_build" / "student"
+    for path in _select(notebooks, root):
+        s = export_student(path, dest / "student" / path.name)
+        t = export_teacher(path, dest / "teacher" / path.name)
+        typer.echo(f"{_show(path, root)} -> {_show(s, root)}, {_show(t, root)}")
+
+
 def write_ledger_page(root: Path) -> Path:
     claims = claims_mod.collect(notebook_paths(root))
     titles = {name: spec.title for name, spec in SPECS.items()}

@@ -38,30 +38,30 @@ def score_items(model, tokenizer, items: Sequence[Any], batch_size: int = 64) ->
     model.eval()
     rows, skipped = [], 0
     usable = []
-    for it in items:
+    for idx, it in enumerate(items):
         a, b = _single_id(tokenizer, it.correct), _single_id(tokenizer, it.incorrect)
         if a is None or b is None:
             skipped += 1
             continue
-        usable.append((it, a, b))
+        usable.append((idx, it, a, b))
     for start in range(0, len(usable), batch_size):
         chunk = usable[start : start + batch_size]
         batch = []
-        for it, _, _ in chunk:
+        for _, it, _, _ in chunk:
             w = list(it.words)
             w[it.mask_index] = tokenizer.mask_token
             batch.append(w)
         enc = tokenizer(batch, is_split_into_words=True, return_tensors="pt", padding=True)
         logits = model(**{k: v.to(device) for k, v in enc.items()
                           if k in ("input_ids", "attention_mask", "token_type_ids")}).logits
-        for b_i, (it, a, b) in enumerate(chunk):
+        for b_i, (idx, it, a, b) in enumerate(chunk):
             pos = (enc["input_ids"][b_i] == tokenizer.mask_token_id).nonzero()
             if len(pos) != 1:
                 skipped += 1
                 continue
             lg = logits[b_i, int(pos[0])]
             la, lb = float(lg[a]), float(lg[b])
-            rows.append({"suite": it.suite, "text": " ".join(it.words), "correct_word": it.correct,
+            rows.append({"item": idx, "suite": it.suite, "text": " ".join(it.words), "correct_word": it.correct,
                          "incorrect_word": it.incorrect, "logit_correct": la, "logit_incorrect": lb,
                          "margin": la - lb, "correct": la > lb,
                          **{k: v for k, v in it.meta.items() if isinstance(v, (str, int, float, bool))}})
@@ -86,13 +86,15 @@ def insensitivity(model, tokenizer, items: Sequence[Any], transforms: dict[str, 
     One row per transform: accuracy on the original and transformed items and
     the share of items whose preferred filler stayed the same.
     """
-    base = score_items(model, tokenizer, items)
     rows = []
     for name, fn in transforms.items():
-        changed = [fn(it) for it in items]
-        t = score_items(model, tokenizer, changed)
-        n = min(len(base), len(t))
-        same = float((base.correct.iloc[:n].to_numpy() == t.correct.iloc[:n].to_numpy()).mean()) if n else float("nan")
-        rows.append({"transform": name, "accuracy_original": float(base.correct.mean()),
-                     "accuracy_transformed": float(t.correct.mean()), "same_preference": same, "n": n})
+        pairs = [(it, fn(it)) for it in items]
+        pairs = [(a, b) for a, b in pairs if b is not None]  # a transform may delete the masked word
+        base = score_items(model, tokenizer, [a for a, _ in pairs]).set_index("item")
+        t = score_items(model, tokenizer, [b for _, b in pairs]).set_index("item")
+        both = base.index.intersection(t.index)
+        same = float((base.loc[both, "correct"] == t.loc[both, "correct"]).mean()) if len(both) else float("nan")
+        rows.append({"transform": name, "accuracy_original": float(base.loc[both, "correct"].mean()),
+                     "accuracy_transformed": float(t.loc[both, "correct"].mean()),
+                     "same_preference": same, "n": len(both)})
     return pd.DataFrame(rows)

