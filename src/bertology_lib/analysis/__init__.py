@@ -1,0 +1,1 @@
+"""Analyses of representations and attention (pure: tensors in, numbers/DataFrames out)."""
