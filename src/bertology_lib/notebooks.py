@@ -72,6 +72,19 @@ _survey3("survey_03_3_world_knowledge", "§3.3 World knowledge", real=False)
 _survey3("survey_03_4_probing_limits", "§3.4 Limitations of probing", real=True)
 
 
+register(
+    NotebookSpec(
+        name="duplication_01_reconstruction",
+        title="Reconstructing the input from every layer",
+        part="duplication",
+        params=(PROFILE_PARAM, SEED_PARAM,
+                model_param("mini-bert", "an MLM with a trained head: mini-bert, a local folder or hub name"),
+                Param("duplicate_k", 2, "how many of the first blocks to duplicate (no training)", int,
+                      minimum=0, maximum=48)),
+    )
+)
+
+
 def get_spec(name: str) -> NotebookSpec:
     stem = Path(name).stem
     if stem not in SPECS:

@@ -109,3 +109,97 @@ def grouped_accuracy(df: pd.DataFrame, x: str, chance: float = 0.5, title: str =
     ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def selectivity_curves(sel: pd.DataFrame, title: str = ""):
+    """Left: task (solid) and control-task (dashed) accuracy by layer per probe; right: selectivity."""
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.2))
+    probes = list(dict.fromkeys(sel.probe))
+    palette = dict(zip(probes, sns.color_palette("tab10", len(probes))))
+    for p in probes:
+        d = sel[sel.probe == p].sort_values("layer")
+        a.plot(d.layer, d.task_acc, marker="o", color=palette[p], label=f"{p}: task")
+        a.plot(d.layer, d.control_acc, marker="s", ls="--", color=palette[p], label=f"{p}: control")
+        b.plot(d.layer, d.selectivity, marker="o", color=palette[p], label=p)
+    if "majority" in sel:
+        a.axhline(sel.majority.iloc[0], ls=":", c="grey", lw=1, label="per-word majority")
+    a.set_ylabel("held-out accuracy")
+    b.set_ylabel("selectivity (task - control)")
+    b.axhline(0, c="grey", lw=0.8)
+    for ax in (a, b):
+        ax.set_xlabel("layer")
+        ax.set_xticks(sorted(sel.layer.unique()))
+    a.legend(fontsize=7)
+    b.legend(fontsize=7)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def codelength_curves(mdl: pd.DataFrame):
+    """Online codelength (kbits) by layer, one panel per task, one line per model; dashed: uniform code."""
+    _style()
+    tasks = list(dict.fromkeys(mdl.task))
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.2), sharey=True, squeeze=False)
+    for ax, t in zip(axes[0], tasks):
+        d = mdl[mdl.task == t].assign(kbits=lambda x: x.codelength_bits / 1000)
+        sns.lineplot(data=d, x="layer", y="kbits", hue="model", marker="o", ax=ax, legend=ax is axes[0][0])
+        ax.axhline(d.uniform_bits.iloc[0] / 1000, ls="--", c="grey", lw=1)
+        ax.set_title(f"task: {t}")
+        ax.set_ylabel("online codelength (kbits)")
+        ax.set_xticks(sorted(d.layer.unique()))
+    axes[0][0].text(0.02, 0.02, "dashed: uniform code", transform=axes[0][0].transAxes, fontsize=7, color="grey")
+    fig.tight_layout()
+    return fig
+
+
+def amnesic_bars(amnesic: pd.DataFrame, property_name: str = "POS"):
+    """Amnesic probing: held-out probe accuracy (left) and MLM-accuracy drop (right) per condition.
+
+    Random controls are drawn as individual points over their mean bar.
+    """
+    _style()
+    order = [c for c in ("none", "INLP", "random") if c in set(amnesic.condition)]
+    labels = {"none": "no projection", "INLP": f"remove {property_name} (INLP)", "random": "remove random"}
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    for ax, col, ylab in ((axes[0], "probe_acc", f"{property_name} probe accuracy (held-out)"),
+                          (axes[1], "mlm_drop", "MLM accuracy drop")):
+        means = amnesic.groupby("condition")[col].mean().reindex(order)
+        ax.bar([labels[c] for c in order], means, color=sns.color_palette("tab10", len(order)), alpha=0.7)
+        for i, c in enumerate(order):
+            v = amnesic[amnesic.condition == c][col]
+            ax.scatter([i] * len(v), v, color="black", s=12, zorder=3)
+        ax.set_ylabel(ylab)
+        ax.axhline(0, c="grey", lw=0.8)
+        ax.tick_params(axis="x", labelsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def reconstruction_curves(df: pd.DataFrame, chance: float, title: str = ""):
+    """Per-layer reconstruction of the input through the MLM head, one line per model variant."""
+    _style()
+    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    sns.lineplot(data=df, x="layer", y="reconstruction", hue="variant", marker="o", ax=ax)
+    ax.axhline(chance, ls="--", c="grey", lw=1)
+    ax.text(0, chance + 0.02, "chance (1 / vocabulary)", fontsize=7, color="grey")
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("input tokens recovered")
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def similarity_heatmap(M, title: str = "linear CKA between layers"):
+    """Heatmap of a (L, L) similarity matrix (layer 0 = embeddings)."""
+    _style()
+    fig, ax = plt.subplots(figsize=(4.2, 3.6))
+    sns.heatmap(pd.DataFrame(M.numpy() if hasattr(M, "numpy") else M), vmin=0, vmax=1, cmap="viridis",
+                annot=len(M) <= 8, fmt=".2f", ax=ax, square=True)
+    ax.set_xlabel("layer")
+    ax.set_ylabel("layer")
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
