@@ -14,7 +14,7 @@ PROFILE ?= quick
 export MPLBACKEND ?= Agg
 export PYTHONHASHSEED := 0
 
-.PHONY: test book venv regression clean
+.PHONY: test book venv regression clean browser-deps
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,7 +25,14 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-test: venv
+# Headless Chromium for tests/test_book_browser.py. Installs unattended when run as
+# root (CI); elsewhere it says so and the browser test skips.
+browser-deps:
+	@command -v chromium >/dev/null || (export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq chromium fonts-noto-color-emoji) || \
+	  echo "browser-deps: could not install chromium (not root?); the browser test will skip"
+
+test: venv browser-deps
 	$(PY) -m pytest tests --nbval-lax --nbval-current-env \
 	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider
 

@@ -214,6 +214,9 @@ def build(
         _run(None, profile, [], None)
     page = write_ledger_page(root)
     typer.echo(f"wrote {page.relative_to(root)}")
+    # A clean build: no page of an earlier table of contents survives in _build/html.
+    shutil.rmtree(root / "_build" / "html", ignore_errors=True)
+    shutil.rmtree(root / "_build" / ".doctrees", ignore_errors=True)
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(root), "--all",
            "--warningiserror", "--keep-going"]

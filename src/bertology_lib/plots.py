@@ -146,11 +146,11 @@ def codelength_curves(mdl: pd.DataFrame):
     for ax, t in zip(axes[0], tasks):
         d = mdl[mdl.task == t].assign(kbits=lambda x: x.codelength_bits / 1000)
         sns.lineplot(data=d, x="layer", y="kbits", hue="model", marker="o", ax=ax, legend=ax is axes[0][0])
-        ax.axhline(d.uniform_bits.iloc[0] / 1000, ls="--", c="grey", lw=1)
+        ax.axhline(d.uniform_bits.iloc[0] / 1000, ls="--", c="grey", lw=1, label="uniform code")
         ax.set_title(f"task: {t}")
         ax.set_ylabel("online codelength (kbits)")
         ax.set_xticks(sorted(d.layer.unique()))
-    axes[0][0].text(0.02, 0.02, "dashed: uniform code", transform=axes[0][0].transAxes, fontsize=7, color="grey")
+    axes[0][0].legend(fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -201,5 +201,40 @@ def similarity_heatmap(M, title: str = "linear CKA between layers"):
     ax.set_xlabel("layer")
     ax.set_ylabel("layer")
     ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def accuracy_bars(df: pd.DataFrame, x: str, hue: str | None = None, chance: float = 0.5, title: str = "",
+                  xlabel: str | None = None):
+    """Bars of accuracy per group (optionally split by ``hue``) with 95% intervals and a chance line.
+
+    ``df``: :func:`bertology_lib.survey.suite_accuracy` rows (``accuracy``,
+    ``ci_low``, ``ci_high``); groups keep the order they have in ``df``.
+    Used by the survey §3.2–§3.3 notebooks.
+    """
+    _style()
+    xs = list(dict.fromkeys(df[x].astype(str)))
+    hues = [None] if hue is None else list(dict.fromkeys(df[hue].astype(str)))
+    width = 0.8 / len(hues)
+    fig, ax = plt.subplots(figsize=(min(10.0, max(4.5, 0.9 * len(xs) * max(1, len(hues) * 0.6) + 1.5)), 3.2))
+    palette = sns.color_palette("tab10", len(hues))
+    for j, (h, color) in enumerate(zip(hues, palette)):
+        d = df if h is None else df[df[hue].astype(str) == h]
+        d = d.assign(_x=d[x].astype(str)).set_index("_x").reindex(xs)
+        pos = [i + (j - (len(hues) - 1) / 2) * width for i in range(len(xs))]
+        err = [(d.accuracy - d.ci_low).fillna(0).to_numpy(), (d.ci_high - d.accuracy).fillna(0).to_numpy()]
+        ax.bar(pos, d.accuracy.fillna(0), width=width * 0.95, yerr=err, capsize=3, color=color,
+               label=h if h is not None else None)
+    ax.axhline(chance, ls="--", c="grey", lw=1)
+    ax.text(-0.45, chance + 0.02, "chance", ha="left", fontsize=8, color="grey")
+    ax.set_xticks(range(len(xs)), xs, rotation=30 if max(len(s) for s in xs) > 8 else 0,
+                  ha="right" if max(len(s) for s in xs) > 8 else "center")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("accuracy")
+    ax.set_xlabel(x if xlabel is None else xlabel)
+    ax.set_title(title)
+    if hue is not None:
+        ax.legend(title=hue, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     return fig

@@ -1,0 +1,274 @@
+"""The built book, looked at in a real (headless) browser.
+
+A session fixture builds the book (``bertology build --no-run`` into
+``_build/html``) and serves it on 127.0.0.1; headless Chromium then takes
+screenshots of the landing page, the §2 notebook page and the claims ledger
+(kept under ``_build/screenshots/`` as artifacts) and dumps their rendered DOM,
+which must hold the expected content. Every internal link of every page built
+must point to a file that exists.
+
+Skipped when no Chromium is installed (``make browser-deps`` installs it when
+run as root). ``BERTOLOGY_BOOK_REUSE=1`` checks an existing ``_build/html``
+without rebuilding it (used to show that damaging the build fails the test).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+PAGES = {
+    "index": "index.html",
+    "survey_02_architecture": "notebooks/survey_02_architecture.html",
+    "claims_ledger": "book/claims_ledger.html",
+}
+BASE_CLAIM = "survey2.bert_base_params"
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="chromium is not installed: run `make browser-deps` as root (apt-get install chromium)",
+)
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def book() -> tuple[Path, float | None]:
+    """Build the book once per session; return the HTML folder and the build's start time.
+
+    The start time lets the tests tell pages written by this build from stale
+    ones left in ``_build/html`` by earlier builds (the build never deletes).
+    """
+    if os.environ.get("BERTOLOGY_BOOK_REUSE") == "1" and (HTML / "index.html").is_file():
+        return HTML, None
+    t0 = time.time() - 1  # file-system timestamps may be coarse
+    r = subprocess.run([sys.executable, "-m", "bertology_lib.cli", "build", "--no-run"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=900)
+    if r.returncode != 0:
+        log = (r.stdout + r.stderr).splitlines()
+        problems = [ln for ln in log if "WARNING" in ln or "ERROR" in ln or "error:" in ln]
+        pytest.fail("`bertology build --no-run` failed:\n" + "\n".join((problems or log)[-25:]))
+    return HTML, t0
+
+
+@pytest.fixture(scope="session")
+def server(book) -> str:
+    """``python -m http.server`` on a free 127.0.0.1 port serving the book; stopped at teardown."""
+    html, _ = book
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(html)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                with urllib.request.urlopen(url + "index.html", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"http.server on port {port} did not start (exit code {proc.poll()})")
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def chromium(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run headless Chromium with a throw-away profile; kill its whole process group afterwards."""
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+        cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--hide-scrollbars", f"--user-data-dir={profile}", *args]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            pytest.fail(f"chromium {' '.join(args)} did not finish in {timeout:.0f} s:\n{err[-2000:]}")
+        finally:
+            try:  # helpers (zygote, crashpad) may outlive the browser process
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def resolve_redirect(html: Path, rel: str) -> str:
+    """``rel`` or, when that page is only a meta-refresh stub (the book's index.html), its target.
+
+    Chromium can hang taking a screenshot of a page that navigates away while loading.
+    """
+    m = re.search(r'http-equiv="refresh"[^>]*url=([^"\'>\s]+)', (html / rel).read_text(), re.IGNORECASE)
+    return urljoin(rel, m.group(1)) if m else rel
+
+
+def fetch(url: str) -> bytes:
+    """The bytes the server sends for ``url``; fails the test, naming it, when it is not served."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return resp.read()
+    except urllib.error.HTTPError as e:
+        pytest.fail(f"{url} is not served: HTTP {e.code} (missing from the build?)")
+
+
+def dump_dom(url: str) -> str:
+    fetch(url)  # a clear message for a missing page, rather than checks failing on a 404 page
+    for _ in range(2):  # a cold first start of Chromium occasionally returns nothing
+        r = chromium("--dump-dom", url)
+        if r.stdout.strip():
+            return r.stdout
+    pytest.fail(f"chromium --dump-dom {url} returned no DOM (exit {r.returncode}):\n{r.stderr[-2000:]}")
+
+
+# ---------------------------------------------------------------- screenshots
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_screenshot(name, book, server):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert (book[0] / PAGES[name]).is_file(), f"{PAGES[name]} was not built"
+    rel = resolve_redirect(book[0], PAGES[name])
+    shot = SHOTS / f"{name}.png"
+    shot.unlink(missing_ok=True)
+    for _ in range(2):
+        r = chromium(f"--screenshot={shot}", "--window-size=1280,2000", server + rel)
+        if shot.is_file():
+            break
+    assert shot.is_file(), f"no screenshot of {rel} (exit {r.returncode}):\n{r.stderr[-2000:]}"
+    from PIL import Image
+
+    with Image.open(shot) as im:
+        assert im.size == (1280, 2000)
+        colours = im.convert("RGB").resize((160, 250)).getcolors(maxcolors=1 << 16)
+    assert colours is None or len(colours) > 20, f"{shot} is (nearly) blank"
+
+
+# ---------------------------------------------------------------- rendered DOM
+
+
+def _text(dom: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", dom))
+
+
+def test_index_leads_to_the_landing_page_with_the_title(book, server):
+    landing = resolve_redirect(book[0], PAGES["index"])  # Jupyter Book's index.html redirects
+    assert (book[0] / landing).is_file(), f"index.html redirects to {landing}, which was not built"
+    dom = dump_dom(server + landing)
+    assert re.search(r"<title>[^<]*BERTology Lab[^<]*</title>", dom), "landing page has no 'BERTology Lab' title"
+    assert re.search(r"<h1[^>]*>\s*BERTology Lab", dom), "landing page has no 'BERTology Lab' heading"
+    assert "claims ledger" in _text(dom).lower()
+
+
+def test_survey2_page_shows_figures_and_verdicts(server):
+    url = server + PAGES["survey_02_architecture"]
+    dom = dump_dom(url)
+    assert re.search(r"<h1[^>]*>\s*§2 BERT", dom), "the §2 title is missing"
+    srcs = re.findall(r'<img[^>]*\ssrc="([^"]*_images/[^"]+\.png)"', dom)
+    assert srcs, "no <img> of a figure on the §2 page"
+    for src in srcs:  # the browser gets a real PNG for each figure
+        assert fetch(urljoin(url, src))[:8] == b"\x89PNG\r\n\x1a\n", f"{src} is not a PNG"
+    text = _text(dom)
+    assert re.search(r"(reproduced|not reproduced|inconclusive) — BERT-base", text), "no verdict for BERT-base"
+    assert BASE_CLAIM in text
+    assert "Exercise 1" in text and "Solution to" in text
+
+
+def test_claims_ledger_has_a_row_for_the_bert_base_claim(server):
+    dom = dump_dom(server + PAGES["claims_ledger"])
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", dom, re.DOTALL)
+    hits = [_text(r) for r in rows if BASE_CLAIM in r]
+    assert hits, f"no table row with {BASE_CLAIM} on the claims ledger page"
+    assert re.search(r"reproduced|inconclusive", hits[0]), hits[0]
+
+
+# ---------------------------------------------------------------- internal links
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for key in ("href", "src"):
+            if a.get(key):
+                self.urls.append(a[key])
+        if tag == "meta" and (a.get("http-equiv") or "").lower() == "refresh":
+            m = re.search(r"url=(.+)", a.get("content") or "", re.IGNORECASE)
+            if m:
+                self.urls.append(m.group(1).strip())
+
+
+def _internal(url: str) -> str | None:
+    """The path part of a link to a file of the book, or None for anchors and external links."""
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or url.startswith("#") or not parts.path:
+        return None
+    return unquote(parts.path)
+
+
+def test_internal_links_resolve(book):
+    html, t0 = book
+    lazy = html / "_modules"  # sphinx.ext.viewcode rewrites a source page only when the module changed
+
+    def fresh(p: Path) -> bool:
+        return t0 is None or p == html / "index.html" or lazy in p.parents or p.stat().st_mtime >= t0
+
+    pages = [p for p in html.rglob("*.html")  # not theme templates in _static/, nor hidden folders
+             if not any(part.startswith((".", "_static", "_sources")) for part in p.relative_to(html).parts)]
+    built = [p for p in pages if fresh(p)]
+    for name, rel in PAGES.items():
+        assert (html / rel).is_file(), f"{rel} was not built"
+        assert fresh(html / rel), f"{rel} is stale: this build did not write it"
+    broken: list[str] = []
+    n = 0
+    for page in built:
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8", errors="replace"))
+        for url in parser.urls:
+            path = _internal(url)
+            if path is None:
+                continue
+            n += 1
+            target = Path(os.path.normpath(html / path.lstrip("/") if path.startswith("/") else page.parent / path))
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{page.relative_to(html)} -> {url}"
+            if not target.exists():
+                broken.append(where)
+            elif target.suffix == ".html" and not fresh(target):
+                broken.append(where + " (stale page, not written by this build)")
+    assert n > 50, f"only {n} internal links found in {len(built)} pages"
+    assert not broken, f"{len(broken)} broken internal links:\n" + "\n".join(sorted(set(broken))[:30])

@@ -1,0 +1,176 @@
+"""Exercises from one source: student/teacher export, the stubs, and the answer checkers."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bertology_lib import exercises as ex
+from bertology_lib.errors import ParameterError
+
+ROOT = Path(__file__).resolve().parents[1]
+NB = ROOT / "notebooks" / "survey_02_architecture.ipynb"
+STUB = re.compile(r'^raise NotImplementedError\("Exercise [\w.:-]+: write your solution here"\)$')
+
+
+def _nb(*cells) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    return nb
+
+
+def _solution_cell(source: str, **md) -> nbformat.NotebookNode:
+    c = nbformat.v4.new_code_cell(source, metadata={"tags": ["solution"], **md})
+    c.outputs = [nbformat.v4.new_output("stream", text="42\n")]
+    c.execution_count = 7
+    return c
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> tuple[Path, Path]:
+    out = tmp_path_factory.mktemp("exercises")
+    r = subprocess.run([sys.executable, "-m", "bertology_lib.cli", "export-student", NB.stem, "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    student, teacher = out / "student" / NB.name, out / "teacher" / NB.name
+    assert student.is_file() and teacher.is_file(), r.stdout
+    return student, teacher
+
+
+# ---------------------------------------------------------------- pure functions
+
+
+def test_stub_keeps_leading_comments_and_names_the_exercise():
+    cell = _solution_cell("# Exercise: ex-a\n# hint: use param_breakdown\n\nx = 1\n# later comment\nprint(x)")
+    assert ex.student_stub(cell) == (
+        "# Exercise: ex-a\n# hint: use param_breakdown\n"
+        'raise NotImplementedError("Exercise ex-a: write your solution here")'
+    )
+    # the label may also come from the cell metadata
+    assert "Exercise ex-b:" in ex.student_stub(_solution_cell("x = 1", exercise="ex-b"))
+
+
+def test_solution_cell_without_label_is_refused_with_the_convention():
+    with pytest.raises(ex.ExerciseError, match="# Exercise: <label>"):
+        ex.student_notebook(_nb(_solution_cell("x = 1")))
+
+
+def test_strip_solution_directives_all_fences_keeps_exercises():
+    md = (
+        "Intro\n\n```{exercise}\n:label: e1\n\nDo it.\n```\n\n"
+        "```{solution} e1\n:class: dropdown\n\nDone.\n```\n\n"
+        ":::{solution} e1\nColon fenced.\n:::\n\n"
+        "````{solution} e1\n```python\nx = 1\n```\n````\n\nOutro"
+    )
+    out = ex.strip_solution_directives(md)
+    assert "{solution}" not in out and "Done." not in out and "x = 1" not in out and "Colon" not in out
+    assert out == "Intro\n\n```{exercise}\n:label: e1\n\nDo it.\n```\n\nOutro"
+    with pytest.raises(ex.ExerciseError, match="unclosed"):
+        ex.strip_solution_directives("```{solution} e1\nno end")
+    with pytest.raises(ex.ExerciseError, match="gated"):
+        ex.strip_solution_directives("```{solution-start} e1\n```")
+
+
+def test_student_clears_outputs_teacher_keeps_them_and_input_is_untouched():
+    nb = _nb(nbformat.v4.new_markdown_cell("```{solution} e\nS\n```"), _solution_cell("# Exercise: e\nx = 42"))
+    before = nbformat.writes(nb)
+    student, teacher = ex.student_notebook(nb), ex.teacher_notebook(nb)
+    assert nbformat.writes(nb) == before
+    assert nbformat.writes(teacher) == before
+    assert student.cells[0].source == "" and student.cells[1].outputs == []
+    assert student.cells[1].execution_count is None
+
+
+# ---------------------------------------------------------------- the book's notebook
+
+
+def test_export_student_stubs_every_solution_and_drops_solution_directives(exported):
+    student, teacher = (nbformat.read(p, as_version=4) for p in exported)
+    original = nbformat.read(NB, as_version=4)
+    sol = [i for i, c in enumerate(original.cells) if ex.is_solution_cell(c)]
+    assert sol, "the notebook has no solution cell"
+    for i in sol:
+        *comments, last = student.cells[i].source.splitlines()
+        assert STUB.match(last), student.cells[i].source
+        assert comments and all(line.startswith("#") for line in comments), "only the comments stay"
+    md = "\n".join(c.source for c in student.cells if c.cell_type == "markdown")
+    assert "{solution}" not in md
+    assert md.count("{exercise}") == sum(c.source.count("{exercise}") for c in original.cells
+                                         if c.cell_type == "markdown")
+    assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
+    assert teacher.cells == original.cells  # teacher: unchanged, outputs kept
+
+
+def _execute(path: Path, out: Path, allow_errors: bool) -> nbformat.NotebookNode:
+    """Run a notebook at profile smoke (papermill-injected parameters) the way the CLI does."""
+    import papermill as pm
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata.setdefault("papermill", {})  # papermill.execute_notebook adds it the same way
+    nb = pm.parameterize.parameterize_notebook(nb, {"profile": "smoke"})
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=allow_errors,
+                   resources={"metadata": {"path": str(NB.parent)}}).execute()
+    nbformat.write(nb, out)
+    return nb
+
+
+def _errors(nb) -> list[tuple[int, str]]:
+    return [(i, o["ename"]) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+            for o in c.get("outputs", []) if o["output_type"] == "error"]
+
+
+def test_student_notebook_runs_up_to_notimplementederror_only(exported, tmp_path):
+    nb = _execute(exported[0], tmp_path / "student.ipynb", allow_errors=True)
+    errors = _errors(nb)
+    assert errors, "the student notebook should stop at its exercise stubs"
+    assert {e for _, e in errors} == {"NotImplementedError"}, errors
+    assert all(ex.is_solution_cell(nb.cells[i]) for i, _ in errors)
+
+
+def test_teacher_notebook_runs_fully_at_smoke_and_passes_its_checks(exported, tmp_path):
+    nb = _execute(exported[1], tmp_path / "teacher.ipynb", allow_errors=False)
+    assert _errors(nb) == []
+    printed = "".join(o.get("text", "") for c in nb.cells if ex.is_solution_cell(c) for o in c.outputs)
+    assert "✅ ex-survey2-params" in printed and "❌" not in printed
+
+
+# ---------------------------------------------------------------- checkers
+
+
+def test_survey2_params_truth_agrees_with_the_real_module():
+    from bertology_lib import architecture as arch
+
+    def encoder(n: int) -> int:  # parameters n 768-wide layers add to a BertModel
+        c0, cn = arch.bert_config("bert-base"), arch.bert_config("bert-base")
+        c0.num_hidden_layers, cn.num_hidden_layers = 0, n
+        return arch.instantiated_count(cn) - arch.instantiated_count(c0)
+
+    n = ex.survey2_params_truth()
+    emb = arch.bert_config("bert-large").vocab_size * 1024
+    assert encoder(n - 1) <= emb < encoder(n)
+
+
+def test_checker_right_and_wrong_answers():
+    n = ex.survey2_params_truth()
+    ok = ex.check("ex-survey2-params", n)
+    assert ok.ok and bool(ok) and "✅" in str(ok)
+    assert ex.check("ex-survey2-params", float(n)).ok
+    for wrong, hint in [(n - 1, "too few"), (n + 1, "too many"), (n - 0.6, "whole number"),
+                        ("five", "whole number"), (0, "at least one"), (True, "whole number")]:
+        fb = ex.check("ex-survey2-params", wrong)
+        assert not fb.ok and not fb and hint in fb.message, (wrong, fb)
+        assert str(n) not in re.findall(r"\d+", fb.message), f"gives the answer away: {fb.message}"
+
+
+def test_unknown_label_names_the_known_ones():
+    with pytest.raises(ParameterError, match=r"'ex-nope'.*ex-survey2-params"):
+        ex.check("ex-nope", 1)
+    with pytest.raises(ex.ExerciseError, match="already registered"):
+        ex.checker("ex-survey2-params")(lambda a: (True, ""))

@@ -1,0 +1,232 @@
+"""Fine-tuning through the one loop: heads, QA decoding, caching, ensembles, paired tests."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from bertology_lib import finetune as F
+from bertology_lib.cache import ArtifactCache
+from bertology_lib.claims import IntervalAbove, Verdict
+from bertology_lib.data import tasks as T
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def toy_bert_dir(tmp_path_factory):
+    """A tiny random BERT with the mini-BERT's word-level tokenizer (so toy tasks have no [UNK])."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    from bertology_lib.data.toy_english import ToyEnglishConfig, vocabulary
+    from bertology_lib.tokenization import build_word_tokenizer
+
+    folder = tmp_path_factory.mktemp("toy-bert")
+    tok = build_word_tokenizer(vocabulary(ToyEnglishConfig(n_sentences=1)), kind="bert")
+    tok.save_pretrained(folder)
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=64)
+    BertForMaskedLM(cfg).save_pretrained(folder)
+    return str(folder)
+
+
+FAST = F.FinetuneConfig(max_steps=4, batch_size=8, eval_batch_size=16)
+
+
+def overfit_cfg(steps: int) -> F.FinetuneConfig:
+    return F.FinetuneConfig(max_steps=steps, batch_size=8, lr=3e-3, warmup_ratio=0.0, head_dropout=0.0,
+                            eval_splits=("train",))
+
+
+# -- fine-tuning ------------------------------------------------------------------------------------
+
+def test_classification_overfits_a_tiny_set(toy_bert_dir):
+    task = T.toy_classification(n_train=8, n_dev=0, n_test=0)
+    r = F.finetune(task, toy_bert_dir, overfit_cfg(60), seed=0, use_cache=False)
+    assert r.metrics["train"]["accuracy"] == 1.0
+    assert r.train["losses"][-1] < 0.2 * r.train["losses"][0]
+    assert r.train["steps"] == 60 and r.train["n_layers"] == 2
+
+
+def test_qa_finetuning_learns_spans_and_no_answer(toy_bert_dir):
+    task = T.toy_qa(n_train=12, n_dev=0, n_test=0)
+    r = F.finetune(task, toy_bert_dir, overfit_cfg(80), seed=0, use_cache=False)
+    m = r.metrics["train"]
+    assert m["exact"] >= 0.75 and m["f1"] >= m["exact"]
+    assert m["n_has_ans"] == 8 and m["n_no_ans"] == 4
+
+
+def test_qa_runs_evaluates_and_probabilities_are_word_level(toy_bert_dir):
+    task = T.toy_qa(n_train=16, n_dev=8, n_test=8)
+    r = F.finetune(task, toy_bert_dir, FAST, seed=3, use_cache=False)
+    assert set(r.metrics) == {"dev", "test"}
+    assert {"exact", "f1", "has_ans_f1", "no_ans_exact"} <= set(r.metrics["test"])
+    p = r.predictions["test"]
+    w = max(len(e.context) for e in task.examples("test"))
+    assert p.probs["start"].shape == p.probs["end"].shape == (8, w + 1)
+    assert (p.probs["start"].sum(-1) <= 1 + 1e-5).all() and (p.probs["start"] >= 0).all()
+    assert p.ids == [e.id for e in task.examples("test")]
+    assert len(p.scores()) == 8
+    # same seed, same numbers
+    again = F.finetune(task, toy_bert_dir, FAST, seed=3, use_cache=False)
+    assert torch.allclose(again.predictions["test"].probs["start"], p.probs["start"])
+
+
+def test_encode_maps_answer_words_to_tokens(toy_bert_dir):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(toy_bert_dir)
+    task = T.toy_qa(n_train=20, n_dev=0, n_test=0)
+    feats = F.encode(task, "train", tok, 64)
+    for e, row, first in zip(task.examples("train"), feats.rows, feats.word_first):
+        ids = row["input_ids"]
+        if e.answer is None:
+            assert row["labels"] == [0, 0]
+        else:
+            s, t = row["labels"]
+            assert tok.convert_ids_to_tokens(ids[s: t + 1]) == list(e.context[e.answer[0]: e.answer[1]])
+        assert tok.convert_ids_to_tokens([ids[first[0]]]) == [e.context[0]]
+
+
+def test_nli_pairs_cache_and_reload(toy_bert_dir, tmp_path):
+    task = T.toy_nli(n_train=16, n_dev=8, n_test=8)
+    cache = ArtifactCache(tmp_path)
+    a = F.finetune(task, toy_bert_dir, FAST, seed=0, cache=cache)
+    b = F.finetune(task, toy_bert_dir, FAST, seed=0, cache=cache)
+    c = F.finetune(task, toy_bert_dir, FAST, seed=1, cache=cache)
+    assert not a.cached and b.cached and not c.cached
+    assert b.metrics == a.metrics and b.train["losses"] == a.train["losses"]
+    assert torch.equal(b.predictions["test"].probs["probs"], a.predictions["test"].probs["probs"])
+    assert b.predictions["test"].metrics() == a.metrics["test"]
+    assert len(list(cache.entries())) == 2
+    qa = T.toy_qa(n_train=8, n_dev=0, n_test=8)
+    q1 = F.finetune(qa, toy_bert_dir, FAST, seed=0, cache=cache)
+    q2 = F.finetune(qa, toy_bert_dir, FAST, seed=0, cache=cache)
+    assert q2.cached and q2.predictions["test"].metrics() == q1.metrics["test"]
+    df = F.results_frame([a, c])
+    assert list(df.seed) == [0, 0, 1, 1] and set(df.split) == {"dev", "test"}
+
+
+def test_callable_and_duplicated_sources(toy_bert_dir, tmp_path):
+    from transformers import AutoModel, AutoTokenizer
+
+    task = T.toy_classification(n_train=16, n_dev=0, n_test=8)
+
+    def fresh():
+        return AutoModel.from_pretrained(toy_bert_dir)
+
+    with pytest.raises(ValueError, match="without a tokenizer"):
+        F.finetune(task, fresh, FAST)
+    tok = AutoTokenizer.from_pretrained(toy_bert_dir)
+    r = F.finetune(task, F.as_source(fresh, tokenizer=tok), FAST, cache=ArtifactCache(tmp_path))
+    assert not r.cached and r.model == "fresh"
+    assert not list(ArtifactCache(tmp_path).entries())  # a factory without a key is not cached
+    dup = F.duplicated(toy_bert_dir, [0, 0, 1, 1])
+    assert dup.cache_key()["factory_key"]["duplicate"] == [0, 0, 1, 1]
+    d = F.finetune(task, dup, FAST, seed=0, cache=ArtifactCache(tmp_path))
+    assert d.train["n_layers"] == 4
+    assert F.finetune(task, dup, FAST, seed=0, cache=ArtifactCache(tmp_path)).cached
+    # same seed, same hyper-parameters, same head init: only the encoder differs
+    base = F.finetune(task, toy_bert_dir, FAST, seed=0, use_cache=False)
+    assert base.config == d.config and base.train["steps"] == d.train["steps"]
+    sweep = F.seed_sweep(task, toy_bert_dir, [0, 1], FAST, use_cache=False)
+    assert [s.seed for s in sweep] == [0, 1]
+    assert isinstance(F.compare(sweep, sweep), F.PairedTest)
+
+
+# -- ensembles and decoding -------------------------------------------------------------------------
+
+def _cls_preds(probs, golds):
+    return F.Predictions("classification", [str(i) for i in range(len(golds))], golds,
+                         {"probs": torch.tensor(probs)}, n_labels=len(probs[0]))
+
+
+def test_ensemble_sums_probabilities_and_identical_members_change_nothing(toy_bert_dir):
+    a = _cls_preds([[0.6, 0.4], [0.45, 0.55], [0.9, 0.1]], [1, 1, 0])
+    b = _cls_preds([[0.2, 0.8], [0.52, 0.48], [0.8, 0.2]], [1, 1, 0])
+    assert a.metrics()["accuracy"] == pytest.approx(2 / 3) and b.metrics()["accuracy"] == pytest.approx(2 / 3)
+    assert F.ensemble([a, b])["accuracy"] == 1.0  # sums [.8, 1.2], [.97, 1.03], [1.7, .3]: all right
+    assert F.ensemble([a, a, a]) == a.metrics()
+    with pytest.raises(ValueError, match="differ"):
+        F.ensemble([a, _cls_preds([[0.5, 0.5]], [0])])
+    task = T.toy_qa(n_train=8, n_dev=0, n_test=8)
+    p = F.finetune(task, toy_bert_dir, FAST, seed=0, use_cache=False).predictions["test"]
+    assert F.ensemble([p, p]) == p.metrics()
+    assert F.ensemble_predictions([p, p]).predicted() == p.predicted()
+
+
+def test_decode_spans_hand_example():
+    # words w1..w4; column 0 = no answer
+    start = torch.tensor([[0.1, 0.1, 0.6, 0.1, 0.1], [0.7, 0.1, 0.1, 0.05, 0.05]])
+    end = torch.tensor([[0.1, 0.5, 0.1, 0.1, 0.2], [0.7, 0.15, 0.1, 0.025, 0.025]])
+    # row 0: best start w2 (index 1 of words); an end before it is not allowed -> end w4 (0.2)
+    assert F.decode_spans(start, end) == [(1, 4), None]
+    assert F.decode_spans(start, end, max_answer_words=1) == [(1, 2), None]  # w2 alone: .6 * .1
+    # a threshold makes "no answer" harder to choose
+    assert F.decode_spans(start, end, null_threshold=10.0)[1] == (0, 1)
+    preds = F.Predictions("qa", ["a", "b"], [[1, 4], None], {"start": start, "end": end},
+                          contexts=[["x", "the", "big", "dog"], ["y", "z", "u", "v"]])
+    assert preds.answers() == ["the big dog", ""]
+    assert preds.metrics()["exact"] == 1.0
+
+
+# -- paired tests ---------------------------------------------------------------------------------
+
+def test_paired_test_on_known_differences():
+    from scipy import stats
+
+    b = [70.0, 71.0, 69.5, 72.0, 70.5]
+    d = [1.0, 1.2, 0.8, 1.1, 0.9]
+    a = [x + y for x, y in zip(b, d)]
+    r = F.paired_test(a, b)
+    sd = math.sqrt(sum((x - 1.0) ** 2 for x in d) / 4)  # 0.1581
+    half = 2.7764451051977987 * sd / math.sqrt(5)  # t_{0.975, 4}
+    assert r.mean_diff == pytest.approx(1.0) and r.std_diff == pytest.approx(sd)
+    assert (r.ci_low, r.ci_high) == (pytest.approx(1 - half), pytest.approx(1 + half))
+    t = 1.0 / (sd / math.sqrt(5))
+    assert r.p_value == pytest.approx(2 * stats.t.sf(t, 4)) and r.p_value < 1e-3
+    assert IntervalAbove(0.0).verdict(None, r.interval()) is Verdict.REPRODUCED
+    w = F.paired_test(a, b, method="wilcoxon")
+    assert w.p_value == pytest.approx(2 / 32)  # all 5 signs positive: the exact minimum
+    assert F.paired_test(b, a).mean_diff == pytest.approx(-1.0)
+    noisy = F.paired_test([1, 2, 3, 4], [2, 1, 4, 3])
+    assert noisy.p_value == pytest.approx(1.0) and noisy.ci_low < 0 < noisy.ci_high
+    assert IntervalAbove(0.0).verdict(None, noisy.interval()) is Verdict.INCONCLUSIVE
+    assert F.paired_test([1, 1], [1, 1]).p_value == 1.0
+    assert F.paired_test([2, 2], [1, 1]).p_value == 0.0
+
+
+@pytest.mark.parametrize("args, match", [
+    (([1, 2], [1]), "equal lengths"),
+    (([1], [1]), "n=1"),
+    (([1, float("nan")], [1, 2]), "NaN"),
+])
+def test_paired_test_rejects_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        F.paired_test(*args)
+    with pytest.raises(ValueError, match="method='z'"):
+        F.paired_test([1, 2], [2, 3], method="z")
+
+
+@pytest.mark.parametrize("field, value", [
+    ("lr", 0.0), ("epochs", -1.0), ("max_steps", -1), ("batch_size", 0), ("warmup_ratio", 1.0),
+    ("head_dropout", 1.5), ("max_answer_words", 0), ("eval_splits", ("validation",)),
+    ("device", "tpu"), ("attn_implementation", "flash"), ("null_threshold", float("inf")),
+])
+def test_finetune_config_rejects_bad_values(field, value):
+    with pytest.raises(ValueError, match=f"{field}="):
+        F.FinetuneConfig(**{field: value})
+
+
+def test_bad_sources_and_seeds(toy_bert_dir):
+    task = T.toy_classification(n_train=4, n_dev=0, n_test=0)
+    with pytest.raises(ValueError, match="model source=42"):
+        F.as_source(42)
+    with pytest.raises(ValueError, match="seed=-1"):
+        F.finetune_model(task, toy_bert_dir, FAST, seed=-1)
+    with pytest.raises(ValueError, match="seeds="):
+        F.seed_sweep(task, toy_bert_dir, [0, 0], FAST)
+    assert F.FinetuneConfig.for_profile("smoke").max_steps == 10
