@@ -2,8 +2,8 @@
 
 A book notebook is the teacher's notebook. Its exercises follow two conventions:
 
-* Markdown: sphinx-exercise directives, ```` ```{exercise} ```` with a
-  ``:label:`` and ```` ```{solution} <label> ```` (collapsed in the book).
+* Markdown: sphinx-exercise directives, an ``exercise`` directive with a
+  ``:label:`` and a ``solution`` directive naming that label (collapsed in the book).
 * Code: a cell tagged ``solution`` (cell metadata ``tags``) holds a teacher
   solution. Its first comment lines name the exercise, e.g.
   ``# Exercise: ex-survey2-params`` (or the cell metadata has

@@ -2,13 +2,14 @@
 
 Used by the physics_01..06 notebooks (knowledge storage vs extraction, P-probing, celebrity effect).
 
-Glossary
-    person      one synthetic individual (:class:`Person`); ``people[i]`` is "person i".
-    attribute   one of :data:`ATTRIBUTES` (six per person, one sentence each in a biography).
-    entry       one biography text (:class:`BioEntry`); a person has ``multi * max(permute, 1)`` entries.
-    span        ``(label, word_start, word_end)`` half-open index range into ``words(entry.text)``;
-                label is an attribute or ``"name"`` (every full-name mention).
-    QA-train / QA-test   the 50/50 split of *people* used for QA finetuning / evaluation.
+Glossary:
+
+- *person*: one synthetic individual (:class:`Person`); ``people[i]`` is "person i".
+- *attribute*: one of :data:`ATTRIBUTES` (six per person, one sentence each in a biography).
+- *entry*: one biography text (:class:`BioEntry`); a person has ``multi * max(permute, 1)`` entries.
+- *span*: ``(label, word_start, word_end)``, a half-open index range into ``words(entry.text)``;
+  the label is an attribute or ``"name"`` (every full-name mention).
+- *QA-train / QA-test*: the 50/50 split of *people* used for QA finetuning / evaluation.
 
 Everything is a pure function of :class:`BioConfig`: private RNGs with sub-seeds
 (people / templates / QA split / shuffle / permutations / validation), never global state,
