@@ -85,6 +85,18 @@ register(
 )
 
 
+register(
+    NotebookSpec(
+        name="physics_01_biographies",
+        title="The bioS biographies",
+        part="physics",
+        params=(PROFILE_PARAM, SEED_PARAM,
+                Param("n_people", 0, "people to generate; 0 = the profile's size", int,
+                      minimum=0, maximum=200_000)),
+    )
+)
+
+
 def get_spec(name: str) -> NotebookSpec:
     stem = Path(name).stem
     if stem not in SPECS:

@@ -168,16 +168,25 @@ def states_at(model, tokenizer, texts: Sequence[str], positions: Sequence[Sequen
     return torch.cat(chunks, dim=1)
 
 
-def _select_layers(layers, n_states: int) -> list[int]:
+def _n_states(model) -> int | None:
+    """Number of hidden states (embeddings + blocks) from the model's config, if it says."""
+    n = getattr(getattr(model, "config", None), "num_hidden_layers", None)
+    return n + 1 if isinstance(n, int) else None
+
+
+def _select_layers(layers, n_states: int | None) -> list[int]:
+    """Validate ``layers`` ('all' or ints in 0..n_states-1); ``n_states=None`` (unknown yet) checks >= 0 only."""
+    hi = "" if n_states is None else f" in 0..{n_states - 1}"
     if isinstance(layers, str):
         if layers != "all":
-            raise ValueError(f"layers={layers!r} is invalid; allowed: 'all' or a list of ints in 0..{n_states - 1}")
-        return list(range(n_states))
+            raise ValueError(f"layers={layers!r} is invalid; allowed: 'all' or a list of ints{hi} (0 = embeddings)")
+        return list(range(n_states or 0))
     chosen = list(layers)
-    bad = [x for x in chosen if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= x < n_states]
+    bad = [x for x in chosen if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
+           or (n_states is not None and x >= n_states)]
     if bad or not chosen:
-        raise ValueError(f"layers={layers!r} is invalid; allowed: 'all' or a non-empty list of ints in "
-                         f"0..{n_states - 1} (0 = embeddings)")
+        raise ValueError(f"layers={layers!r} is invalid; allowed: 'all' or a non-empty list of ints{hi} "
+                         "(0 = embeddings)")
     return [int(x) for x in chosen]
 
 
@@ -231,6 +240,7 @@ def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     if bios_per_person is not None and (isinstance(bios_per_person, bool) or not isinstance(bios_per_person, int)
                                         or bios_per_person < 1):
         raise ValueError(f"bios_per_person={bios_per_person!r} is invalid; allowed: None (all) or an int >= 1")
+    _select_layers(layers, _n_states(model))  # validates before any work
     tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
     role = {int(p): "train" for p in tr_people} | {int(p): "test" for p in te_people}
     entries, seen = [], Counter()
@@ -270,6 +280,7 @@ def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     """
     cfg = cfg or ProbeConfig()
     attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
+    _select_layers(layers, _n_states(model))  # validates before any work
     tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
     people = np.concatenate([tr_people, te_people]).tolist()
     names = [dataset.people[i].full_name for i in people]

@@ -238,3 +238,40 @@ def accuracy_bars(df: pd.DataFrame, x: str, hue: str | None = None, chance: floa
         ax.legend(title=hue, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     return fig
+
+
+def majority_baselines(shares: pd.DataFrame, stats: pd.DataFrame):
+    """bioS attribute values: share of people per value by rank (left, log-log), and a bar per attribute
+    of the majority share, with the uniform share 1 / #values (black tick) and the QA-train majority's
+    accuracy on QA-test (dot) beside it (right, log y).
+
+    ``shares``: :func:`bertology_lib.physics_data.value_shares`; ``stats``:
+    :func:`bertology_lib.physics_data.attribute_statistics`. Used by physics_01_biographies.
+    """
+    _style()
+    attrs = list(stats.index)
+    palette = dict(zip(attrs, sns.color_palette("tab10", len(attrs))))
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1, 1.2]})
+    for attr in attrs:
+        d = shares[shares.attribute == attr]
+        a.plot(d["rank"], d["share"], color=palette[attr], label=attr, lw=1.5)
+    a.set_xscale("log")
+    a.set_yscale("log")
+    a.set_xlabel("value rank (most common first)")
+    a.set_ylabel("share of people")
+    a.legend(fontsize=7, frameon=False)
+    x = range(len(attrs))
+    b.bar(x, stats["majority share"], color=[palette[t] for t in attrs], label="majority share (all people)")
+    b.scatter(x, stats["uniform share"], marker="_", s=400, color="black", zorder=3, label="uniform 1 / #values")
+    held = stats["majority on QA-test"].where(stats["majority on QA-test"] > 0)
+    b.scatter(x, held, marker="o", s=25, facecolor="white", edgecolor="black", zorder=4,
+              label="QA-train majority, on QA-test")
+    for i, v in enumerate(stats["majority share"]):
+        b.text(i, v * 1.15, f"{v:.3f}", ha="center", fontsize=7)
+    b.set_yscale("log")
+    b.set_ylim(top=float(stats["majority share"].max()) * 3)
+    b.set_xticks(list(x), attrs, rotation=25, ha="right", fontsize=8)
+    b.set_ylabel("accuracy of always guessing it")
+    b.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,236 @@
+"""P-probing, Q-probing and the BERT comparison (tiny sizes; a lookup "model" with known knowledge)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from bertology_lib import physics
+from bertology_lib import physics_probing as pp
+from bertology_lib.cache import ArtifactCache
+from bertology_lib.data import bios
+from bertology_lib.probing import ProbeConfig
+
+torch.set_num_threads(1)
+
+TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4,
+            finetune_steps=4, finetune_batch_size=8, finetune_eval_every=2, mixed_steps=4)
+FAST = ProbeConfig(max_iter=30)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return physics.bios_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def ds():
+    return bios.generate_dataset(bios.BioConfig(n_people=300, seed=0, multi=2, permute=1))
+
+
+class LastNameKnows(torch.nn.Module):
+    """A 'model' whose every layer's state at a last-name token is a one-hot code of that person's birth
+    month (the first person with that last name wins), and noise elsewhere: it knows the month from the
+    name, and nothing else. Layer 1 = layer 0 x 2; the ground truth for probe alignment tests."""
+
+    def __init__(self, tokenizer, dataset: bios.BioDataset) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        table = torch.randn(len(tokenizer), 24, generator=g) * 0.1
+        coded: set[int] = set()
+        for p in dataset.people:
+            t = tokenizer.convert_tokens_to_ids(p.last)
+            if t not in coded:
+                coded.add(t)
+                table[t] = 0.0
+                table[t, p.birth_month - 1] = 1.0
+        self.table = torch.nn.Parameter(table)
+        self.config = SimpleNamespace(num_hidden_layers=1)  # two hidden states, like a 1-block model
+        self.calls = 0
+
+    def forward(self, input_ids, attention_mask=None, output_hidden_states=False):
+        self.calls += 1
+        h = self.table[input_ids]
+        return SimpleNamespace(hidden_states=(h, 2 * h))
+
+
+# -- labels and positions --------------------------------------------------------------------------
+
+def test_attribute_label(ds):
+    p = ds.people[0]
+    assert pp.attribute_label(p, "birth_date") == bios.MONTHS[p.birth_month - 1]
+    assert pp.attribute_label(p, "birth_date", "year") == str(p.birth_year)
+    assert pp.attribute_label(p, "birth_date", "day") == str(p.birth_day)
+    assert pp.attribute_label(p, "birth_date", "full") == p.birth_date
+    assert pp.attribute_label(p, "university") == p.university
+    with pytest.raises(ValueError, match=r"birth_date_label='week'.*allowed: month, year, day, full"):
+        pp.attribute_label(p, "birth_date", "week")
+    with pytest.raises(ValueError, match="attribute='shoe_size'"):
+        pp.attribute_label(p, "shoe_size")
+
+
+@pytest.mark.parametrize("position_by", ["order", "attribute"])
+def test_bio_positions_point_at_name_end_and_before_values(ds, position_by):
+    for e in ds.bios[:50]:
+        w = bios.words(e.text)
+        got = pp.bio_positions(e, position_by)
+        assert [p for p, _, _ in got] == pp.position_labels(position_by)
+        assert got[0][1] == "last" and w[got[0][2]] == ds.people[e.person].last
+        values = {lab: s for lab, s, _ in e.spans if lab != "name"}
+        starts = sorted(values.values())
+        for k, (label, where, word) in enumerate(got[1:]):
+            assert where == "before"
+            assert word == (starts[k] if position_by == "order" else values[label])
+
+
+def test_states_at_matches_unbatched_prefix_forward(tok, ds):
+    """Token alignment and padding: the gathered states equal a forward of the text alone, and the
+    token at a 'before' position is the one right before the value (an <eos> when the text opens with it)."""
+    from transformers import LlamaForCausalLM
+
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(physics.decoder_config("tiny", len(tok))).eval()
+    entries = list(ds.bios[:5])
+    pos = [[(where, word) for _, where, word in pp.bio_positions(e)] for e in entries]
+    H = pp.states_at(model, tok, [e.text for e in entries], pos, batch_size=2)
+    assert H.shape == (3, 5, 7, 64)
+    for i, e in enumerate(entries):
+        ids = [tok.eos_token_id, *tok(e.text, add_special_tokens=False)["input_ids"]]
+        with torch.no_grad():
+            hs = model.model(input_ids=torch.tensor([ids]), output_hidden_states=True).hidden_states
+        w = bios.words(e.text)
+        for k, (where, word) in enumerate(pos[i]):
+            t = word + 1 if where == "last" else word  # +1: the leading <eos>
+            torch.testing.assert_close(H[:, i, k], torch.stack([h[0, t] for h in hs]), atol=1e-5, rtol=1e-4)
+            if where == "before":
+                assert tok.convert_ids_to_tokens(ids[t + 1]) == w[word]  # next token starts the value
+
+
+def test_states_at_rejects_ragged_positions(tok):
+    with pytest.raises(ValueError, match="same number of positions"):
+        pp.states_at(torch.nn.Linear(1, 1), tok, ["a b", "c d"], [[("last", 0)], []])
+
+
+# -- probes on a model with known knowledge ---------------------------------------------------------
+
+def test_q_probe_finds_exactly_the_planted_knowledge(tok, ds):
+    model = LastNameKnows(tok, ds)
+    res = pp.q_probe(model, tok, ds, cfg=FAST, seed=0)
+    assert list(res.columns) == ["attribute", "layer", "accuracy", "train_accuracy", "majority", "n_train", "n_test"]
+    assert len(res) == 6 * 2 and set(res.layer) == {0, 1} and set(res.n_train) == {150}
+    acc = res.set_index(["attribute", "layer"])["accuracy"]
+    assert acc["birth_date", 0] >= 0.8 and acc["birth_date", 1] >= 0.8  # month is linearly readable
+    assert res[res.attribute != "birth_date"].accuracy.max() <= 0.2  # nothing else is known
+    assert (res.majority < 0.25).all()
+    assert model.calls == 2  # 300 names in batches of 256: one forward per batch, all layers at once
+    again = pp.q_probe(model, tok, ds, cfg=FAST, seed=0)
+    pd.testing.assert_frame_equal(res, again)  # deterministic
+    year = pp.q_probe(model, tok, ds, cfg=FAST, seed=0, birth_date_label="year", layers=[1])
+    assert set(year.layer) == {1} and year.set_index("attribute").loc["birth_date", "accuracy"] <= 0.2
+
+
+def test_p_probe_reads_the_month_only_at_the_name(tok, ds):
+    model = LastNameKnows(tok, ds)
+    res = pp.p_probe(model, tok, ds, cfg=FAST, seed=1, n_people=200, bios_per_person=1, layers=[0])
+    assert list(res.columns) == ["position", "attribute", "layer", "accuracy", "train_accuracy", "majority",
+                                 "n_train", "n_test"]
+    assert len(res) == 7 * 6 and set(res.n_train) == {100} and set(res.n_test) == {100}
+    table = pp.probe_table(res)
+    assert list(table.index) == pp.position_labels("order") and list(table.columns) == list(bios.ATTRIBUTES)
+    assert table.loc["name", "birth_date"] >= 0.8
+    others = table.drop(index="name").to_numpy().max()
+    assert others <= 0.3 and table.loc["name"].drop("birth_date").max() <= 0.3
+    by_attr = pp.p_probe(model, tok, ds, cfg=FAST, seed=1, n_people=60, position_by="attribute", layers="all")
+    assert list(pp.probe_table(by_attr, layer="last").index) == ["name", *bios.ATTRIBUTES]
+    assert set(by_attr.n_train + by_attr.n_test) == {120}  # two biographies per person
+    assert pp.probe_table(by_attr, layer=0).shape == (7, 6)
+
+
+def test_probe_split_is_by_person_and_seeded():
+    tr, te = pp._people_split(100, None, 0.5, seed=3)
+    assert len(tr) == len(te) == 50 and not set(tr) & set(te)
+    tr2, _ = pp._people_split(100, None, 0.5, seed=3)
+    assert np.array_equal(tr, tr2) and not np.array_equal(tr, pp._people_split(100, None, 0.5, seed=4)[0])
+    assert len(pp._people_split(100, 10, 0.5, seed=0)[0]) == 5
+
+
+def test_probe_arguments_are_validated(tok, ds):
+    model = LastNameKnows(tok, ds)
+    with pytest.raises(ValueError, match=r"layers=\[5\].*0\.\.1"):
+        pp.q_probe(model, tok, ds, layers=[5])
+    with pytest.raises(ValueError, match="layers='top'"):
+        pp.q_probe(model, tok, ds, layers="top")
+    with pytest.raises(ValueError, match="n_people=1000 is out of range.*2..300"):
+        pp.q_probe(model, tok, ds, n_people=1000)
+    with pytest.raises(ValueError, match="train_fraction=1.0"):
+        pp.p_probe(model, tok, ds, train_fraction=1.0)
+    with pytest.raises(ValueError, match="position_by='middle'.*allowed: order, attribute"):
+        pp.p_probe(model, tok, ds, position_by="middle")
+    with pytest.raises(ValueError, match="birth_date_label='era'"):
+        pp.p_probe(model, tok, ds, birth_date_label="era")
+    with pytest.raises(ValueError, match="bios_per_person=0"):
+        pp.p_probe(model, tok, ds, bios_per_person=0)
+    assert model.calls == 0  # every check happens before the forward passes
+    res = pd.DataFrame({"attribute": ["major"], "layer": [0], "accuracy": [0.5]})
+    with pytest.raises(ValueError, match="layer=3 is not probed"):
+        pp.probe_table(res, layer=3)
+    with pytest.raises(ValueError, match="value='acc'"):
+        pp.probe_table(res, value="acc")
+
+
+# -- the BERT comparison ---------------------------------------------------------------------------
+
+def test_bert_qa_example_masks_the_answer():
+    tok = pp.bert_tokenizer()
+    ids, labels = pp.bert_qa_example(tok, "What is the birth city of Anya? Answer:", "Winston-Salem, NC")
+    masks = [i for i, t in enumerate(ids) if t == tok.mask_token_id]
+    assert len(masks) == 5 and ids[0] == tok.cls_token_id and ids[-1] == tok.sep_token_id
+    assert [i for i, y in enumerate(labels) if y != -100] == masks
+    assert tok.decode([labels[i] for i in masks]) == "Winston-Salem, NC"
+
+
+def test_bert_pipeline_is_cached_and_comparable(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    cfg = physics.PhysicsConfig(**TINY)
+    pre = pp.bert_pretrain(cfg, cache)
+    assert pp.bert_pretrain(cfg.replace(device="auto"), cache) == pre
+    assert pp.bert_pretrain(cfg, cache, lr=5e-4) != pre
+    log = physics.train_log(pre)
+    assert log["steps"] == 4 and log["rows_per_batch"] >= 1 and log["n_params"] > 0
+    model, tok = pp.load_bert(pre)
+    assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
+    out = pp.bert_extraction(cfg, cache, probe_cfg=FAST)
+    assert list(out.index) == [*bios.ATTRIBUTES, "mean"]
+    assert list(out.columns) == ["qa_accuracy", "qa_majority", "q_probe_accuracy", "q_probe_layer",
+                                 "q_probe_majority"]
+    assert out[["qa_accuracy", "q_probe_accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
+    tuned = pp.bert_finetune_qa(pre, cfg, cache)
+    assert [e["step"] for e in physics.train_log(tuned)["evals"]] == [2, 4]
+    table = pp.bert_evaluate_qa(pp.load_bert(tuned)[0], tok, cfg.dataset(), "test")
+    assert list(table.index) == [*bios.ATTRIBUTES, "mean", "mean_without_birth_date"]
+    assert table.loc["mean", "n"] == 6 * len(cfg.dataset().qa_test)
+    with pytest.raises(ValueError, match="size='xl'"):
+        pp.bert_config("xl", 100)
+
+
+def test_bert_qa_evaluation_on_a_memorising_bert():
+    """Fill-the-masks QA: a tiny BERT trained on all QA pairs of 10 people answers them."""
+    from bertology_lib import train as training
+    from bertology_lib.minibert import MaskedOnlyMLM
+    from transformers import BertForMaskedLM
+
+    tok = pp.bert_tokenizer()
+    small = bios.generate_dataset(bios.BioConfig(n_people=10, seed=0))
+    torch.manual_seed(0)
+    model = BertForMaskedLM(pp.bert_config("tiny", len(tok)))
+    examples = [pp.bert_qa_example(tok, p.question, p.answer) for p in small.qa_pairs("all")]
+    tc = training.TrainConfig(lr=3e-3, max_steps=250, warmup_steps=10, weight_decay=0.0, batch_size=20)
+    training.train(MaskedOnlyMLM(model), training.QABatches(examples, 20, tok.pad_token_id), tc, progress=False)
+    preds = pp.bert_qa_predictions(model, tok, small, "all")
+    assert preds["correct"].mean() >= 0.9
+    row = preds[preds.correct].iloc[0]
+    assert bios.exact_match(row.prediction, row.answer)
