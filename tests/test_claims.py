@@ -47,3 +47,19 @@ def test_claim_round_trip_through_notebook_outputs(tmp_path):
 
 def test_empty_ledger_page():
     assert "No executed notebook" in ledger_markdown([])
+
+
+def test_ledger_groups_by_part_and_findings_are_generated():
+    from bertology_lib.claims import findings_markdown
+
+    a = make_claim("s.a", "claim a", "P §1", paper=1.0, ours=1.0, rule=WithinRelative(0.1))
+    b = make_claim("p.b", "claim b", "Q §2", paper=None, ours=0.1, rule=AtLeast(0.5))
+    a = a.__class__(**{**a.to_dict(), "notebook": "nb_s"})
+    b = b.__class__(**{**b.to_dict(), "notebook": "nb_p"})
+    parts = {"nb_s": "survey", "nb_p": "physics"}
+    md = ledger_markdown([a, b], {"nb_s": "S", "nb_p": "P"}, parts)
+    assert "## Survey — A Primer in BERTology" in md and "## Physics of language models" in md
+    assert "1 claims: 1 reproduced, 0 not reproduced, 0 inconclusive." in md
+    f = findings_markdown([a, b], {"nb_s": "S", "nb_p": "P"}, parts)
+    assert "### ✅ Reproduced (1)" in f and "### ❌ Not reproduced (1)" in f
+    assert "**claim b** (Q §2)" in f and "[P](../notebooks/nb_p.ipynb)" in f

@@ -194,13 +194,17 @@ def export_student_cmd(
 
 
 def write_ledger_page(root: Path) -> Path:
+    """Regenerate ``book/claims_ledger.md`` and ``book/findings.md`` from the executed notebooks."""
     claims = claims_mod.collect(notebook_paths(root))
     titles = {name: spec.title for name, spec in SPECS.items()}
-    page = root / "book" / "claims_ledger.md"
-    tmp = page.with_suffix(".md.tmp")
-    tmp.write_text(claims_mod.ledger_markdown(claims, titles))
-    os.replace(tmp, page)
-    return page
+    parts = {name: spec.part for name, spec in SPECS.items()}
+    for name, text in (("claims_ledger.md", claims_mod.ledger_markdown(claims, titles, parts)),
+                       ("findings.md", claims_mod.findings_markdown(claims, titles, parts))):
+        page = root / "book" / name
+        tmp = page.with_suffix(".md.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, page)
+    return root / "book" / "claims_ledger.md"
 
 
 @app.command()
@@ -238,7 +242,8 @@ def claims(
     if as_json:
         typer.echo(json.dumps([c.to_dict() for c in items], indent=2))
     elif markdown:
-        typer.echo(claims_mod.ledger_markdown(items))
+        typer.echo(claims_mod.ledger_markdown(items, {n: s.title for n, s in SPECS.items()},
+                                              {n: s.part for n, s in SPECS.items()}))
     else:
         import pandas as pd
 
