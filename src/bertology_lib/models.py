@@ -138,7 +138,7 @@ def canonical_name(name: str) -> str:
     return ALIASES.get(name, name)
 
 
-def check_model_name(name: object, probe_hub: bool = True) -> str:
+def check_model_name(name: object, probe_hub: bool = True, param: str = "model") -> str:
     """Validate a model name cheaply; raise :class:`ParameterError` if unusable.
 
     Embedded names and local folders pass at once. A hub name must look like
@@ -146,18 +146,18 @@ def check_model_name(name: object, probe_hub: bool = True) -> str:
     ``HF_HUB_OFFLINE=1``, the model must be in the local HF cache).
     """
     if not isinstance(name, str) or not name:
-        raise ParameterError(f"model={name!r} is not a model name; allowed: {_allowed_message()}")
+        raise ParameterError(f"{param}={name!r} is not a model name; allowed: {_allowed_message()}")
     name = canonical_name(name)
     if name in EMBEDDED:
         return name
     if Path(name).expanduser().is_dir():
         if not (Path(name).expanduser() / "config.json").is_file():
             raise ParameterError(
-                f"model={name!r} is a folder without config.json; allowed: {_allowed_message()}"
+                f"{param}={name!r} is a folder without config.json; allowed: {_allowed_message()}"
             )
         return name
     if not _HUB_ID.match(name):
-        raise ParameterError(f"model={name!r} is not a known model; allowed: {_allowed_message()}")
+        raise ParameterError(f"{param}={name!r} is not a known model; allowed: {_allowed_message()}")
     if not probe_hub:
         return name
     if _hub_offline():
@@ -167,12 +167,12 @@ def check_model_name(name: object, probe_hub: bool = True) -> str:
         if isinstance(hit, str):
             return name
         raise ParameterError(
-            f"model={name!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
+            f"{param}={name!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
             f"allowed: {_allowed_message()}"
         )
     if not hub_reachable():
         raise ParameterError(
-            f"model={name!r} is not an embedded model and the Hugging Face hub "
+            f"{param}={name!r} is not an embedded model and the Hugging Face hub "
             f"({_hub_endpoint()[0]}) cannot be reached; allowed: {_allowed_message()}"
         )
     return name

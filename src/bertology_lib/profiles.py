@@ -87,8 +87,8 @@ class Param:
     """One notebook parameter: its default, type and allowed values.
 
     ``choices`` lists allowed values; ``minimum``/``maximum`` bound numbers;
-    ``check`` is an extra validator (e.g. model names) that raises
-    :class:`ParameterError` itself.
+    ``check(value, param=name)`` is an extra validator (e.g. model names) that
+    raises :class:`ParameterError` itself, naming ``param``.
     """
 
     name: str
@@ -155,7 +155,7 @@ class Param:
                 f"{self.name}={value!r} is out of range; allowed: {self.allowed()}"
             )
         if self.check is not None:
-            self.check(value)
+            self.check(value, param=self.name)
         return value
 
 
@@ -209,6 +209,32 @@ def validate_values(
     return out
 
 
+def _papermill_injected_names() -> set[str]:
+    """Names papermill injected into the running kernel (its "# Parameters" cell), if any.
+
+    Papermill adds parameters as a new cell; a misspelt name would otherwise be
+    silently ignored by the notebook. Outside IPython this returns an empty set.
+    """
+    import ast
+
+    try:
+        from IPython import get_ipython
+
+        ip = get_ipython()
+        history = ip.user_ns.get("In", []) if ip is not None else []
+    except ImportError:  # pragma: no cover
+        return set()
+    for src in reversed(history):
+        if isinstance(src, str) and src.lstrip().startswith("# Parameters"):
+            try:
+                tree = ast.parse(src)
+            except SyntaxError:
+                return set()
+            return {t.id for node in tree.body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)}
+    return set()
+
+
 def resolve(notebook: str, **values: Any) -> Resolved:
     """Validate a notebook's parameters and resolve its profile.
 
@@ -219,6 +245,12 @@ def resolve(notebook: str, **values: Any) -> Resolved:
     from .notebooks import get_spec  # local: notebooks imports this module
 
     spec = get_spec(notebook)
+    unknown = sorted(_papermill_injected_names() - {p.name for p in spec.params})
+    if unknown:
+        raise ParameterError(
+            f"{notebook}: unknown parameter(s) {', '.join(unknown)}; "
+            f"allowed: {', '.join(p.name for p in spec.params)}"
+        )
     checked = validate_values(notebook, spec.params, values)
     return Resolved(
         notebook=notebook,

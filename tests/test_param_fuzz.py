@@ -1,0 +1,76 @@
+"""Parameter fuzzing: every notebook rejects bad parameters at once, before any work.
+
+Each notebook's cell after its parameters cell is executed with a wrong type,
+an out-of-range value and (through real papermill runs) an unknown name; each
+must raise a ParameterError naming the parameter and what is allowed, fast,
+with the cache left unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import papermill as pm
+import pytest
+
+from bertology_lib.errors import ParameterError
+from bertology_lib.notebooks import SPECS, notebook_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = notebook_paths(ROOT)
+
+
+def _cells(path: Path) -> tuple[str, str]:
+    nb = json.loads(path.read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    i = next(k for k, c in enumerate(code) if "parameters" in c["metadata"].get("tags", []))
+    return "".join(code[i]["source"]), "".join(code[i + 1]["source"])
+
+
+def _bad_values(p):
+    wrong_type = {str: 12345, int: "not-a-number", float: "x", bool: "maybe"}[p.type]
+    out = [("wrong type", wrong_type)]
+    if p.choices is not None:
+        out.append(("out of range", "bogus-value"))
+    elif p.minimum is not None:
+        out.append(("out of range", p.minimum - 1))
+    elif p.maximum is not None:
+        out.append(("out of range", p.maximum + 1))
+    elif p.name.endswith("model"):
+        out.append(("out of range", "not a model name!"))
+    return out
+
+
+CASES = [(path, p.name, kind, value) for path in NOTEBOOKS for p in SPECS[path.stem].params
+         for kind, value in _bad_values(p)]
+
+
+@pytest.mark.parametrize("path,name,kind,value", CASES,
+                         ids=[f"{c[0].stem}-{c[1]}-{c[2]}" for c in CASES])
+def test_resolve_cell_rejects(path, name, kind, value, tmp_cache):
+    params_src, resolve_src = _cells(path)
+    ns: dict = {}
+    exec(params_src, ns)
+    ns[name] = value
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError) as e:
+        exec(resolve_src, ns)
+    assert time.perf_counter() - t0 < 5
+    msg = str(e.value)
+    assert f"{name}=" in msg and "allowed" in msg
+    assert not tmp_cache.exists() or not any(tmp_cache.iterdir())
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS[:2], ids=lambda p: p.stem)
+def test_papermill_unknown_name_and_wrong_type_fail_fast(path, tmp_path, tmp_cache):
+    for params, expect in (({"profle": "smoke"}, "unknown parameter(s) profle"),
+                           ({"seed": "zero"}, "seed='zero'")):
+        t0 = time.perf_counter()
+        with pytest.raises(pm.PapermillExecutionError) as e:
+            pm.execute_notebook(str(path), str(tmp_path / "out.ipynb"), parameters=params,
+                                progress_bar=False, kernel_name="python3", cwd=str(path.parent))
+        assert time.perf_counter() - t0 < 15  # kernel start included
+        assert e.value.ename == "ParameterError" and expect in e.value.evalue
+    assert not tmp_cache.exists() or not any(tmp_cache.iterdir())
