@@ -132,6 +132,24 @@ class IntervalAbove(Rule):
         return Verdict.INCONCLUSIVE
 
 
+@dataclass(frozen=True)
+class IntervalContains(Rule):
+    """For claims of *no* effect: ``ours = (estimate, low, high)``.
+
+    Reproduced when the interval contains ``value`` (no detectable effect);
+    not reproduced when it excludes it.
+    """
+
+    value: float = 0.0
+
+    def describe(self) -> str:
+        return f"interval contains {fmt(self.value)}: reproduced (no detectable effect); else not reproduced"
+
+    def verdict(self, paper: Any, ours: Sequence[float]) -> Verdict:
+        _, low, high = (float(x) for x in ours)
+        return Verdict.REPRODUCED if low <= self.value <= high else Verdict.NOT_REPRODUCED
+
+
 # -- claims --------------------------------------------------------------------
 @dataclass(frozen=True)
 class Claim:

@@ -97,6 +97,24 @@ register(
 )
 
 
+register(
+    NotebookSpec(
+        name="duplication_02_boost",
+        title="Duplicating layers to boost fine-tuning",
+        part="duplication",
+        params=(PROFILE_PARAM, SEED_PARAM,
+                model_param("mini-bert", "the encoder to duplicate on toy tasks: mini-bert, a local folder or hub name"),
+                Param("real_model", "minilm", "the real pretrained encoder for the SST-2 row", str,
+                      check=check_model_name)),
+    )
+)
+
+
+_survey3("survey_04_1_embeddings", "§4.1 BERT embeddings", real=True)
+_survey3("survey_04_2_attention_heads", "§4.2 Self-attention heads", real=True)
+_survey3("survey_04_3_layers", "§4.3 BERT layers", real=True)
+
+
 def get_spec(name: str) -> NotebookSpec:
     stem = Path(name).stem
     if stem not in SPECS:

@@ -1,0 +1,29 @@
+import pytest
+
+from bertology_lib import duplication as dup
+from bertology_lib import finetune as ft
+from bertology_lib.claims import IntervalContains, Verdict
+from bertology_lib.data.tasks import toy_classification
+from bertology_lib.profiles import get_profile
+
+
+def test_interval_contains_rule():
+    assert IntervalContains(0).verdict(None, (0.1, -0.2, 0.4)) is Verdict.REPRODUCED
+    assert IntervalContains(0).verdict(None, (0.5, 0.2, 0.8)) is Verdict.NOT_REPRODUCED
+
+
+def test_boost_table_and_fair_ensembles(tiny_bert_dir):
+    task = toy_classification(n_train=24, n_dev=8, n_test=16, vocab_size=500)
+    base = ft.as_source(str(tiny_bert_dir))
+    sources = dup.variants(base, n_blocks=2, k=1)
+    assert list(sources) == ["baseline", "first 1 duplicated", "every block duplicated"]
+    cfg = ft.FinetuneConfig.for_profile("smoke", max_steps=3)
+    res = dup.run(task, sources, seeds=[0, 1], cfg=cfg)
+    t = dup.table(res)
+    assert list(t.variant) == list(sources) and t.loc[0, "n_seeds"] == 2
+    assert {"gain", "ci_low", "ci_high", "p_value"} <= set(t.columns)
+    e = dup.fair_ensembles(res, ["first 1 duplicated", "every block duplicated"])
+    assert len(e) == 2 and set(e.metric) == {"accuracy"}
+    with pytest.raises(ValueError, match="3 ensemble members need at least 3 baseline seeds"):
+        dup.fair_ensembles(res, ["baseline"] * 3)
+    assert dup.BoostSizes.for_profile(get_profile("quick")).n_seeds >= 5
