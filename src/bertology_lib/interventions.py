@@ -17,17 +17,11 @@ import torch
 
 
 def blocks(model) -> torch.nn.ModuleList:
-    """The list of transformer blocks of an HF encoder/decoder (BERT, ALBERT-free, Llama, GPT-2)."""
-    for path in ("bert.encoder.layer", "encoder.layer", "model.layers", "layers", "transformer.h"):
-        obj = model
-        try:
-            for part in path.split("."):
-                obj = getattr(obj, part)
-        except AttributeError:
-            continue
-        if isinstance(obj, torch.nn.ModuleList):
-            return obj
-    raise ValueError(f"{type(model).__name__}: no transformer blocks found (looked for encoder.layer, layers, h)")
+    """The list of transformer blocks of an HF encoder/decoder (BERT, Llama, GPT-2)."""
+    obj = model
+    for part in _blocks_path(model):
+        obj = getattr(obj, part)
+    return obj
 
 
 def embeddings_module(model) -> torch.nn.Module:
@@ -150,7 +144,7 @@ def _blocks_path(model) -> list[str]:
             continue
         if isinstance(obj, torch.nn.ModuleList):
             return path.split(".")
-    raise ValueError(f"{type(model).__name__}: no transformer blocks found")
+    raise ValueError(f"{type(model).__name__}: no transformer blocks found (looked for encoder.layer, layers, h)")
 
 
 @torch.no_grad()
