@@ -52,3 +52,31 @@ def test_bad_arguments(tiny):
         run_with_cache(model, tok, SENTS, pooling="max")
     with pytest.raises(ValueError, match="sentences is empty"):
         run_with_cache(model, tok, [])
+
+
+def test_cached_pass_is_keyed_by_model_and_data(tiny, tiny_bert_dir, tmp_cache):
+    """cache=True: the second identical pass runs no forward call; other weights or data recompute."""
+    from bertology_lib.activations import fingerprint_model
+    from bertology_lib.survey import random_init_like
+
+    model, tok = tiny
+    calls = []
+    handle = model.register_forward_hook(lambda *a: calls.append(1))
+    first = run_with_cache(model, tok, SENTS, batch_size=1, with_attention=True, cache=True)
+    again = run_with_cache(model, tok, SENTS, batch_size=1, with_attention=True, cache=True)
+    assert len(calls) == 2 and not first.from_cache and again.from_cache  # 2 batches, then none
+    assert torch.equal(first.resid, again.resid) and first.offsets == again.offsets
+    assert first.tokens == again.tokens and again.n_forward_calls == 2
+    for L in range(model.config.num_hidden_layers):
+        for s in range(len(SENTS)):
+            assert torch.equal(first["pattern", L][s], again["pattern", L][s])
+    run_with_cache(model, tok, SENTS[:1], cache=True)  # other data
+    assert len(calls) == 3
+    handle.remove()
+    # the bare encoder of the same checkpoint shares the key (same hidden states); a re-init does not
+    encoder = load_model(str(tiny_bert_dir), head="base")
+    assert fingerprint_model(load_model(str(tiny_bert_dir), head="mlm")) == fingerprint_model(encoder)
+    assert fingerprint_model(random_init_like(model)) != fingerprint_model(model)
+    no_attn = run_with_cache(encoder, tok, SENTS, cache=True)
+    assert not no_attn.from_cache and no_attn.patterns is None  # options are part of the key
+    assert torch.allclose(no_attn.resid, first.resid, atol=1e-6)

@@ -96,3 +96,12 @@ def test_failing_notebook_reports_where(tmp_path):
     assert r.returncode != 0
     assert "survey_02_architecture" in r.stderr and "RuntimeError: boom here" in r.stderr
     assert not (tmp_path / "out" / "survey_02_architecture.ipynb").exists()
+
+
+def test_default_values_are_not_injected():
+    """`--profile quick` on a notebook whose default is quick injects nothing; other values are typed."""
+    from bertology_lib.cli import _check_params
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "survey_02_architecture.ipynb"
+    assert _check_params(path, "quick", {}) == {}
+    assert _check_params(path, "smoke", {"seed": "3"}) == {"profile": "smoke", "seed": 3}

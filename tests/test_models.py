@@ -71,3 +71,33 @@ def test_hf_hub_offline_is_honoured(monkeypatch, tmp_path):
 def test_unknown_head():
     with pytest.raises(ParameterError, match="head='cls'.*base, mlm"):
         models.load_model("minilm", head="cls")
+
+
+def test_mlm_only_notebooks_refuse_an_encoder_without_head(tiny_bert_dir, tmp_path):
+    """§3.2, §3.3 and reconstruction score masked words: minilm is refused with a clear message."""
+    with pytest.raises(ParameterError, match=r"model='minilm' has no trained masked-LM head.*allowed: mini-bert"):
+        models.check_mlm_model_name("minilm")
+    assert models.check_mlm_model_name("mini-bert") == "mini-bert"
+    assert models.check_mlm_model_name(str(tiny_bert_dir)) == str(tiny_bert_dir)
+    # a local folder holding only an encoder (BertModel) is refused from its config.json alone
+    from transformers import BertConfig, BertModel
+
+    enc_dir = tmp_path / "encoder-only"
+    BertModel(BertConfig(vocab_size=20, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=32)).save_pretrained(enc_dir)
+    with pytest.raises(ParameterError, match="encoder-only.*no trained masked-LM head"):
+        models.check_mlm_model_name(str(enc_dir))
+
+
+def test_load_under_test_falls_back_to_the_encoder(capsys):
+    from types import SimpleNamespace
+
+    from bertology_lib.profiles import PROFILES
+
+    params = SimpleNamespace(model="minilm", profile=PROFILES["smoke"], seed=0)
+    model, tok, has_mlm = models.load_under_test(params)
+    assert not has_mlm and model.config.num_hidden_layers == 6
+    assert "no trained masked-LM head" in capsys.readouterr().out
+    models.explain_no_mlm("minilm", "the agreement suite")
+    out = capsys.readouterr().out
+    assert "Skipped for minilm: the agreement suite" in out and "model=mini-bert" in out

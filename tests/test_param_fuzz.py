@@ -24,7 +24,8 @@ NOTEBOOKS = notebook_paths(ROOT)
 
 def _cells(path: Path) -> tuple[str, str]:
     nb = json.loads(path.read_text())
-    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"
+            and "injected-parameters" not in c["metadata"].get("tags", [])]
     i = next(k for k, c in enumerate(code) if "parameters" in c["metadata"].get("tags", []))
     return "".join(code[i]["source"]), "".join(code[i + 1]["source"])
 
@@ -74,3 +75,19 @@ def test_papermill_unknown_name_and_wrong_type_fail_fast(path, tmp_path, tmp_cac
         assert time.perf_counter() - t0 < 15  # kernel start included
         assert e.value.ename == "ParameterError" and expect in e.value.evalue
     assert not tmp_cache.exists() or not any(tmp_cache.iterdir())
+
+
+@pytest.mark.parametrize("name", ["survey_03_4_probing_limits"])
+def test_encoder_without_mlm_head_runs_with_skipped_sections(name, tmp_path):
+    """model=minilm: the probing sections run, the sections that score masked words explain why they skip."""
+    out = tmp_path / f"{name}.ipynb"
+    pm.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(out),
+                        parameters={"profile": "smoke", "model": "minilm"}, progress_bar=False,
+                        cwd=str(ROOT / "notebooks"))
+    outputs = [o for c in json.loads(out.read_text())["cells"] if c["cell_type"] == "code"
+               for o in c.get("outputs", [])]
+    assert any("Skipped for minilm: amnesic probing" in "".join(o.get("text", "")) for o in outputs)
+    claims = [o["metadata"]["bertology_claim"]["id"] for o in outputs
+              if "bertology_claim" in o.get("metadata", {})]
+    assert "survey3.4.real_mlp_less_selective" in claims  # the encoder-only sections ran
+    assert "survey3.4.amnesic_pos" not in claims

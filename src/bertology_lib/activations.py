@@ -9,13 +9,19 @@ attention weights. Access them as ``cache["resid_post", L]`` /
 Sentences are given as lists of words (gold annotations are per word); each
 word's subword states are pooled (first subword, or mean). Every analysis
 reads from an :class:`ActivationCache`; nothing re-runs the model per layer.
+With ``cache=True`` the pass is stored in the artifact cache under a key made
+of the model's weights, the tokenizer and the sentences, so notebooks that
+probe the same model on the same data share one pass.
 
 Used by the survey §3/§4 notebooks and by the probing sweeps.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import torch
@@ -39,7 +45,8 @@ class ActivationCache:
     patterns: list[list[torch.Tensor]] | None = None
     subword_patterns: list[list[torch.Tensor]] | None = None  # (n_heads, T, T) incl. specials
     tokens: list[list[str]] = field(default_factory=list)
-    n_forward_calls: int = 0
+    n_forward_calls: int = 0  # forward calls of the pass that computed these states
+    from_cache: bool = False  # True when read back from the artifact cache
 
     @property
     def n_layers(self) -> int:
@@ -89,16 +96,30 @@ def run_with_cache(
     max_length: int = 512,
     device: str | None = None,
     progress: bool = False,
+    cache: bool = False,
 ) -> ActivationCache:
     """Run ``model`` once over ``sentences`` and cache every layer, pooled to words.
 
     ``model`` is an HF encoder or decoder body (or a model with one) loaded
-    with ``attn_implementation="eager"`` when ``with_attention``.
+    with ``attn_implementation="eager"`` when ``with_attention``. With
+    ``cache=True`` the result is read from (or written to) the artifact cache,
+    keyed by :func:`activation_key`.
     """
     if pooling not in POOLING:
         raise ValueError(f"pooling={pooling!r} is not allowed; allowed: {', '.join(POOLING)}")
     if not sentences:
         raise ValueError("sentences is empty; give at least one sentence (a list of words)")
+    kw = dict(batch_size=batch_size, pooling=pooling, with_attention=with_attention,
+              keep_subword_attention=keep_subword_attention, max_length=max_length, device=device,
+              progress=progress)
+    if cache:
+        return _cached_pass(model, tokenizer, sentences, kw)
+    return _pass(model, tokenizer, sentences, **kw)
+
+
+@torch.no_grad()
+def _pass(model, tokenizer, sentences, batch_size, pooling, with_attention, keep_subword_attention,
+          max_length, device, progress) -> ActivationCache:
     from tqdm.auto import tqdm
 
     device = device or next(model.parameters()).device
@@ -149,3 +170,87 @@ def run_with_cache(
     resid = torch.cat(layers_out, dim=1)  # (L+1, n_words_total, d)
     return ActivationCache(resid=resid, offsets=offsets, patterns=patterns,
                            subword_patterns=sub_patterns, tokens=tokens, n_forward_calls=n_calls)
+
+
+# -- caching keyed by model + data -------------------------------------------
+def _sha(obj_bytes_iter) -> str:
+    h = hashlib.sha256()
+    for b in obj_bytes_iter:
+        h.update(b)
+    return h.hexdigest()
+
+
+def fingerprint_model(model) -> str:
+    """SHA-256 of the weights that produce the hidden states (the body; heads and pooler excluded).
+
+    A masked LM and its bare encoder loaded from the same checkpoint share a
+    fingerprint, since their hidden states are the same; any change to a weight
+    (fine-tuning, a random re-init) changes it.
+    """
+    body = getattr(model, "base_model", model)
+    state = body.state_dict()
+
+    def chunks():
+        yield type(body).__name__.encode()
+        yield body.config.to_json_string(use_diff=False).encode() if hasattr(body, "config") else b""
+        for k in sorted(state):
+            if k.startswith("pooler."):
+                continue
+            t = state[k].detach().cpu().contiguous()
+            yield k.encode()
+            yield str(tuple(t.shape)).encode() + str(t.dtype).encode()
+            yield t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
+    return _sha(chunks())
+
+
+def fingerprint_tokenizer(tokenizer) -> str:
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    spec = backend.to_str() if backend is not None else json.dumps(tokenizer.get_vocab(), sort_keys=True)
+    return _sha([type(tokenizer).__name__.encode(), spec.encode()])
+
+
+def activation_key(model, tokenizer, sentences, **options) -> dict:
+    """The artifact-cache config of one pass: model, tokenizer and data fingerprints plus options."""
+    opts = {k: v for k, v in options.items() if k not in ("device", "progress", "batch_size")}
+    return {"model": fingerprint_model(model), "tokenizer": fingerprint_tokenizer(tokenizer),
+            "sentences": _sha([json.dumps([list(s) for s in sentences]).encode()]),
+            "n_sentences": len(sentences), **opts}
+
+
+def _cached_pass(model, tokenizer, sentences, kw) -> ActivationCache:
+    from .cache import ArtifactCache, load_json, load_tensors, save_json, save_tensors
+
+    config = activation_key(model, tokenizer, sentences, **kw)
+    computed: list[ActivationCache] = []
+
+    def build(tmp: Path) -> None:
+        acts = _pass(model, tokenizer, sentences, **kw)
+        computed.append(acts)
+        tensors = {"resid": acts.resid}
+        for name, pats in (("pattern", acts.patterns), ("subword_pattern", acts.subword_patterns)):
+            for L, per_sentence in enumerate(pats or []):
+                for i, a in enumerate(per_sentence):
+                    tensors[f"{name}.{L}.{i}"] = a
+        save_tensors(tmp / "activations.safetensors", tensors)
+        save_json(tmp / "meta.json", {"offsets": acts.offsets, "tokens": acts.tokens,
+                                      "n_forward_calls": acts.n_forward_calls,
+                                      "n_layers": len(acts.patterns or []),
+                                      "has_patterns": acts.patterns is not None,
+                                      "has_subword_patterns": acts.subword_patterns is not None})
+
+    folder = ArtifactCache().get_or_create("activations", config, build)
+    if computed:  # computed in this call: no need to read it back
+        return computed[0]
+    meta = load_json(folder / "meta.json")
+    t = load_tensors(folder / "activations.safetensors")
+    n_sent = len(meta["offsets"]) - 1
+
+    def patterns(name: str, present: bool):
+        if not present:
+            return None
+        return [[t[f"{name}.{L}.{i}"] for i in range(n_sent)] for L in range(meta["n_layers"])]
+
+    return ActivationCache(resid=t["resid"], offsets=meta["offsets"],
+                           patterns=patterns("pattern", meta["has_patterns"]),
+                           subword_patterns=patterns("subword_pattern", meta["has_subword_patterns"]),
+                           tokens=meta["tokens"], n_forward_calls=meta["n_forward_calls"], from_cache=True)

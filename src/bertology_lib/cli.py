@@ -83,8 +83,9 @@ def _check_params(path: Path, profile: str | None, given: dict[str, str]) -> dic
     if profile is not None:
         values["profile"] = profile
     checked = validate_values(spec.name, spec.params, values, coerce=True)
-    # hand papermill only what differs from the notebook's defaults or was asked for
-    return {k: v for k, v in checked.items() if k in values}
+    # hand papermill only what was asked for and differs from the notebook's defaults, so that
+    # a default run leaves no redundant injected-parameters cell in the executed notebook
+    return {k: v for k, v in checked.items() if k in values and v != spec.param(k).default}
 
 
 def execute(path: Path, params: dict[str, Any], output: Path, progress: bool = True) -> float:
@@ -170,10 +171,12 @@ def run(
 
 
 @app.command()
-def regression() -> None:
+def regression(
+    notebooks: Optional[List[str]] = typer.Argument(None, help="notebook paths or names; default: all"),
+) -> None:
     """Regenerate the smoke-profile nbval copies in tests/regression/."""
     root = repo_root()
-    _run(None, "smoke", [], root / "tests" / "regression")
+    _run(notebooks, "smoke", [], root / "tests" / "regression")
 
 
 @app.command("export-student")

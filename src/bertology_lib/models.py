@@ -178,6 +178,27 @@ def check_model_name(name: object, probe_hub: bool = True, param: str = "model")
     return name
 
 
+def check_mlm_model_name(name: object, probe_hub: bool = True, param: str = "model") -> str:
+    """Like :func:`check_model_name`, and the model must have a trained masked-LM head.
+
+    For notebooks whose every method scores masked words (cloze suites, reconstruction
+    through the MLM head). Embedded models and local folders are checked from their
+    registry entry or ``config.json`` (cheap, no weights read); a hub name cannot be
+    checked without downloading, so loading it reports a missing head.
+    """
+    name = check_model_name(name, probe_hub=probe_hub, param=param)
+    local = name in EMBEDDED or Path(name).expanduser().is_dir()
+    if local and not has_mlm_head(name):
+        with_head = [n for n, m in EMBEDDED.items() if m.has_mlm_head]
+        raise ParameterError(
+            f"{param}={name!r} has no trained masked-LM head, and every method in this notebook scores "
+            f"masked words; allowed: {', '.join(with_head)}, or a local folder / hub name of a "
+            "*ForMaskedLM or *ForPreTraining model (encoders without a head fit the real_model "
+            "parameter where a notebook has one)"
+        )
+    return name
+
+
 def model_path(name: str, profile: str = "quick", seed: int = 0) -> str:
     """The path or hub id to hand to ``from_pretrained`` (embedded models: for this profile and seed)."""
     name = canonical_name(name)
@@ -270,6 +291,29 @@ def resolve_device(device: str) -> str:
 
         return "cuda" if torch.cuda.is_available() else "cpu"
     return device
+
+
+def load_under_test(params, name: str | None = None):
+    """``(model, tokenizer, has_mlm)``: the masked LM when ``name`` has a trained head, else its encoder.
+
+    Notebooks whose sections differ in what they need use this: probing sections run on
+    any encoder, cloze sections check ``has_mlm`` and explain themselves instead of
+    crashing (see :func:`explain_no_mlm`).
+    """
+    name = name or params.model
+    mlm = has_mlm_head(name)
+    model, tok = load_for(params, name=name, head="mlm" if mlm else "base")
+    if not mlm:
+        print(f"{name}: no trained masked-LM head; sections that score masked words are skipped "
+              "with a note, the others run on its encoder states")
+    return model, tok, mlm
+
+
+def explain_no_mlm(name: str, section: str) -> None:
+    """The message a section that scores masked words prints for a model without an MLM head."""
+    print(f"Skipped for {name}: {section} scores masked-word predictions, and {name} has no trained "
+          "masked-LM head (a random head would make the scores meaningless). Rerun with model=mini-bert, "
+          "or a local folder / hub name of a masked LM such as bert-base-uncased.")
 
 
 def load_for(params, name: str | None = None, head: str = "base"):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ParameterError
-from .models import check_model_name
+from .models import check_mlm_model_name, check_model_name
 from .profiles import PROFILE_PARAM, SEED_PARAM, Param
 
 
@@ -57,9 +57,13 @@ register(
 )
 
 
-def _survey3(name: str, title: str, real: bool) -> NotebookSpec:
-    params = [PROFILE_PARAM, SEED_PARAM,
-              model_param("mini-bert", "an MLM to test: mini-bert (trained here), a local folder or hub name")]
+def _survey3(name: str, title: str, real: bool, needs_mlm: bool = False) -> NotebookSpec:
+    if needs_mlm:  # every section scores masked words: refuse encoders without a head up front
+        model = Param("model", "mini-bert", "an MLM to test: mini-bert (trained here), a local folder or hub "
+                      "name of a masked LM", str, check=check_mlm_model_name)
+    else:  # sections that need an MLM head explain themselves; the rest run on any encoder
+        model = model_param("mini-bert", "a model to test: mini-bert (trained here), a local folder or hub name")
+    params = [PROFILE_PARAM, SEED_PARAM, model]
     if real:
         params.append(Param("real_model", "minilm", "a real pretrained encoder for the UD English EWT check",
                             str, check=check_model_name))
@@ -67,8 +71,8 @@ def _survey3(name: str, title: str, real: bool) -> NotebookSpec:
 
 
 _survey3("survey_03_1_syntax", "§3.1 Syntactic knowledge", real=True)
-_survey3("survey_03_2_semantics", "§3.2 Semantic knowledge", real=False)
-_survey3("survey_03_3_world_knowledge", "§3.3 World knowledge", real=False)
+_survey3("survey_03_2_semantics", "§3.2 Semantic knowledge", real=False, needs_mlm=True)
+_survey3("survey_03_3_world_knowledge", "§3.3 World knowledge", real=False, needs_mlm=True)
 _survey3("survey_03_4_probing_limits", "§3.4 Limitations of probing", real=True)
 
 
@@ -78,7 +82,8 @@ register(
         title="Reconstructing the input from every layer",
         part="duplication",
         params=(PROFILE_PARAM, SEED_PARAM,
-                model_param("mini-bert", "an MLM with a trained head: mini-bert, a local folder or hub name"),
+                Param("model", "mini-bert", "an MLM with a trained head: mini-bert, a local folder or hub name",
+                      str, check=check_mlm_model_name),
                 Param("duplicate_k", 2, "how many of the first blocks to duplicate (no training)", int,
                       minimum=0, maximum=48)),
     )
@@ -113,6 +118,8 @@ register(
 _survey3("survey_04_1_embeddings", "§4.1 BERT embeddings", real=True)
 _survey3("survey_04_2_attention_heads", "§4.2 Self-attention heads", real=True)
 _survey3("survey_04_3_layers", "§4.3 BERT layers", real=True)
+_survey3("survey_06_model_size", "§6 How big should BERT be?", real=True)
+_survey3("survey_07_directions", "§7 Directions: behavioural tests and shallow heuristics", real=True)
 
 
 def get_spec(name: str) -> NotebookSpec:

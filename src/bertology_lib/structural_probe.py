@@ -407,18 +407,19 @@ def probe_report(X: torch.Tensor | dict[str, torch.Tensor], offsets: Sequence[in
 def probe_models(models: dict[str, tuple], sentences: Sequence, train: Sequence[int], test: Sequence[int],
                  cfg: StructuralProbeConfig | None = None, kinds: Sequence[str] = KINDS,
                  ranks: Sequence[int] | None = None, lowercase: bool = False,
-                 batch_size: int = 64) -> pd.DataFrame:
+                 batch_size: int = 64, cache: bool = False) -> pd.DataFrame:
     """:func:`probe_report` for models (label -> (model, tokenizer)) on the same sentences.
 
-    One activation pass per model; the models' probes are trained together.
+    One activation pass per model (from the artifact cache when ``cache``); the
+    models' probes are trained together.
     """
     from .activations import run_with_cache
 
     states, offsets = {}, None
     for label, (model, tok) in models.items():
         words = [[w.lower() for w in s.words] if lowercase else list(s.words) for s in sentences]
-        cache = run_with_cache(model, tok, words, batch_size=batch_size)
-        states[label], offsets = cache.resid, cache.offsets
+        acts = run_with_cache(model, tok, words, batch_size=batch_size, cache=cache)
+        states[label], offsets = acts.resid, acts.offsets
     return probe_report(states, offsets, sentences, train, test, cfg, kinds, ranks)
 
 

@@ -55,10 +55,11 @@ def random_init_like(model):
 
 def probe_models(models: dict[str, tuple], sentences, targets, train_frac: float = 0.75,
                  probe_iter: int = 100, lowercase: bool = False,
-                 ambiguous_target: str | None = "upos") -> pd.DataFrame:
+                 ambiguous_target: str | None = "upos", cache: bool = False) -> pd.DataFrame:
     """Probe every layer of each model for each target on the same sentences and split.
 
-    ``models``: label -> (model, tokenizer). One activation pass per model;
+    ``models``: label -> (model, tokenizer). One activation pass per model
+    (read from the artifact cache when ``cache``);
     probes for all layers trained together (:func:`probing.layer_report`).
     Adds an ``ambiguous`` subset (words seen with ≥ 2 tags of
     ``ambiguous_target`` in training) when asked.
@@ -72,8 +73,8 @@ def probe_models(models: dict[str, tuple], sentences, targets, train_frac: float
     cfg = probing.ProbeConfig(max_iter=probe_iter)
     frames = []
     for label, (model, tok) in models.items():
-        cache = run_with_cache(model, tok, [s.words for s in sentences], batch_size=64)
-        frames.append(probing.layer_report(cache.resid, table, targets, tr, te, cfg,
+        acts = run_with_cache(model, tok, [s.words for s in sentences], batch_size=64, cache=cache)
+        frames.append(probing.layer_report(acts.resid, table, targets, tr, te, cfg,
                                            subsets=subsets, model_label=label))
     return pd.concat(frames, ignore_index=True)
 
