@@ -278,9 +278,17 @@ def load_model(name: str, head: str = "base", attn_implementation: str = "eager"
         "pretraining": AutoModelForPreTraining,
         "causal-lm": AutoModelForCausalLM,
     }[head]
-    model = _from_pretrained(
-        loader.from_pretrained, name, profile=profile, seed=seed, attn_implementation=attn_implementation
-    )
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    if head == "base":  # a body from a checkpoint with heads: "unused head keys / new pooler" is expected
+        hf_logging.set_verbosity_error()
+    try:
+        model = _from_pretrained(
+            loader.from_pretrained, name, profile=profile, seed=seed, attn_implementation=attn_implementation
+        )
+    finally:
+        hf_logging.set_verbosity(level)
     return model.to(device).eval()
 
 

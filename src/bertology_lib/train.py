@@ -19,6 +19,7 @@ them); batch builders use private ``torch.Generator`` objects, never global stat
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
@@ -167,10 +168,35 @@ def _stream(batches: Iterable[Batch] | Callable[[], Iterable[Batch]]) -> Iterato
             return
 
 
+def world_size() -> int:
+    """Processes of the current data-parallel run (``WORLD_SIZE`` set by ``accelerate launch``/torchrun)."""
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def shard_batch(batch: Batch, rank: int, world: int) -> dict[str, torch.Tensor]:
+    """Rows ``rank``-th of ``world`` contiguous shards of every tensor in ``batch`` (batch dim 0).
+
+    Every process draws the same global batch and trains on its shard, so the effective batch is
+    the configured ``batch_size`` whatever the number of processes.
+    """
+    n = next(iter(batch.values())).shape[0]
+    if n % world:
+        raise ValueError(f"batch of {n} rows cannot be split evenly over {world} processes; "
+                         f"allowed: a batch_size that is a multiple of {world}")
+    k = n // world
+    return {key: v[rank * k:(rank + 1) * k] for key, v in batch.items()}
+
+
+def _accelerator(config: TrainConfig):
+    from accelerate import Accelerator
+
+    return Accelerator(cpu=config.device == "cpu")
+
+
 def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
           config: TrainConfig, callbacks: Sequence[Callback] = (),
           eval_fn: Callable[[torch.nn.Module], Mapping[str, float]] | None = None,
-          progress: bool = True, desc: str = "train") -> TrainResult:
+          progress: bool = True, desc: str = "train", accelerator: Any = None) -> TrainResult:
     """Train ``model`` in place for ``config.max_steps`` optimiser steps; return the learning curve.
 
     ``batches``: a re-iterable (list, batch builder: cycled epoch after epoch), a one-shot iterator
@@ -179,14 +205,28 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     ``eval_fn(model) -> {name: value}`` runs (in eval mode, without grad) every ``config.eval_every``
     steps and after the last step; callbacks see ``on_step_end(step, loss, model)`` and
     ``on_eval(step, metrics, model)`` (1-based step); a truthy return stops training.
+
+    Scale-out: under ``accelerate launch`` with several processes (``WORLD_SIZE > 1``), or given an
+    ``accelerate.Accelerator``, the loop runs data-parallel: accelerate sets up the process group
+    and wraps the model in DDP (gradients averaged across processes in ``backward``); every process
+    draws the same global batches and trains on its shard of rows (:func:`shard_batch`), so a run on
+    *k* processes follows the single-process run with the same batches. Callbacks and ``eval_fn``
+    see the unwrapped model; logged losses are averaged over processes.
     """
     from .models import resolve_device
 
-    device = torch.device(resolve_device(config.device))
+    if accelerator is None and world_size() > 1:
+        accelerator = _accelerator(config)
+    device = accelerator.device if accelerator is not None else torch.device(resolve_device(config.device))
     set_seed(config.seed)
     model.to(device)
     model.train()
-    opt = torch.optim.AdamW(param_groups(model, config.weight_decay), lr=config.lr, betas=config.betas,
+    inner = model
+    rank, world = 0, 1
+    if accelerator is not None and accelerator.num_processes > 1:
+        rank, world = accelerator.process_index, accelerator.num_processes
+        model = accelerator.prepare_model(model)
+    opt = torch.optim.AdamW(param_groups(inner, config.weight_decay), lr=config.lr, betas=config.betas,
                             eps=config.eps, foreach=device.type == "cuda")
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, config))
     params = [p for g in opt.param_groups for p in g["params"]]
@@ -199,32 +239,39 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     def evaluate(step: int) -> bool:
         model.eval()
         with torch.no_grad():
-            metrics = dict(eval_fn(model))  # type: ignore[misc]
+            metrics = dict(eval_fn(inner))  # type: ignore[misc]
             result.evals.append({"step": step, **metrics})
-            stop = _dispatch(callbacks, "on_eval", step, metrics, model)  # still in eval mode
+            stop = _dispatch(callbacks, "on_eval", step, metrics, inner)  # still in eval mode
         model.train()
         return stop
 
     try:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=config.max_steps, disable=not progress, desc=desc, leave=False)
+        bar = tqdm(total=config.max_steps, disable=not progress or rank != 0, desc=desc, leave=False)
     except ImportError:  # pragma: no cover
         bar = None
     for step in range(1, config.max_steps + 1):
         loss_sum = torch.zeros((), device=device)
-        for _ in range(config.grad_accum):
+        for micro in range(config.grad_accum):
             batch = next(stream, None)
             if batch is None:
                 result.stopped_early = True
                 break
+            if world > 1:
+                batch = shard_batch(batch, rank, world)
             batch = {k: v.to(device, non_blocking=True) for k, v in batch.items()}
-            with autocast:
-                loss = model(**batch).loss / config.grad_accum
-            loss.backward()
+            # DDP: all-reduce gradients only on the last micro-batch of an accumulation
+            sync = nullcontext() if world == 1 or micro == config.grad_accum - 1 else model.no_sync()
+            with sync:
+                with autocast:
+                    loss = model(**batch).loss / config.grad_accum
+                loss.backward()
             loss_sum += loss.detach()
         if result.stopped_early:
             break
+        if world > 1:
+            loss_sum = accelerator.reduce(loss_sum, "mean")
         if config.grad_clip > 0:
             torch.nn.utils.clip_grad_norm_(params, config.grad_clip)
         lr = sched.get_last_lr()[0]
@@ -239,7 +286,7 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
             bar.update(1)
             if step % 10 == 0 or step == config.max_steps:
                 bar.set_postfix(loss=f"{loss_value:.3f}", lr=f"{lr:.2e}")
-        stop = _dispatch(callbacks, "on_step_end", step, loss_value, model)
+        stop = _dispatch(callbacks, "on_step_end", step, loss_value, inner)
         last = stop or step == config.max_steps
         if eval_fn is not None and (last or (config.eval_every and step % config.eval_every == 0)):
             stop = evaluate(step) or stop
@@ -251,6 +298,7 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     if bar is not None:
         bar.close()
     model.eval()
+    inner.eval()
     result.seconds = time.perf_counter() - t0
     return result
 
