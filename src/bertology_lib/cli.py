@@ -170,6 +170,21 @@ def run(
     _run(notebooks, profile, param, output_dir)
 
 
+@app.command("train-minibert")
+def train_minibert_cmd(
+    profile: str = typer.Option("quick", "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
+    seed: int = typer.Option(0, "--seed", help="training seed (an int >= 0)"),
+) -> None:
+    """Train (or find in the cache) the embedded mini-BERT; runs data-parallel under `accelerate launch`."""
+    from . import minibert
+    from .profiles import get_profile
+
+    cfg = minibert.MiniBertConfig.for_profile(get_profile(profile), seed=seed)
+    folder = minibert.train_minibert(cfg)
+    evals = minibert.history(folder)["evals"]
+    typer.echo(f"{folder}: held-out MLM accuracy {evals[-1]['mlm_acc']:.3f}" if evals else str(folder))
+
+
 @app.command()
 def regression(
     notebooks: Optional[List[str]] = typer.Argument(None, help="notebook paths or names; default: all"),
