@@ -105,3 +105,25 @@ def test_default_values_are_not_injected():
     path = Path(__file__).resolve().parents[1] / "notebooks" / "survey_02_architecture.ipynb"
     assert _check_params(path, "quick", {}) == {}
     assert _check_params(path, "smoke", {"seed": "3"}) == {"profile": "smoke", "seed": 3}
+
+
+def test_build_skips_notebooks_executed_from_the_same_inputs(tmp_path, monkeypatch):
+    """A stamped notebook is up to date until its sources, its parameters or the library change."""
+    import shutil
+
+    import nbformat
+
+    from bertology_lib import cli
+
+    src = Path(__file__).resolve().parents[1] / "notebooks" / "survey_02_architecture.ipynb"
+    nb_path = tmp_path / src.name
+    shutil.copy(src, nb_path)
+    assert not cli.up_to_date(nb_path, {})  # never stamped
+    cli._stamp(nb_path, {})
+    assert cli.up_to_date(nb_path, {})
+    assert not cli.up_to_date(nb_path, {"seed": 3})  # other parameters
+    assert not cli.up_to_date(nb_path, {}, lib="another library")  # the library changed
+    nb = nbformat.read(nb_path, as_version=4)
+    nb.cells[-1].source += "\n"  # an edited cell
+    nbformat.write(nb, nb_path)
+    assert not cli.up_to_date(nb_path, {})

@@ -115,7 +115,51 @@ def execute(path: Path, params: dict[str, Any], output: Path, progress: bool = T
     return time.perf_counter() - t0
 
 
-def _run(notebooks, profile, params, output_dir) -> list[tuple[str, float]]:
+def library_sha() -> str:
+    """SHA-256 over the library's Python sources (any change re-executes the book's notebooks)."""
+    import hashlib
+
+    pkg = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(pkg.rglob("*.py")):
+        h.update(str(f.relative_to(pkg)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def inputs_sha(path: Path, params: dict[str, Any], lib: str | None = None) -> str:
+    """What an executed notebook's results depend on: its cells' sources (not outputs, not the
+    injected-parameters cell), the parameters it ran with, and the library's sources."""
+    import hashlib
+
+    nb = json.loads(path.read_text())
+    cells = [(c["cell_type"], "".join(c["source"])) for c in nb["cells"]
+             if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    blob = json.dumps({"cells": cells, "params": params, "lib": lib or library_sha()}, sort_keys=True,
+                      default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+STAMP = "bertology_run"  # notebook metadata key: {"inputs_sha": ..., "params": ...}
+
+
+def _stamp(path: Path, params: dict[str, Any]) -> None:
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params), "params": params}
+    tmp = path.with_name(f".{path.stem}.stamp.ipynb")
+    nbformat.write(nb, tmp)
+    os.replace(tmp, path)
+
+
+def up_to_date(path: Path, params: dict[str, Any], lib: str | None = None) -> bool:
+    """True when ``path`` was executed in place with these parameters, these sources and this library."""
+    stamp = json.loads(path.read_text()).get("metadata", {}).get(STAMP)
+    return bool(stamp) and stamp.get("inputs_sha") == inputs_sha(path, params, lib)
+
+
+def _run(notebooks, profile, params, output_dir, skip_up_to_date: bool = False) -> list[tuple[str, float]]:
     from papermill.exceptions import PapermillExecutionError
     from tqdm.auto import tqdm
 
@@ -125,13 +169,18 @@ def _run(notebooks, profile, params, output_dir) -> list[tuple[str, float]]:
     # validate everything first: a bad value fails in seconds, before any work
     plan = [(p, _check_params(p, profile, given)) for p in paths]
     times: list[tuple[str, float]] = []
+    lib = library_sha()
     bar = tqdm(plan, desc="notebooks", unit="nb", disable=len(plan) < 2)
     for path, p in bar:
         bar.set_postfix_str(path.stem)
         out = (Path(output_dir) / path.name) if output_dir else path
+        if skip_up_to_date and out == path and up_to_date(path, p, lib):
+            typer.echo(f"{_show(path, root)} is up to date (same sources, parameters and library): not re-run")
+            continue
         typer.echo(f"running {_show(path, root)} with {p or 'defaults'} -> {out}")
         try:
             times.append((path.stem, execute(path, p, out)))
+            _stamp(out, p)
         except PapermillExecutionError as e:
             _fail(
                 f"{_show(path, root)} failed in cell {e.exec_count} "
@@ -229,11 +278,13 @@ def write_ledger_page(root: Path) -> Path:
 def build(
     profile: str = typer.Option("quick", "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
     execute_notebooks: bool = typer.Option(True, "--run/--no-run", help="execute notebooks first"),
+    force: bool = typer.Option(False, "--force", help="re-execute notebooks even when up to date"),
 ) -> None:
-    """Execute every notebook, regenerate the claims ledger page, build the HTML book."""
+    """Execute every notebook (skipping those already executed from the same sources, parameters and
+    library), regenerate the claims ledger page, build the HTML book."""
     root = repo_root()
     if execute_notebooks:
-        _run(None, profile, [], None)
+        _run(None, profile, [], None, skip_up_to_date=not force)
     page = write_ledger_page(root)
     typer.echo(f"wrote {page.relative_to(root)}")
     # A clean build: no page of an earlier table of contents survives in _build/html.
