@@ -63,3 +63,32 @@ def test_ledger_groups_by_part_and_findings_are_generated():
     f = findings_markdown([a, b], {"nb_s": "S", "nb_p": "P"}, parts)
     assert "### ✅ Reproduced (1)" in f and "### ❌ Not reproduced (1)" in f
     assert "**claim b** (Q §2)" in f and "[P](../notebooks/nb_p.ipynb)" in f
+
+
+def test_ledger_links_to_the_claims_cell_when_its_output_has_the_anchor(tmp_path):
+    import json
+
+    import nbformat
+
+    from bertology_lib.claims import METADATA_KEY, AtLeast, findings_markdown
+
+    c = make_claim("survey9.x/y", "S", "src", paper=1, ours=2, rule=AtLeast(1))
+    assert c.anchor == "claim-survey9.x-y" and f'<span id="{c.anchor}"></span>' in c._repr_markdown_()
+    d = {**c.to_dict(), "notebook": "nb_a"}
+    nb = nbformat.v4.new_notebook()
+    new = nbformat.v4.new_code_cell("x")
+    new.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": c._repr_markdown_()},
+                                          metadata={METADATA_KEY: d})]
+    old = nbformat.v4.new_code_cell("y")  # recorded before outputs carried anchors
+    old.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": "**✅ reproduced**"},
+                                          metadata={METADATA_KEY: {**d, "id": "survey9.old"}})]
+    nb.cells = [new, old]
+    path = tmp_path / "nb_a.ipynb"
+    nbformat.write(nb, path)
+    got = claims_in_notebook(path)
+    assert got[0].details["anchor"] == "claim-survey9.x-y" and "anchor" not in got[1].details
+    md = ledger_markdown(got, {"nb_a": "A"})
+    assert '<a href="../notebooks/nb_a.html#claim-survey9.x-y">A</a>' in md
+    assert "[A](../notebooks/nb_a.ipynb)" in md  # the old output falls back to the page
+    assert '#claim-survey9.x-y">A</a>' in findings_markdown(got, {"nb_a": "A"})
+    json.dumps([x.to_dict() for x in got])

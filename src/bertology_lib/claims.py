@@ -15,6 +15,7 @@ back from the notebooks, for the book's "Claims ledger" page and
 from __future__ import annotations
 
 import json
+import re
 import math
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -177,9 +178,15 @@ class Claim:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def anchor(self) -> str:
+        """The HTML id of the claim's output in its notebook page (what the ledger links to)."""
+        return "claim-" + re.sub(r"[^A-Za-z0-9._-]", "-", self.id)
+
     def _repr_markdown_(self) -> str:
         icon = {"reproduced": "✅", "not reproduced": "❌", "inconclusive": "❔"}[self.verdict]
         return (
+            f'<span id="{self.anchor}"></span>'
             f"**{icon} {self.verdict}** — *{self.statement}* ({self.source}). "
             f"Paper: {with_unit(self.paper, self.unit)}; ours: {with_unit(self.ours, self.unit)}. "
             f"Rule: {self.rule}. `{self.id}`"
@@ -255,7 +262,11 @@ def claims_in_notebook(path: str | Path) -> list[Claim]:
                 d = dict(meta)
                 d.setdefault("details", {})
                 d["details"] = {**d["details"], "cell_id": cell.get("id", "")}
-                out.append(Claim(**d))
+                claim = Claim(**d)
+                shown = "".join((o.get("data") or {}).get("text/markdown", ""))
+                if f'id="{claim.anchor}"' in shown:  # outputs recorded before anchors existed lack it
+                    claim.details["anchor"] = claim.anchor
+                out.append(claim)
     return out
 
 
@@ -313,6 +324,18 @@ def _counts_line(claims: Sequence[Claim]) -> str:
     return ", ".join(f"{n} {v}" for v, n in summary(claims).items())
 
 
+def _notebook_link(c: Claim, titles: dict[str, str]) -> str:
+    """A link to the cell that computed ``c`` when its output carries the anchor, else to the page."""
+    nb = c.notebook
+    if not nb:
+        return ""
+    title = titles.get(nb, nb)
+    anchor = (c.details or {}).get("anchor")
+    if anchor:  # raw HTML: Sphinx does not know output ids as targets; the browser test checks them
+        return f'<a href="../notebooks/{nb}.html#{anchor}">{title}</a>'
+    return f"[{title}](../notebooks/{nb}.ipynb)"
+
+
 def ledger_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None,
                     parts: dict[str, str] | None = None) -> str:
     """The "Claims ledger" book page, generated from the executed notebooks.
@@ -342,7 +365,7 @@ def ledger_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] | N
                   "| --- | --- | --- | --- | --- | --- | --- |"]
         for c in items:
             nb = c.notebook
-            link = f"[{titles.get(nb, nb)}](../notebooks/{nb}.ipynb)" if nb else ""
+            link = _notebook_link(c, titles)
             cells = [
                 f"{_ICON.get(c.verdict, '')} {c.verdict}",
                 f"{c.statement} (`{c.id}`)",
@@ -387,11 +410,9 @@ def findings_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] |
                 continue
             lines += [f"### {_ICON[verdict.value]} {verdict.value.capitalize()} ({len(chosen)})", ""]
             for c in chosen:
-                nb = titles.get(c.notebook, c.notebook)
                 lines.append(
                     f"- **{c.statement}** ({c.source}). Paper: {with_unit(c.paper, c.unit)}; ours: "
-                    f"{with_unit(c.ours, c.unit)} (rule: {c.rule}) — "
-                    f"[{nb}](../notebooks/{c.notebook}.ipynb)."
+                    f"{with_unit(c.ours, c.unit)} (rule: {c.rule}) — {_notebook_link(c, titles)}."
                 )
             lines.append("")
     return "\n".join(lines) + "\n"
