@@ -112,3 +112,26 @@ def test_no_pickle_in_artifacts(tmp_path):
     suffixes = {f.suffix for f in p.rglob("*") if f.is_file()}
     assert suffixes <= {".json", ".safetensors"}
     assert os.listdir(p)
+
+
+def test_sweep_never_removes_a_live_build(tmp_path):
+    """`cache clear` in one process must not delete the folder another process is building into."""
+    script = textwrap.dedent(f"""
+        import time
+        from bertology_lib.cache import ArtifactCache
+        def build(folder):
+            (folder / "part.bin").write_bytes(b"x")
+            print("writing", flush=True)
+            time.sleep(60)
+        ArtifactCache({str(tmp_path)!r}).get_or_create("model", {{"n": 4}}, build)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "writing"
+        c = ArtifactCache(tmp_path)
+        assert c.clear() == 0 and c.sweep_tmp() == 0  # the builder is alive: its folder stays
+        assert len(list(tmp_path.glob("model/.tmp-*/part.bin"))) == 1
+    finally:
+        proc.kill()
+        proc.wait()
+    assert ArtifactCache(tmp_path).sweep_tmp() == 1  # now it is an orphan

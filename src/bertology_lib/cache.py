@@ -198,11 +198,34 @@ class ArtifactCache:
                     config, size, created = {"corrupt": True}, 0, 0.0
                 yield Entry(kind_dir.name, folder.name, folder, size, created, config)
 
+    @staticmethod
+    def _builder_alive(tmp: Path) -> bool:
+        """Whether the process that owns temporary folder ``tmp`` (``.tmp-<name>-<pid>-<hex>``) still runs.
+
+        Only a folder whose builder is gone may be swept: removing a live build's folder would make
+        that build fail (or, worse, publish a partial entry).
+        """
+        try:
+            pid = int(tmp.name.rsplit("-", 2)[-2])
+        except (IndexError, ValueError):
+            return False
+        if pid == os.getpid():
+            return True
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # someone else's live process
+            return True
+        return True
+
     def sweep_tmp(self) -> int:
-        """Remove temporary folders left by killed builds; returns how many."""
+        """Remove temporary folders left by killed builds (never a live build's); returns how many."""
         n = 0
         if self.root.exists():
             for p in self.root.glob(f"*/{_TMP_PREFIX}*"):
+                if self._builder_alive(p):
+                    continue
                 shutil.rmtree(p, ignore_errors=True)
                 n += 1
         return n
