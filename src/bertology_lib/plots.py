@@ -673,3 +673,118 @@ def hans_accuracy(table: pd.DataFrame, iid: dict[str, float] | None = None, titl
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def finetuning_strategies(scores: pd.DataFrame, title: str = ""):
+    """Test accuracy per fine-tuning strategy: one dot per seed, the mean as a bar.
+
+    ``scores``: rows with ``strategy`` (display order), ``seed``, ``accuracy``. Used by survey §5.
+    """
+    _style()
+    order = list(dict.fromkeys(scores["strategy"]))
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    means = scores.groupby("strategy", sort=False)["accuracy"].mean().reindex(order)
+    ax.barh(order, means, color=sns.color_palette("deep", len(order)), alpha=0.5)
+    sns.stripplot(data=scores, y="strategy", x="accuracy", order=order, color="k", size=4, ax=ax)
+    lo = max(0.0, float(scores["accuracy"].min()) - 0.05)
+    ax.set_xlim(lo, 1.0)
+    ax.set_xlabel("test accuracy")
+    ax.set_ylabel("")
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def layer_change_profile(change: pd.DataFrame, mix_weights: pd.DataFrame | None = None):
+    """Per block, what fine-tuning changed: relative weight change and 1 - CKA (mean ± std over seeds).
+
+    ``change``: rows with ``layer``, ``seed``, ``rel_change``, ``one_minus_cka``. ``mix_weights``:
+    rows with ``layer`` (0 = embeddings), ``seed``, ``weight`` of the learned scalar mix. Used by survey §5.
+    """
+    _style()
+    n = 3 if mix_weights is not None else 2
+    fig, axes = plt.subplots(1, n, figsize=(3.3 * n, 3.0))
+    for ax, col, label in zip(axes, ("rel_change", "one_minus_cka"),
+                              ("relative weight change", "1 - CKA (pre vs fine-tuned)")):
+        g = change.groupby("layer")[col].agg(["mean", "std"]).fillna(0)
+        ax.bar(g.index, g["mean"], yerr=g["std"], color="C0", capsize=3)
+        ax.set_xlabel("block")
+        ax.set_ylabel(label)
+        ax.set_xticks(g.index)
+    if mix_weights is not None:
+        g = mix_weights.groupby("layer")["weight"].agg(["mean", "std"]).fillna(0)
+        axes[2].bar(g.index, g["mean"], yerr=g["std"], color="C2", capsize=3)
+        axes[2].set_xlabel("layer (0 = embeddings)")
+        axes[2].set_ylabel("scalar-mix weight")
+        axes[2].set_xticks(g.index)
+    fig.tight_layout()
+    return fig
+
+
+def restore_curves(curve: pd.DataFrame, title: str = ""):
+    """Accuracy as the bottom or top k blocks are restored to pre-trained values (mean ± std over seeds).
+
+    ``curve``: rows with ``kind`` (none | bottom | top), ``restored``, ``seed``, ``accuracy``. Used by survey §5.
+    """
+    _style()
+    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    base = curve[curve["kind"] == "none"]
+    for kind, color in (("bottom", "C0"), ("top", "C3")):
+        d = pd.concat([base.assign(kind=kind), curve[curve["kind"] == kind]])
+        g = d.groupby("restored")["accuracy"].agg(["mean", "std"]).fillna(0)
+        ax.errorbar(g.index, g["mean"], yerr=g["std"], marker="o", capsize=3, color=color,
+                    label=f"{kind} k blocks restored")
+    ax.set_xlabel("blocks restored to pre-trained values (k)")
+    ax.set_ylabel("test accuracy")
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def seed_curves(curves: pd.DataFrame, early_frac: float | None = None):
+    """Dev accuracy through fine-tuning, one line per seed, coloured by the seed's final test rank.
+
+    ``curves``: rows with ``seed``, ``frac``, ``dev``, ``final_test``. Used by survey §5 (Dodge et al. 2020).
+    """
+    _style()
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    final = curves.groupby("seed")["final_test"].first().sort_values()
+    palette = sns.color_palette("viridis", len(final))
+    for color, seed in zip(palette, final.index):
+        d = curves[curves["seed"] == seed].sort_values("frac")
+        axes[0].plot(d["frac"], d["dev"], marker=".", color=color, lw=1)
+    if early_frac is not None:
+        axes[0].axvline(early_frac, ls="--", color="grey", lw=1)
+    axes[0].set_xlabel("share of fine-tuning done")
+    axes[0].set_ylabel("dev accuracy")
+    axes[1].hist(final.to_numpy(), bins=min(10, max(3, len(final))), color="C0")
+    axes[1].set_xlabel("final test accuracy")
+    axes[1].set_ylabel("seeds")
+    fig.tight_layout()
+    return fig
+
+
+def pretraining_variants(table: pd.DataFrame, metrics: tuple[str, ...] = ("mlm_acc", "pos_probe")):
+    """One panel per metric: the value per pre-training variant, one dot per seed, mean as a bar.
+
+    ``table``: rows with ``variant`` (display order), ``seed`` and the metric columns. Used by survey §5.
+    """
+    _style()
+    order = list(dict.fromkeys(table["variant"]))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.0))
+    axes = np.atleast_1d(axes)
+    for ax, m in zip(axes, metrics):
+        means = table.groupby("variant", sort=False)[m].mean().reindex(order)
+        ax.bar(order, means, color=sns.color_palette("deep", len(order)), alpha=0.5)
+        sns.stripplot(data=table, x="variant", y=m, order=order, color="k", size=4, ax=ax)
+        lo, hi = float(table[m].min()), float(table[m].max())
+        pad = max(0.02, (hi - lo) * 0.5)
+        ax.set_ylim(max(0.0, lo - pad), min(1.0, hi + pad))
+        ax.set_xlabel("")
+        ax.set_ylabel(m.replace("_", " "))
+        ax.tick_params(axis="x", labelsize=8)
+    fig.tight_layout()
+    return fig
