@@ -37,3 +37,20 @@ def tiny_bert_dir(tmp_path_factory) -> Path:
                      num_attention_heads=2, intermediate_size=32, max_position_embeddings=32)
     BertForMaskedLM(cfg).save_pretrained(folder)
     return folder
+
+
+def save_toy_bert(folder: Path, world=None) -> str:
+    """A tiny random BERT with the toy-English word-level tokenizer of ``world`` (no [UNK] on toy items)."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    from bertology_lib.data.toy_english import ToyEnglishConfig, vocabulary
+    from bertology_lib.tokenization import build_word_tokenizer
+
+    tok = build_word_tokenizer(vocabulary(world or ToyEnglishConfig(n_sentences=1)), kind="bert")
+    tok.save_pretrained(folder)
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=64)
+    BertForMaskedLM(cfg).save_pretrained(folder)
+    return str(folder)

@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 import pytest
+from conftest import save_toy_bert
 import torch
 
 from bertology_lib import behaviour as B
@@ -28,19 +29,7 @@ def suite():
 @pytest.fixture(scope="module")
 def toy_bert_dir(tmp_path_factory):
     """A tiny random BERT with the toy-English word-level tokenizer (no [UNK] on toy items)."""
-    from transformers import BertConfig, BertForMaskedLM
-
-    from bertology_lib.data.toy_english import vocabulary
-    from bertology_lib.tokenization import build_word_tokenizer
-
-    folder = tmp_path_factory.mktemp("toy-bert-behaviour")
-    tok = build_word_tokenizer(vocabulary(WORLD), kind="bert")
-    tok.save_pretrained(folder)
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=64)
-    BertForMaskedLM(cfg).save_pretrained(folder)
-    return str(folder)
+    return save_toy_bert(tmp_path_factory.mktemp("toy-bert"), WORLD)
 
 
 # -- the negation suite ----------------------------------------------------------------

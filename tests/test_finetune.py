@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import save_toy_bert
 import torch
 
 from bertology_lib import finetune as F
@@ -18,19 +19,7 @@ torch.set_num_threads(1)
 @pytest.fixture(scope="module")
 def toy_bert_dir(tmp_path_factory):
     """A tiny random BERT with the mini-BERT's word-level tokenizer (so toy tasks have no [UNK])."""
-    from transformers import BertConfig, BertForMaskedLM
-
-    from bertology_lib.data.toy_english import ToyEnglishConfig, vocabulary
-    from bertology_lib.tokenization import build_word_tokenizer
-
-    folder = tmp_path_factory.mktemp("toy-bert")
-    tok = build_word_tokenizer(vocabulary(ToyEnglishConfig(n_sentences=1)), kind="bert")
-    tok.save_pretrained(folder)
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=64)
-    BertForMaskedLM(cfg).save_pretrained(folder)
-    return str(folder)
+    return save_toy_bert(tmp_path_factory.mktemp("toy-bert"), None)
 
 
 FAST = F.FinetuneConfig(max_steps=4, batch_size=8, eval_batch_size=16)

@@ -267,15 +267,20 @@ def curves_frame(runs: Sequence[Tracked]) -> pd.DataFrame:
 # -- frozen features: last layer vs scalar mix -------------------------------------------------
 
 
-@torch.no_grad()
-def pooled_states(encoder: torch.nn.Module, feats: ft.Features, pad_id: int, batch_size: int = 128) -> torch.Tensor:
-    """Mean over non-padding tokens of every layer's states: (N, n_layers + 1, d), embeddings first."""
+def _hidden_batches(encoder: torch.nn.Module, feats: ft.Features, pad_id: int, batch_size: int):
+    """(attention mask, hidden states of every layer) per batch of ``feats``, in eval mode."""
     encoder.eval()
-    out = []
     for i in range(0, len(feats.rows), batch_size):
         b = ft.collate(feats.rows[i: i + batch_size], pad_id)
         mask = b["attention_mask"]
-        hs = encoder(input_ids=b["input_ids"], attention_mask=mask, output_hidden_states=True).hidden_states
+        yield mask, encoder(input_ids=b["input_ids"], attention_mask=mask, output_hidden_states=True).hidden_states
+
+
+@torch.no_grad()
+def pooled_states(encoder: torch.nn.Module, feats: ft.Features, pad_id: int, batch_size: int = 128) -> torch.Tensor:
+    """Mean over non-padding tokens of every layer's states: (N, n_layers + 1, d), embeddings first."""
+    out = []
+    for mask, hs in _hidden_batches(encoder, feats, pad_id, batch_size):
         h = torch.stack(hs, 1)  # (B, L+1, T, d)
         m = mask[:, None, :, None].to(h.dtype)
         out.append((h * m).sum(2) / m.sum(2))
@@ -388,13 +393,8 @@ def linear_cka(X: torch.Tensor, Y: torch.Tensor) -> float:
 @torch.no_grad()
 def token_states(encoder: torch.nn.Module, feats: ft.Features, pad_id: int, batch_size: int = 128) -> torch.Tensor:
     """Every non-padding token's state at every block's output: (n_layers, n_tokens, d)."""
-    encoder.eval()
-    out = []
-    for i in range(0, len(feats.rows), batch_size):
-        b = ft.collate(feats.rows[i: i + batch_size], pad_id)
-        keep = b["attention_mask"].bool()
-        hs = encoder(input_ids=b["input_ids"], attention_mask=b["attention_mask"], output_hidden_states=True).hidden_states
-        out.append(torch.stack([h[keep] for h in hs[1:]]))
+    out = [torch.stack([h[mask.bool()] for h in hs[1:]])
+           for mask, hs in _hidden_batches(encoder, feats, pad_id, batch_size)]
     return torch.cat(out, 1)
 
 
