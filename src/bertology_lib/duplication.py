@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from . import finetune as ft
+from .errors import ParameterError
 from .interventions import duplication_pattern
 from .profiles import Profile
 
@@ -31,22 +32,37 @@ class BoostSizes:
     sst2_train: int  # SST-2 training sentences (MiniLM row)
     sst2_test: int | None  # SST-2 test sentences (None = all 872)
     duplicate_k: int  # the "first k" pattern
+    second: str = "every"  # the second duplicated variant: "every" block (2x deeper) or the "last" block
 
     @classmethod
     def for_profile(cls, profile: Profile) -> "BoostSizes":
+        # quick fits the notebook into ~10 CPU-minutes on 2 cores: 45 toy fine-tunes + 10 MiniLM ones,
+        # so small training sets and a cheap second variant (one more block instead of twice the depth)
         return {
-            "smoke": cls(n_train=48, n_test=32, n_seeds=2, sst2_train=32, sst2_test=32, duplicate_k=1),
-            "quick": cls(n_train=1000, n_test=300, n_seeds=5, sst2_train=1500, sst2_test=None, duplicate_k=2),
-            "full": cls(n_train=20000, n_test=2000, n_seeds=5, sst2_train=67000, sst2_test=None, duplicate_k=4),
+            "smoke": cls(n_train=48, n_test=32, n_seeds=2, sst2_train=32, sst2_test=32, duplicate_k=1,
+                         second="last"),
+            "quick": cls(n_train=400, n_test=300, n_seeds=5, sst2_train=500, sst2_test=None, duplicate_k=2,
+                         second="last"),
+            "full": cls(n_train=20000, n_test=2000, n_seeds=5, sst2_train=67000, sst2_test=None, duplicate_k=4,
+                        second="every"),
         }[profile.name]
 
 
-def variants(base: ft.ModelSource, n_blocks: int, k: int) -> dict[str, ft.ModelSource]:
-    """baseline, first-k duplicated, every block duplicated (each an independent deeper model)."""
+SECOND_VARIANTS = ("every", "last")
+
+
+def variants(base: ft.ModelSource, n_blocks: int, k: int, second: str = "every") -> dict[str, ft.ModelSource]:
+    """baseline, first-k duplicated, and every block (or only the last block) duplicated.
+
+    Each variant is an independent deeper model (copies share no weights)."""
+    if second not in SECOND_VARIANTS:
+        raise ParameterError(f"second={second!r} is not allowed; allowed: {', '.join(SECOND_VARIANTS)}")
+    other = ({"every block duplicated": duplication_pattern(n_blocks, "every")} if second == "every"
+             else {"last block duplicated": duplication_pattern(n_blocks, "set", layers=[n_blocks - 1])})
     return {
         "baseline": base,
         f"first {k} duplicated": ft.duplicated(base, duplication_pattern(n_blocks, "first", k=k)),
-        "every block duplicated": ft.duplicated(base, duplication_pattern(n_blocks, "every")),
+        **{name: ft.duplicated(base, pattern) for name, pattern in other.items()},
     }
 
 
