@@ -27,6 +27,7 @@ after); ``--repeats N`` interleaves N rounds of both and keeps each side's faste
 from __future__ import annotations
 
 import argparse
+import os
 import cProfile
 import io
 import pstats
@@ -42,11 +43,7 @@ from bertology_lib.cache import ArtifactCache
 
 
 def loadavg() -> str:
-    try:
-        with open("/proc/loadavg") as f:
-            return f.read().split()[0]
-    except OSError:
-        return "n/a"
+    return f"{os.getloadavg()[0]:.2f}"
 
 
 def load_model():

@@ -38,6 +38,7 @@ after); ``--repeats N`` interleaves N rounds of all runs and keeps each run's fa
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 import warnings
@@ -49,11 +50,7 @@ from bertology_lib.train import MLMBatches, TrainConfig, train
 
 
 def loadavg() -> str:
-    try:
-        with open("/proc/loadavg") as f:
-            return f.read().split()[0]
-    except OSError:
-        return "n/a"
+    return f"{os.getloadavg()[0]:.2f}"
 
 
 def matmul_peak(n: int = 2048, seconds: float = 3.0) -> float:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+
+from bertology_lib.analysis.similarity import linear_cka
 import torch
 
 from bertology_lib import finetune as ft
@@ -131,9 +133,9 @@ def test_linear_cka_parity_with_centering_matrix_formula():
         return torch.trace(a @ H @ b @ H)
 
     ref = float(hsic(K, L) / torch.sqrt(hsic(K, K) * hsic(L, L)))
-    assert tv.linear_cka(X, Y) == pytest.approx(ref, rel=1e-9)
+    assert linear_cka(X, Y) == pytest.approx(ref, rel=1e-9)
     Q, _ = torch.linalg.qr(torch.randn(5, 5, generator=g))
-    assert tv.linear_cka(X, 3.0 * X @ Q + 1.0) == pytest.approx(1.0, abs=1e-9)  # rotation, scale, shift invariant
+    assert linear_cka(X, 3.0 * X @ Q + 1.0) == pytest.approx(1.0, abs=1e-9)  # rotation, scale, shift invariant
 
 
 def test_stack_doubles_depth_with_copied_weights(tiny_bert_dir):
@@ -223,7 +225,7 @@ def test_finetune_tracked_caches_and_frozen_keeps_encoder(tmp_cache, tiny_bert_d
     (lambda: tv._check_fracs([0.0, 1.0]), "eval_fracs"),
     (lambda: tv.ScalarMix(0), "n_layers=0"),
     (lambda: tv.early_ranking([], 0.25), "too few"),
-    (lambda: tv.linear_cka(torch.randn(3, 2), torch.randn(4, 2)), "same number"),
+    (lambda: linear_cka(torch.randn(3, 2), torch.randn(4, 2)), "same number"),
     (lambda: tv.paired_points({0: 1.0, 1: 0.5}, {0: 1.0}), "paired seeds"),
     (lambda: tv.TrainingSizes.for_profile("huge"), "huge"),
 ])

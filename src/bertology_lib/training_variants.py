@@ -35,6 +35,7 @@ import pandas as pd
 import torch
 
 from . import finetune as ft
+from .analysis.similarity import linear_cka
 from .cache import ArtifactCache, load_json, load_tensors, save_json, save_tensors
 from .data.tasks import Task
 from .errors import ParameterError
@@ -378,16 +379,6 @@ def relative_weight_change(pre: torch.nn.Module, post: torch.nn.Module) -> pd.Da
         den = sum(float((sa[k].float() ** 2).sum()) for k in sa)
         rows.append({"layer": i, "rel_change": math.sqrt(num) / max(math.sqrt(den), 1e-12)})
     return pd.DataFrame(rows)
-
-
-def linear_cka(X: torch.Tensor, Y: torch.Tensor) -> float:
-    """Linear CKA (Kornblith et al. 2019) between (n, d1) and (n, d2) representations."""
-    if X.shape[0] != Y.shape[0] or X.shape[0] < 2:
-        raise ParameterError(f"X has {X.shape[0]} rows and Y {Y.shape[0]}; allowed: the same number, >= 2")
-    X = X.double() - X.double().mean(0)
-    Y = Y.double() - Y.double().mean(0)
-    hsic = (X.T @ Y).pow(2).sum()
-    return float(hsic / ((X.T @ X).pow(2).sum().sqrt() * (Y.T @ Y).pow(2).sum().sqrt()).clamp_min(1e-30))
 
 
 @torch.no_grad()

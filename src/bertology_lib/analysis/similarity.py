@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import torch
 
+from ..errors import ParameterError
+
 
 def linear_cka(X: torch.Tensor, Y: torch.Tensor) -> float:
     """Linear centred kernel alignment (Kornblith et al. 2019) of two (n, d) representations."""
-    if X.shape[0] != Y.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows and Y {Y.shape[0]}; they must describe the same items")
+    if X.shape[0] != Y.shape[0] or X.shape[0] < 2:
+        raise ParameterError(f"X has {X.shape[0]} rows and Y {Y.shape[0]}; they must describe the same items; "
+                             "allowed: the same number of rows, >= 2")
     X = X.double() - X.double().mean(0)
     Y = Y.double() - Y.double().mean(0)
     hsic = (X.T @ Y).norm() ** 2
