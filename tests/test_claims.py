@@ -92,3 +92,14 @@ def test_ledger_links_to_the_claims_cell_when_its_output_has_the_anchor(tmp_path
     assert "[A](../notebooks/nb_a.ipynb)" in md  # the old output falls back to the page
     assert '#claim-survey9.x-y">A</a>' in findings_markdown(got, {"nb_a": "A"})
     json.dumps([x.to_dict() for x in got])
+
+
+def test_unmeasurable_values_are_inconclusive_and_json_safe():
+    import json
+    import math
+
+    for ours in (math.nan, (1.0, math.nan, 2.0), None):
+        c = make_claim("x.nan", "s", "src", paper=1.0, ours=ours, rule=AtLeast(0.5))
+        assert c.verdict == "inconclusive"
+        json.dumps(c.to_dict(), allow_nan=False)  # no NaN in the notebook's metadata
+    assert make_claim("x.ok", "s", "src", paper=1.0, ours=0.7, rule=AtLeast(0.5)).verdict == "reproduced"

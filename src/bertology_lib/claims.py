@@ -204,8 +204,13 @@ def make_claim(
     params: Any = None,
     details: dict | None = None,
 ) -> Claim:
-    """Build a :class:`Claim` whose verdict is computed by ``rule``."""
+    """Build a :class:`Claim` whose verdict is computed by ``rule``.
+
+    A measurement that could not be made (``ours`` is or contains NaN / None) is inconclusive whatever
+    the rule, and is stored as ``null``.
+    """
     ours_j = _plain(ours)
+    unmeasured = ours_j is None or (isinstance(ours_j, list) and any(x is None for x in ours_j))
     return Claim(
         id=id,
         statement=statement,
@@ -213,7 +218,7 @@ def make_claim(
         paper=_plain(paper),
         ours=ours_j,
         rule=rule.describe(),
-        verdict=rule.verdict(paper, ours).value,
+        verdict=(Verdict.INCONCLUSIVE if unmeasured else rule.verdict(paper, ours)).value,
         unit=unit,
         notebook=getattr(params, "notebook", ""),
         profile=getattr(getattr(params, "profile", None), "name", ""),
@@ -224,9 +229,11 @@ def make_claim(
 
 
 def _plain(v: Any) -> Any:
-    """Numpy/torch scalars and tuples -> JSON-friendly Python values."""
+    """Numpy/torch scalars and tuples -> JSON-friendly Python values (NaN and infinities -> None)."""
     if hasattr(v, "item") and callable(v.item) and getattr(v, "ndim", 0) == 0:
-        return v.item()
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
     if isinstance(v, dict):

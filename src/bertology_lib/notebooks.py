@@ -115,6 +115,14 @@ register(
 )
 
 
+for _name, _title in (("physics_02_mixed_training", "Mixed training: biographies and questions together"),
+                      ("physics_03_pretrain_finetune", "Pretrain, then fine-tune: knowledge augmentation"),
+                      ("physics_04_celebrities", "Celebrities help the minority"),
+                      ("physics_05_probing", "Where the knowledge is stored: P- and Q-probing"),
+                      ("physics_06_bert", "BERT: what a masked language model can extract")):
+    register(NotebookSpec(name=_name, title=_title, part="physics", params=(PROFILE_PARAM, SEED_PARAM)))
+
+
 _survey3("survey_04_1_embeddings", "§4.1 BERT embeddings", real=True)
 _survey3("survey_04_2_attention_heads", "§4.2 Self-attention heads", real=True)
 _survey3("survey_04_3_layers", "§4.3 BERT layers", real=True)

@@ -79,8 +79,8 @@ class PhysicsConfig:
 
     Pretraining uses ``lr``/``weight_decay``/``warmup_steps`` (warmup + cosine to 0.1 x lr) for
     ``pretrain_steps`` of ``batch_size`` windows of ``seq_len`` tokens. QA fine-tuning uses the
-    ``finetune_*`` fields and picks the checkpoint with the best accuracy on ``val_fraction`` of the
-    QA-train people. Mixed training runs ``mixed_steps`` with a ``qa_share`` of rows from QA windows.
+    ``finetune_*`` fields (LoRA trains at ``lora_lr``: low-rank updates want a larger step) and picks
+    the checkpoint with the best accuracy on ``val_fraction`` of the QA-train people. Mixed training runs ``mixed_steps`` with a ``qa_share`` of rows from QA windows.
     ``n_minority`` > 0 selects the celebrity setup (see :func:`bertology_lib.data.bios.celebrity_dataset`).
     """
 
@@ -102,6 +102,7 @@ class PhysicsConfig:
     qa_share: float = 0.5
     lora: bool = False
     lora_rank: int = 8
+    lora_lr: float = 1e-3
     val_fraction: float = 0.1
     n_minority: int = 0
     seed: int = 0
@@ -122,7 +123,8 @@ class PhysicsConfig:
             raise ValueError(f"lora_rank={self.lora_rank!r} is invalid; allowed: an int >= 1")
         if not isinstance(self.lora, bool):
             raise ValueError(f"lora={self.lora!r} is invalid; allowed: True or False")
-        for tc in (self.pretrain_train_config(), self.finetune_train_config(), self.mixed_train_config()):
+        for tc in (self.pretrain_train_config(), self.finetune_train_config(False), self.finetune_train_config(True),
+                   self.mixed_train_config()):
             del tc  # constructing them validated steps, lrs, batch sizes, device and dtype
 
     @classmethod
@@ -159,9 +161,11 @@ class PhysicsConfig:
             max_steps=self.pretrain_steps, batch_size=self.batch_size, seq_len=self.seq_len,
             schedule="cosine", seed=self.seed, device=self.device, dtype=self.dtype)
 
-    def finetune_train_config(self) -> training.TrainConfig:
+    def finetune_train_config(self, lora: bool | None = None) -> training.TrainConfig:
+        """QA fine-tuning settings; ``lora`` (default ``self.lora``) trains at ``lora_lr`` instead of ``finetune_lr``."""
+        lora = self.lora if lora is None else lora
         return training.TrainConfig(
-            lr=self.finetune_lr, weight_decay=self.finetune_weight_decay,
+            lr=self.lora_lr if lora else self.finetune_lr, weight_decay=self.finetune_weight_decay,
             warmup_steps=min(self.warmup_steps, self.finetune_steps // 10), max_steps=self.finetune_steps,
             batch_size=self.finetune_batch_size, seq_len=self.seq_len, schedule="cosine",
             eval_every=self.finetune_eval_every, seed=self.seed, device=self.device, dtype=self.dtype)
@@ -322,7 +326,7 @@ def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | No
     cache = cache or ArtifactCache()
     lora = cfg.lora if lora is None else lora
     pretrained_path = Path(pretrained_path)
-    tc = cfg.finetune_train_config()
+    tc = cfg.finetune_train_config(lora)
     tc_key = tc.to_dict()
     tc_key.pop("device")
     key = {"version": PIPELINE_VERSION, "pretrained": _weights_id(pretrained_path),
@@ -358,15 +362,25 @@ def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | No
     return cache.get_or_create("physics-finetune", key, build)
 
 
-def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False) -> Path:
+def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
+                curve_points: int = 10, curve_people: int = 64) -> Path:
     """Train from scratch on BIO windows and QA-train QA in one run; returns the cached model folder.
 
     Each batch row comes from the QA pool with probability ``cfg.qa_share`` (packed QA texts, loss on
-    the answers), else from the BIO windows. QA-test people's QA is never seen.
+    the answers), else from the BIO windows. QA-test people's QA is never seen. ``curve_points`` times
+    during training (0: never) the learning curve of paper Fig. 1b/c is measured on ``curve_people``
+    people per split (:func:`curve_metrics`: BIO, QA-train and QA-test accuracy) and stored in the
+    ``evals`` of ``train_log.json``; measuring it does not change the training (greedy, no RNG).
     """
     cache = cache or ArtifactCache()
+    for name, v, lo in (("curve_points", curve_points, 0), ("curve_people", curve_people, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise ValueError(f"{name}={v!r} is invalid; allowed: an int >= {lo}")
     tc = cfg.mixed_train_config()
-    key = {**_pretrain_key(cfg), "train": {**tc.to_dict(), "device": None}, "qa_share": cfg.qa_share}
+    if curve_points:
+        tc = dataclasses.replace(tc, eval_every=max(1, tc.max_steps // curve_points))
+    key = {**_pretrain_key(cfg), "train": {**tc.to_dict(), "device": None}, "qa_share": cfg.qa_share,
+           "curve": [curve_points, curve_people]}
 
     def build(folder: Path) -> None:
         ds, tok = cfg.dataset(), bios_tokenizer()
@@ -377,11 +391,85 @@ def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress
         pools = {"bio": (bio_windows(ds, tok, cfg.seq_len), None), "qa": training.pack_labeled(qa, cfg.seq_len)}
         batches = training.MixedBatches(pools, {"bio": 1.0 - cfg.qa_share, "qa": cfg.qa_share},
                                         tc.batch_size, seed=cfg.seed)
-        res = training.train(model, batches, tc, progress=progress, desc="mixed")
+        eval_fn = (lambda m: curve_metrics(m, tok, ds, curve_people, seed=cfg.seed)) if curve_points else None
+        res = training.train(model, batches, tc, eval_fn=eval_fn, progress=progress, desc="mixed")
         log = {**res.to_dict(), "n_bio_windows": len(pools["bio"][0]), "n_qa_windows": len(pools["qa"][0])}
         _save(folder, model.cpu(), tok, cfg, log)
 
     return cache.get_or_create("physics-mixed", key, build)
+
+
+def _sample(people: Sequence[int], k: int, seed: int, stream: int) -> list[int]:
+    rng = np.random.default_rng([seed, stream])
+    return sorted(rng.permutation(np.asarray(people))[:k].tolist()) if len(people) else []
+
+
+@torch.no_grad()
+def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size: int = 64) -> float:
+    """Share of (biography, attribute) pairs whose whole value the model predicts token by token.
+
+    Teacher-forced: every value token must be the argmax next token after the true prefix (``<eos>``
+    in front, as in packed pretraining). This is the "BIO accuracy" of paper Fig. 1b: has the model
+    memorised the training biographies?
+    """
+    from .physics_probing import _encode
+
+    if not entries:
+        raise ValueError("entries is empty; allowed: at least one biography")
+    ids, word_ids = _encode(tokenizer, [e.text for e in entries])
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    hits = []
+    for s in range(0, len(ids), batch_size):
+        rows = ids[s: s + batch_size]
+        t = max(len(r) for r in rows)
+        x = torch.full((len(rows), t), tokenizer.pad_token_id or 0, dtype=torch.long)
+        mask = torch.zeros((len(rows), t), dtype=torch.long)
+        for i, r in enumerate(rows):
+            x[i, : len(r)] = torch.tensor(r)
+            mask[i, : len(r)] = 1
+        pred = model(input_ids=x.to(device), attention_mask=mask.to(device)).logits.argmax(-1).cpu()
+        for i, e in enumerate(entries[s: s + batch_size]):
+            w = word_ids[s + i]
+            for lab, ws, we in e.spans:
+                if lab == "name":
+                    continue
+                toks = [k for k, wid in enumerate(w) if wid is not None and ws <= wid < we]
+                hits.append(all(int(pred[i, k - 1]) == rows[i][k] for k in toks))
+    model.train(was_training)
+    return float(np.mean(hits))
+
+
+def curve_metrics(model, tokenizer, dataset: bios.BioDataset, n_people: int = 64, seed: int = 0) -> dict:
+    """One learning-curve point: ``bio`` (:func:`bio_accuracy` on one biography of each of ``n_people``
+    people), ``qa_train`` and ``qa_test`` (mean exact-match QA accuracy on ``n_people`` people of each
+    split); the people are a fixed seeded sample, the same at every point."""
+    people = _sample(range(len(dataset.people)), n_people, seed, 21)
+    first: dict[int, bios.BioEntry] = {}
+    wanted = set(people)
+    for e in dataset.bios:
+        if e.person in wanted and e.person not in first:
+            first[e.person] = e
+    out = {"bio": bio_accuracy(model, tokenizer, [first[p] for p in people])}
+    for split, stream in (("train", 22), ("test", 23)):
+        chosen = _sample(dataset.split_people(split), n_people, seed, stream)
+        out[f"qa_{split}"] = _qa_mean(model, tokenizer, dataset, chosen) if chosen else math.nan
+    return out
+
+
+def _qa_mean(model, tokenizer, dataset: bios.BioDataset, people: Sequence[int]) -> float:
+    pairs = [bios.QAPair(i, a, *dataset.qa(i, a)) for i in people for a in bios.ATTRIBUTES]
+    preds = generate_answers(model, tokenizer, [p.question for p in pairs], max_new_tokens=_longest_answer() + 2)
+    return float(np.mean([bios.exact_match(pr, p.answer) for pr, p in zip(preds, pairs)]))
+
+
+def learning_curve(path: str | Path) -> pd.DataFrame:
+    """The learning curve a :func:`mixed_train` run stored: one row per point (step, bio, qa_train, qa_test)."""
+    evals = train_log(path).get("evals", [])
+    if not evals:
+        raise ValueError(f"{path} has no learning curve; allowed: a mixed_train folder built with curve_points > 0")
+    return pd.DataFrame(evals)
 
 
 def load_model(path: str | Path, device: str = "cpu", attn_implementation: str | None = None):

@@ -480,7 +480,7 @@ def bert_finetune_qa(pretrained_path: str | Path, cfg: physics.PhysicsConfig, ca
 
     cache = cache or ArtifactCache()
     pretrained_path = Path(pretrained_path)
-    tc = cfg.finetune_train_config()
+    tc = cfg.finetune_train_config(False)
     tc_key = tc.to_dict()
     tc_key.pop("device")
     key = {"version": BERT_PIPELINE_VERSION, "pretrained": physics._weights_id(pretrained_path),

@@ -788,3 +788,133 @@ def pretraining_variants(table: pd.DataFrame, metrics: tuple[str, ...] = ("mlm_a
         ax.tick_params(axis="x", labelsize=8)
     fig.tight_layout()
     return fig
+
+
+# -- Physics of Language Models 3.1 (notebooks physics_02 ... physics_06) -------------------------
+
+def physics_seed_bars(df: pd.DataFrame, x: str, hue: str | None = None, attributes=("mean", "mean_without_birth_date"),
+                      order=None, title: str = ""):
+    """Mean QA-test accuracy per ``x`` (bars, one colour per ``hue``), each seed a black dot, the majority
+    baseline a grey tick; one panel per summary row in ``attributes`` (long table from physics_experiments)."""
+    _style()
+    order = list(order) if order is not None else list(dict.fromkeys(df[x]))
+    hues = list(dict.fromkeys(df[hue])) if hue else [None]
+    fig, axes = plt.subplots(1, len(attributes), figsize=(5.2 * len(attributes), 3.6), sharey=True, squeeze=False)
+    width = 0.8 / len(hues)
+    palette = sns.color_palette("tab10", len(hues))
+    for ax, attr in zip(axes[0], attributes):
+        sub = df[df["attribute"] == attr]
+        for j, (h, color) in enumerate(zip(hues, palette)):
+            part = sub if h is None else sub[sub[hue] == h]
+            for i, v in enumerate(order):
+                cell = part[part[x] == v]
+                if cell.empty:
+                    continue
+                xpos = i - 0.4 + width * (j + 0.5)
+                ax.bar(xpos, cell["accuracy"].mean(), width * 0.9, color=color, label=h if i == 0 else None)
+                ax.scatter(np.full(len(cell), xpos), cell["accuracy"], color="black", s=12, zorder=3)
+                ax.plot([xpos - width * 0.45, xpos + width * 0.45], [cell["majority"].mean()] * 2, color="0.4", lw=2)
+        ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
+        ax.set_ylim(0, 1.02)
+        ax.set_title(attr.replace("_", " "))
+    axes[0][0].set_ylabel("QA-test accuracy")
+    if hue:
+        axes[0][-1].legend(title=hue, fontsize=8, frameon=False)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def physics_attribute_heatmap(table: pd.DataFrame, title: str = "", vmax: float = 1.0, fmt: str = ".2f"):
+    """Rows (settings) x columns (attributes) of accuracies, annotated."""
+    _style()
+    fig, ax = plt.subplots(figsize=(1.1 * table.shape[1] + 2.5, 0.45 * table.shape[0] + 1.6))
+    labels = [" / ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in table.index]
+    sns.heatmap(table.astype(float), annot=True, fmt=fmt, vmin=0, vmax=vmax, cmap="viridis", ax=ax,
+                yticklabels=labels, cbar_kws={"label": "accuracy"})
+    ax.set_xticklabels([str(c).replace("_", " ") for c in table.columns], rotation=30, ha="right")
+    ax.set_ylabel("")
+    ax.set_xlabel("")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def physics_learning_curves(curves: pd.DataFrame, title: str = ""):
+    """BIO / QA-train / QA-test accuracy over training steps, one panel per augmentation, one line per seed."""
+    _style()
+    augs = list(dict.fromkeys(curves["augmentation"]))
+    fig, axes = plt.subplots(1, len(augs), figsize=(5.2 * len(augs), 3.4), sharey=True, squeeze=False)
+    metrics = {"bio": "BIO (memorised)", "qa_train": "QA-train people", "qa_test": "QA-test people (OOD)"}
+    palette = dict(zip(metrics, sns.color_palette("tab10", 3)))
+    for ax, a in zip(axes[0], augs):
+        sub = curves[curves["augmentation"] == a]
+        for k, (seed, run) in enumerate(sub.groupby("seed")):
+            for m, label in metrics.items():
+                ax.plot(run["step"], run[m], color=palette[m], marker="o", ms=3, alpha=1.0 if k == 0 else 0.5,
+                        ls="-" if k == 0 else "--", label=label if k == 0 else None)
+        ax.set_title(a)
+        ax.set_xlabel("training step")
+        ax.set_ylim(0, 1.02)
+    axes[0][0].set_ylabel("accuracy")
+    axes[0][-1].legend(fontsize=8, frameon=False, loc="lower right")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def physics_sweep(df: pd.DataFrame, x: str = "n_people", title: str = ""):
+    """Mean QA-test accuracy (with and without birth date) against ``x``, majority baseline dashed."""
+    _style()
+    fig, ax = plt.subplots(figsize=(5.6, 3.4))
+    for attr, color in zip(("mean", "mean_without_birth_date"), sns.color_palette("tab10", 2)):
+        sub = df[df["attribute"] == attr].groupby(x, sort=True)[["accuracy", "majority"]].mean()
+        ax.plot(sub.index, sub["accuracy"], marker="o", color=color, label=attr.replace("_", " "))
+        ax.plot(sub.index, sub["majority"], ls="--", color=color, alpha=0.6)
+    if x == "n_people":
+        ax.set_xscale("log")
+        ax.set_xlabel("people N (log scale)")
+    else:
+        ax.set_xlabel(x.replace("_", " "))
+    ax.set_ylabel("QA-test accuracy")
+    ax.legend(fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def physics_probe_tables(tables: dict, title: str = ""):
+    """P-probing tables side by side: positions (rows) x attributes (columns), best-layer accuracy."""
+    _style()
+    fig, axes = plt.subplots(1, len(tables), figsize=(6.0 * len(tables), 4.0), squeeze=False)
+    for ax, (name, t) in zip(axes[0], tables.items()):
+        sns.heatmap(t.astype(float), annot=True, fmt=".2f", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar=False)
+        ax.set_title(name)
+        ax.set_xticklabels([str(c).replace("_", " ") for c in t.columns], rotation=30, ha="right")
+        ax.set_ylabel("probed position")
+        ax.set_xlabel("attribute predicted")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def physics_extraction_scatter(m: pd.DataFrame, rho: float | None = None, title: str = ""):
+    """Q-probe accuracy (x) against fine-tuned QA-test accuracy (y), one point per (augmentation, seed)."""
+    _style()
+    fig, ax = plt.subplots(figsize=(5.6, 4.2))
+    augs = list(dict.fromkeys(m["augmentation"]))
+    palette = dict(zip(augs, sns.color_palette("tab10", len(augs))))
+    for a in augs:
+        sub = m[m["augmentation"] == a]
+        ax.scatter(sub["q_probe_accuracy"], sub["qa_accuracy"], color=palette[a], label=a, s=40)
+    ax.set_xlabel("Q-probe accuracy (mean over attributes, best layer)")
+    ax.set_ylabel("fine-tuned QA-test accuracy (mean)")
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title(title or (f"Spearman rho = {rho:.2f}" if rho is not None else ""))
+    fig.tight_layout()
+    return fig

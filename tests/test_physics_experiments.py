@@ -1,0 +1,154 @@
+"""Physics 3.1 experiments (notebooks 2-6): validation before work, seed summaries, learning curves,
+celebrity and N-sweep configs, BIO accuracy, and one tiny end-to-end grid."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from bertology_lib import physics
+from bertology_lib import physics_experiments as px
+from bertology_lib import train as training
+from bertology_lib.cache import ArtifactCache
+from bertology_lib.data import bios
+
+torch.set_num_threads(1)
+
+TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4,
+            finetune_steps=4, finetune_batch_size=8, finetune_eval_every=2, mixed_steps=4)
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    def fail(*args, **kwargs):
+        raise AssertionError("training started before the input was validated")
+
+    monkeypatch.setattr(training, "train", fail)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda c, cache: px.finetune_grid(c, ["single", "multi7x"], [0], cache=cache, progress=False),
+     r"multi7x.*allowed"),
+    (lambda c, cache: px.finetune_grid(c, ["single"], [0, 0], cache=cache, progress=False), r"repeats a seed"),
+    (lambda c, cache: px.finetune_grid(c, ["single"], [], cache=cache, progress=False), r"seeds=\[\].*allowed"),
+    (lambda c, cache: px.finetune_grid(c, ["single"], [0], methods=["adapter"], cache=cache, progress=False),
+     r"methods=\['adapter'\].*allowed: a non-empty subset of full, lora"),
+    (lambda c, cache: px.n_sweep(c, [20, 1], cache=cache, progress=False), r"n_values=.*ints >= 2"),
+    (lambda c, cache: px.n_sweep(c, [20], qa_shares=[1.5], cache=cache, progress=False), r"qa_share=1.5"),
+    (lambda c, cache: px.celebrity_grid(c, [0], n_minority=0, cache=cache, progress=False), r"n_minority=0"),
+    (lambda c, cache: px.mixed_grid(c, ["single"], [-1], cache=cache, progress=False), r"seeds=\[-1\]"),
+])
+def test_bad_input_fails_before_training(tmp_path, no_training, call, match):
+    cache = ArtifactCache(tmp_path)
+    with pytest.raises(ValueError, match=match):
+        call(physics.PhysicsConfig(**TINY), cache)
+    assert not any(tmp_path.rglob("*.safetensors"))
+
+
+def test_plans_per_profile():
+    quick = px.Plan.for_profile("quick")
+    assert set(quick.grid_seeds) == set(px.GRID)
+    for a in ("single", "permute1", "multi5+permute"):  # headline cells: >= 2 seeds
+        assert len(quick.grid_seeds[a]) >= 2
+    assert len(quick.mixed_seeds) >= 2 and len(quick.celebrity_seeds) >= 2
+    assert len(px.Plan.for_profile("smoke").grid_seeds) >= 3  # a Spearman needs 3 points
+    with pytest.raises(Exception, match="huge"):
+        px.Plan.for_profile("huge")
+
+
+def test_seed_summary_and_per_attribute():
+    rows = []
+    for aug, accs in (("single", (0.0, 0.2)), ("multi5", (0.5, 0.7))):
+        for seed, acc in enumerate(accs):
+            for a in (*bios.ATTRIBUTES, "mean"):
+                rows.append(dict(augmentation=aug, seed=seed, method="full", attribute=a,
+                                 accuracy=acc if a == "mean" else acc / 2, majority=0.01))
+    df = pd.DataFrame(rows)
+    s = px.seed_summary(df, ["augmentation", "method"])
+    assert s.loc[("single", "full"), "mean"] == pytest.approx(0.1)
+    assert s.loc[("multi5", "full"), "std"] == pytest.approx(np.std([0.5, 0.7], ddof=1))
+    assert s.loc[("multi5", "full"), ["min", "max", "seeds"]].tolist() == [0.5, 0.7, 2]
+    t = px.per_attribute(df, ["augmentation"])
+    assert list(t.columns) == [*bios.ATTRIBUTES, "mean"]
+    assert t.loc["multi5", "birth_date"] == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="attribute='median'.*allowed"):
+        px.seed_summary(df, ["augmentation"], attribute="median")
+
+
+def test_n_sweep_and_celebrity_keep_exposures(monkeypatch):
+    seen = []
+    monkeypatch.setattr(px, "mixed_run", lambda c, cache=None, curve_points=10: (
+        seen.append(c) or pd.DataFrame([{"n_people": c.n_people}]), None))
+    base = physics.PhysicsConfig(**{**TINY, "mixed_steps": 100})
+    px.n_sweep(base, [10, 40], qa_shares=[0.25, 0.5], progress=False)
+    assert [(c.n_people, c.mixed_steps, c.qa_share) for c in seen] == [
+        (10, 50, 0.25), (10, 50, 0.5), (40, 200, 0.25), (40, 200, 0.5)]
+    celeb = px.celebrity_config(physics.PhysicsConfig(**{**TINY, "pretrain_steps": 100}), n_minority=10)
+    assert (celeb.n_people, celeb.n_minority, celeb.augmentation) == (30, 10, "multi5+permute")
+    assert celeb.pretrain_steps == 110  # 100 majority bios + 10 minority bios, over 100
+    ds = celeb.dataset()
+    assert set(ds.qa_test) == set(ds.groups["minority"]) and len(ds.qa_test) == 10
+
+
+class _Oracle(torch.nn.Module):
+    """Logits that put all mass on the true next token of known sequences (or on token ``wrong``)."""
+
+    def __init__(self, texts_ids, wrong: int | None = None):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.zeros(1))
+        self.ids, self.wrong = texts_ids, wrong
+
+    def forward(self, input_ids, attention_mask=None):
+        b, t = input_ids.shape
+        logits = torch.zeros(b, t, 5000)
+        for i in range(b):
+            row = input_ids[i].tolist()
+            for k in range(t - 1):
+                logits[i, k, self.wrong if self.wrong is not None else row[k + 1]] = 1.0
+        return type("Out", (), {"logits": logits})()
+
+
+def test_bio_accuracy_scores_memorisation():
+    tok = physics.bios_tokenizer()
+    ds = bios.generate_dataset(bios.BioConfig(n_people=5, seed=0))
+    entries = list(ds.bios)
+    assert physics.bio_accuracy(_Oracle(None), tok, entries) == 1.0
+    assert physics.bio_accuracy(_Oracle(None, wrong=1), tok, entries) == 0.0
+    with pytest.raises(ValueError, match="entries is empty"):
+        physics.bio_accuracy(_Oracle(None), tok, [])
+
+
+def test_spearman_and_extraction_vs_probe():
+    assert px.spearman([1, 2, 3, 4], [10, 20, 25, 40]) == pytest.approx(1.0)
+    assert px.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    with pytest.raises(ValueError, match="equal length >= 3"):
+        px.spearman([1, 2], [1, 2])
+    ft = pd.DataFrame([dict(augmentation=a, seed=0, method=m, attribute="mean", accuracy=v)
+                       for a, v in (("single", 0.1), ("multi5", 0.6)) for m in ("full", "lora")])
+    qp = pd.DataFrame([dict(augmentation=a, seed=0, attribute="mean", accuracy=v)
+                       for a, v in (("single", 0.2), ("multi5", 0.5))])
+    m = px.extraction_vs_probe(ft, qp)
+    assert m.set_index("augmentation").loc["multi5", ["qa_accuracy", "q_probe_accuracy"]].tolist() == [0.6, 0.5]
+
+
+def test_tiny_grid_end_to_end_is_cached_and_shared(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    base = physics.PhysicsConfig(**TINY)
+    g = px.finetune_grid(base, ["single", "permute1"], [0], cache=cache, progress=False)
+    assert set(g["method"]) == {"full", "lora"} and set(g["augmentation"]) == {"single", "permute1"}
+    assert ((g["accuracy"] >= 0) & (g["accuracy"] <= 1)).all()
+    n_pre = len(list((tmp_path / "physics-pretrain").iterdir()))
+    q = px.q_probe_grid(base, ["single", "permute1"], [0], cache=cache, progress=False)
+    assert len(list((tmp_path / "physics-pretrain").iterdir())) == n_pre  # probes reuse the grid's models
+    assert set(q[q["attribute"] == "mean"]["augmentation"]) == {"single", "permute1"}
+    acc, curve = px.mixed_run(base, cache, curve_points=2)
+    assert list(curve["step"]) == [2, 4] and {"bio", "qa_train", "qa_test"} <= set(curve.columns)
+    assert not math.isnan(float(acc.set_index("attribute").loc["mean", "accuracy"]))
+
+
+def test_spearman_of_constant_input_is_nan():
+    assert math.isnan(px.spearman([0.0, 0.0, 0.0], [0.1, 0.2, 0.3]))
