@@ -16,6 +16,9 @@ from bertology_lib.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
 NB = ROOT / "notebooks" / "survey_02_architecture.ipynb"
+# every book notebook with a code solution: its student version runs in CI up to the stubs only
+WITH_SOLUTIONS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb")
+                        if any(ex.is_solution_cell(c) for c in nbformat.read(p, as_version=4).cells))
 STUB = re.compile(r'^raise NotImplementedError\("Exercise [\w.:-]+: write your solution here"\)$')
 
 
@@ -32,15 +35,29 @@ def _solution_cell(source: str, **md) -> nbformat.NotebookNode:
     return c
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> tuple[Path, Path]:
+def _export(tmp_path_factory, nb: Path) -> tuple[Path, Path]:
     out = tmp_path_factory.mktemp("exercises")
-    r = subprocess.run([sys.executable, "-m", "bertology_lib.cli", "export-student", NB.stem, "--out", str(out)],
+    r = subprocess.run([sys.executable, "-m", "bertology_lib.cli", "export-student", nb.stem, "--out", str(out)],
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    student, teacher = out / "student" / NB.name, out / "teacher" / NB.name
+    student, teacher = out / "student" / nb.name, out / "teacher" / nb.name
     assert student.is_file() and teacher.is_file(), r.stdout
     return student, teacher
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> tuple[Path, Path]:
+    return _export(tmp_path_factory, NB)
+
+
+@pytest.fixture(scope="module", params=WITH_SOLUTIONS, ids=lambda p: p.stem)
+def exported_any(request, tmp_path_factory) -> tuple[Path, Path, Path]:
+    return (request.param, *_export(tmp_path_factory, request.param))
+
+
+def test_several_notebooks_have_checked_code_exercises():
+    assert {"survey_02_architecture", "physics_03_pretrain_finetune", "physics_05_probing"} <= {
+        p.stem for p in WITH_SOLUTIONS}
 
 
 # ---------------------------------------------------------------- pure functions
@@ -126,19 +143,22 @@ def _errors(nb) -> list[tuple[int, str]]:
             for o in c.get("outputs", []) if o["output_type"] == "error"]
 
 
-def test_student_notebook_runs_up_to_notimplementederror_only(exported, tmp_path):
-    nb = _execute(exported[0], tmp_path / "student.ipynb", allow_errors=True)
+def test_student_notebook_runs_up_to_notimplementederror_only(exported_any, tmp_path):
+    nb = _execute(exported_any[1], tmp_path / "student.ipynb", allow_errors=True)
     errors = _errors(nb)
     assert errors, "the student notebook should stop at its exercise stubs"
     assert {e for _, e in errors} == {"NotImplementedError"}, errors
     assert all(ex.is_solution_cell(nb.cells[i]) for i, _ in errors)
 
 
-def test_teacher_notebook_runs_fully_at_smoke_and_passes_its_checks(exported, tmp_path):
-    nb = _execute(exported[1], tmp_path / "teacher.ipynb", allow_errors=False)
+def test_teacher_notebook_runs_fully_at_smoke_and_passes_its_checks(exported_any, tmp_path):
+    source, _, teacher = exported_any
+    nb = _execute(teacher, tmp_path / "teacher.ipynb", allow_errors=False)
     assert _errors(nb) == []
+    labels = {ex.solution_label(c) for c in nbformat.read(source, as_version=4).cells if ex.is_solution_cell(c)}
     printed = "".join(o.get("text", "") for c in nb.cells if ex.is_solution_cell(c) for o in c.outputs)
-    assert "✅ ex-survey2-params" in printed and "❌" not in printed
+    assert labels and all(f"✅ {label}" in printed for label in labels), printed
+    assert "❌" not in printed
 
 
 # ---------------------------------------------------------------- checkers
@@ -174,3 +194,33 @@ def test_unknown_label_names_the_known_ones():
         ex.check("ex-nope", 1)
     with pytest.raises(ex.ExerciseError, match="already registered"):
         ex.checker("ex-survey2-params")(lambda a: (True, ""))
+
+
+def test_physics_bits_checker():
+    import math
+
+    from bertology_lib import physics_data
+
+    counts = physics_data.possible_values()
+    truth = sum(math.log2(counts[a]) for a in ("birth_date", "birth_city", "university", "major", "company_name"))
+    assert ex.physics_bits_truth() == pytest.approx(truth) and 40 < truth < 60
+    assert ex.check("ex-physics03-bits", truth + 0.05).ok
+    with_city = ex.check("ex-physics03-bits", truth + math.log2(counts["company_city"]))
+    assert not with_city.ok and "company city" in with_city.message
+    assert not ex.check("ex-physics03-bits", "many").ok
+    assert not ex.check("ex-physics03-bits", truth - 5).ok
+
+
+def test_physics_unseen_checker_matches_the_probe_split():
+    from bertology_lib import physics
+    from bertology_lib.physics_probing import _people_split
+
+    ds = physics.PhysicsConfig.for_profile("quick").dataset()  # N = 300, seed 0: the exercise's dataset
+    tr, te = _people_split(len(ds.people), None, 0.5, 0)
+    seen = {ds.people[i].university for i in tr}
+    truth = sum(ds.people[i].university not in seen for i in te) / len(te)
+    assert ex.physics_unseen_truth() == pytest.approx(truth) and 0 < truth < 1
+    assert ex.check("ex-physics05-ceiling", truth).ok
+    opposite = ex.check("ex-physics05-ceiling", 1 - truth)
+    assert not opposite.ok and "opposite" in opposite.message
+    assert not ex.check("ex-physics05-ceiling", 1.5).ok

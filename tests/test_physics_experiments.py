@@ -152,3 +152,61 @@ def test_tiny_grid_end_to_end_is_cached_and_shared(tmp_path):
 
 def test_spearman_of_constant_input_is_nan():
     assert math.isnan(px.spearman([0.0, 0.0, 0.0], [0.1, 0.2, 0.3]))
+
+
+def test_full_profile_pretraining_step_runs_on_cpu(tmp_path):
+    """`full` resolves to GPT-2-small size with bf16 autocast; two of its steps run on a CPU (tiny batch)."""
+    full = physics.PhysicsConfig.for_profile("full")
+    assert full.device == "auto" and full.dtype == "bfloat16" and full.model_size == "full"
+    plan = px.Plan.for_profile("full")
+    assert max(plan.n_sweep) == full.n_people == 100_000 and all(len(s) >= 2 for s in plan.grid_seeds.values())
+    cfg = full.replace(n_people=30, batch_size=2, seq_len=64, pretrain_steps=2, warmup_steps=1, device="cpu")
+    path = physics.pretrain(cfg, ArtifactCache(tmp_path))
+    log = physics.train_log(path)
+    assert log["steps"] == 2 and all(math.isfinite(x) for x in log["losses"])
+    assert 80e6 < log["n_params"] < 100e6  # 12 x 768 with the bioS vocabulary
+
+
+@pytest.fixture(scope="module")
+def bpe_folder(tmp_path_factory):
+    """A small byte-level BPE tokenizer (GPT-2 style) trained on bioS text and saved like a hub tokenizer."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    ds = bios.generate_dataset(bios.BioConfig(n_people=200, seed=3, multi=2))
+    texts = ds.texts() + [p.text for p in ds.qa_pairs("all")]
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(texts, vocab_size=600, special_tokens=["<|endoftext|>"])
+    tok = PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, eos_token="<|endoftext|>",
+                                  bos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    folder = tmp_path_factory.mktemp("bpe")
+    tok.save_pretrained(folder)
+    return str(folder)
+
+
+def test_encode_qa_with_word_and_bpe_tokenizers(bpe_folder):
+    for tok in (physics.bios_tokenizer(), physics.get_tokenizer(bpe_folder)):
+        ids, labels = training.encode_qa(tok, "What is the birth city of Anya Briar Forger? Answer:", "Princeton, NJ.")
+        kept = [i for i, y in zip(ids, labels) if y != -100]
+        assert tok.decode(kept, skip_special_tokens=True).strip() == "Princeton, NJ."
+        assert ids == tok("What is the birth city of Anya Briar Forger? Answer: Princeton, NJ.",
+                          add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+    bpe = physics.get_tokenizer(bpe_folder)
+    assert bpe.pad_token_id == bpe.eos_token_id  # GPT-2 style tokenizers get their EOS as padding
+    with pytest.raises(ValueError, match="tokenizer=''"):
+        physics.PhysicsConfig(**TINY, tokenizer="")
+
+
+def test_bpe_tokenizer_pipeline_trains_answers_and_keys_the_cache(tmp_path, bpe_folder):
+    cache = ArtifactCache(tmp_path)
+    word = physics.PhysicsConfig(**TINY)
+    bpe = word.replace(tokenizer=bpe_folder)
+    assert physics._pretrain_key(word).get("tokenizer") is None  # word-level keys are unchanged
+    assert physics._pretrain_key(bpe)["tokenizer"]["name"] == bpe_folder
+    pre = physics.pretrain(bpe, cache)
+    assert pre != physics.pretrain(word, cache)
+    model, tok = physics.load_model(physics.finetune_qa(pre, bpe, cache=cache))
+    assert model.config.vocab_size == len(tok) and model.config.eos_token_id == tok.eos_token_id
+    assert physics._max_answer_tokens(tok) > physics._longest_answer() + 2  # subwords: more tokens per answer
+    table = physics.evaluate_qa(model, tok, bpe.dataset(), "test")
+    assert 0.0 <= table.loc["mean", "accuracy"] <= 1.0

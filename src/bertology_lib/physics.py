@@ -108,6 +108,7 @@ class PhysicsConfig:
     seed: int = 0
     device: str = "cpu"  # not part of cache keys
     dtype: str = "float32"
+    tokenizer: str = "word"  # "word" (our word-level tokenizer) or a tokenizer folder / hub name (e.g. GPT-2 BPE)
 
     def __post_init__(self) -> None:
         self.bio_config()  # validates augmentation, n_people, n_minority, seed (messages name the value)
@@ -123,6 +124,9 @@ class PhysicsConfig:
             raise ValueError(f"lora_rank={self.lora_rank!r} is invalid; allowed: an int >= 1")
         if not isinstance(self.lora, bool):
             raise ValueError(f"lora={self.lora!r} is invalid; allowed: True or False")
+        if not isinstance(self.tokenizer, str) or not self.tokenizer.strip():
+            raise ValueError(f"tokenizer={self.tokenizer!r} is invalid; allowed: 'word' or a tokenizer folder / "
+                             "hub name (e.g. a GPT-2 BPE tokenizer)")
         for tc in (self.pretrain_train_config(), self.finetune_train_config(False), self.finetune_train_config(True),
                    self.mixed_train_config()):
             del tc  # constructing them validated steps, lrs, batch sizes, device and dtype
@@ -206,6 +210,26 @@ def bios_tokenizer():
     return build_word_tokenizer(bios.vocabulary(), kind="gpt")
 
 
+def get_tokenizer(name: str = "word"):
+    """The tokenizer a config names: ``"word"`` (:func:`bios_tokenizer`) or any HF tokenizer by folder / hub
+    name (GPT-2 BPE and the like), given a pad token (its EOS) if it has none.
+
+    Subword tokenizers train and answer QA like the word-level one; the probes of
+    :mod:`bertology_lib.physics_probing` locate positions by words and need ``"word"``.
+    """
+    if name == "word":
+        return bios_tokenizer()
+    from transformers import AutoTokenizer
+
+    _quiet_hf()
+    tok = AutoTokenizer.from_pretrained(name)
+    if tok.eos_token_id is None:
+        raise ValueError(f"tokenizer={name!r} has no EOS token; allowed: a causal-LM tokenizer with one (GPT-2 has)")
+    if tok.pad_token_id is None:
+        tok.pad_token = tok.eos_token
+    return tok
+
+
 # ----------------------------------------------------------------------------------------------
 # Training stages
 # ----------------------------------------------------------------------------------------------
@@ -213,15 +237,28 @@ def bios_tokenizer():
 def _pretrain_key(cfg: PhysicsConfig) -> dict:
     tc = cfg.pretrain_train_config().to_dict()
     tc.pop("device")
-    return {"version": PIPELINE_VERSION, "bio": cfg.bio_config().to_dict(), "model_size": cfg.model_size,
-            "train": tc}
+    key = {"version": PIPELINE_VERSION, "bio": cfg.bio_config().to_dict(), "model_size": cfg.model_size,
+           "train": tc}
+    if cfg.tokenizer != "word":  # keys of word-level runs stay as they were
+        key["tokenizer"] = _tokenizer_id(cfg.tokenizer)
+    return key
+
+
+def _tokenizer_id(name: str) -> dict:
+    """Identity of a tokenizer for cache keys: its name and a hash of its vocabulary."""
+    tok = get_tokenizer(name)
+    vocab = json.dumps(sorted(tok.get_vocab().items()), ensure_ascii=False)
+    return {"name": name, "vocab_sha": hashlib.sha256(vocab.encode()).hexdigest()[:16]}
 
 
 def _new_model(cfg: PhysicsConfig, tokenizer):
     from transformers import LlamaForCausalLM
 
     torch.manual_seed(cfg.seed)  # model init; training reseeds via set_seed
-    return LlamaForCausalLM(decoder_config(cfg.model_size, len(tokenizer)))
+    eos = tokenizer.eos_token_id
+    ids = dict(pad_token_id=tokenizer.pad_token_id, eos_token_id=eos,
+               bos_token_id=tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos)
+    return LlamaForCausalLM(decoder_config(cfg.model_size, len(tokenizer), **ids))
 
 
 def bio_windows(dataset: bios.BioDataset, tokenizer, seq_len: int) -> torch.Tensor:
@@ -259,7 +296,7 @@ def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: b
     cache = cache or ArtifactCache()
 
     def build(folder: Path) -> None:
-        ds, tok = cfg.dataset(), bios_tokenizer()
+        ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
         model = _new_model(cfg, tok)
         tc = cfg.pretrain_train_config()
         windows = bio_windows(ds, tok, cfg.seq_len)
@@ -383,7 +420,7 @@ def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress
            "curve": [curve_points, curve_people]}
 
     def build(folder: Path) -> None:
-        ds, tok = cfg.dataset(), bios_tokenizer()
+        ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
         model = _new_model(cfg, tok)
         rng = np.random.default_rng([cfg.seed, 7])
         qa = qa_examples(ds, tok, "train")
@@ -460,7 +497,7 @@ def curve_metrics(model, tokenizer, dataset: bios.BioDataset, n_people: int = 64
 
 def _qa_mean(model, tokenizer, dataset: bios.BioDataset, people: Sequence[int]) -> float:
     pairs = [bios.QAPair(i, a, *dataset.qa(i, a)) for i in people for a in bios.ATTRIBUTES]
-    preds = generate_answers(model, tokenizer, [p.question for p in pairs], max_new_tokens=_longest_answer() + 2)
+    preds = generate_answers(model, tokenizer, [p.question for p in pairs], max_new_tokens=_max_answer_tokens(tokenizer))
     return float(np.mean([bios.exact_match(pr, p.answer) for pr, p in zip(preds, pairs)]))
 
 
@@ -505,6 +542,23 @@ def _longest_answer() -> int:
     """Most words any bioS answer can have (dates have 4: "October 2 , 1996")."""
     return max(4, *(len(bios.words(v)) for pool in (bios.CITIES, bios.UNIVERSITIES, bios.MAJORS, bios.COMPANIES)
                     for v in pool))
+
+
+def _max_answer_tokens(tokenizer) -> int:
+    """Tokens the longest bioS answer (plus its full stop) takes: words for the word-level tokenizer,
+    more for subword tokenizers (measured on every pool value and the longest dates)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and type(backend.model).__name__ == "WordLevel":
+        return _longest_answer() + 2
+    key = (tokenizer.name_or_path, len(tokenizer))
+    if key not in _ANSWER_TOKENS:
+        values = [v for pool in (bios.CITIES, bios.UNIVERSITIES, bios.MAJORS, bios.COMPANIES) for v in pool]
+        values += [f"{m} 28, 2099" for m in bios.MONTHS]
+        _ANSWER_TOKENS[key] = 2 + max(len(tokenizer(f" {v}.", add_special_tokens=False)["input_ids"]) for v in values)
+    return _ANSWER_TOKENS[key]
+
+
+_ANSWER_TOKENS: dict = {}
 
 
 @torch.no_grad()
@@ -554,7 +608,7 @@ def qa_predictions(model, tokenizer, dataset: bios.BioDataset, split: str = "tes
     pairs = dataset.qa_pairs(split, val_fraction, attributes)
     if not pairs:
         raise ValueError(f"split={split!r} has no people in this dataset; allowed: a non-empty split")
-    preds = generate_answers(model, tokenizer, [p.question for p in pairs], max_new_tokens=_longest_answer() + 2,
+    preds = generate_answers(model, tokenizer, [p.question for p in pairs], max_new_tokens=_max_answer_tokens(tokenizer),
                              batch_size=batch_size)
     return pd.DataFrame({
         "person": [p.person for p in pairs], "attribute": [p.attribute for p in pairs],

@@ -379,11 +379,17 @@ class LMBatches:
 def encode_qa(tokenizer, prompt: str, completion: str, eos: bool = True) -> tuple[list[int], list[int]]:
     """(input_ids, labels) of ``prompt completion [eos]``; labels are -100 on the prompt.
 
-    With a word-level tokenizer the ids equal those of the joined text, so training and evaluation
-    (which feeds the prompt alone) see the same tokens.
+    The ids are those of the joined text ``prompt + " " + completion``, and the prompt's own ids are
+    their prefix (checked), so training and evaluation (which feeds the prompt alone and generates)
+    see the same tokens with word-level and with subword tokenizers (GPT-2 BPE puts the space into the
+    completion's first token).
     """
     p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-    c = tokenizer(completion, add_special_tokens=False)["input_ids"] + ([tokenizer.eos_token_id] if eos else [])
+    full = tokenizer(f"{prompt} {completion}", add_special_tokens=False)["input_ids"]
+    if full[: len(p)] != p:
+        raise ValueError(f"the tokens of prompt {prompt!r} are not a prefix of those of the prompt followed by "
+                         f"its completion; allowed: a prompt that ends at a token boundary (e.g. after a colon)")
+    c = full[len(p):] + ([tokenizer.eos_token_id] if eos else [])
     return p + c, [IGNORE_INDEX] * len(p) + c
 
 
