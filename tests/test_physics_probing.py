@@ -234,3 +234,20 @@ def test_bert_qa_evaluation_on_a_memorising_bert():
     assert preds["correct"].mean() >= 0.9
     row = preds[preds.correct].iloc[0]
     assert bios.exact_match(row.prediction, row.answer)
+
+
+def test_q_probe_rank_trains_only_its_update_and_head(tmp_path, tok):
+    from bertology_lib.cache import ArtifactCache
+
+    cfg = physics.PhysicsConfig(**TINY)
+    model, wtok = physics.load_model(physics.pretrain(cfg, ArtifactCache(tmp_path)))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    res = pp.q_probe_rank(model, wtok, cfg.dataset(), rank=2, steps=30, seed=0)
+    assert list(res["attribute"]) == list(bios.ATTRIBUTES) and set(res["rank"]) == {2}
+    assert ((res["accuracy"] >= 0) & (res["accuracy"] <= 1)).all()
+    assert res["train_accuracy"].mean() > res["accuracy"].mean() - 1e-9  # it can fit its training people
+    after = model.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)  # the model itself is untouched
+    assert all(p.requires_grad for p in model.parameters())
+    with pytest.raises(ValueError, match="rank=0"):
+        pp.q_probe_rank(model, wtok, cfg.dataset(), rank=0)

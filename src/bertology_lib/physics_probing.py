@@ -301,6 +301,81 @@ def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     return pd.DataFrame(rows)
 
 
+def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, steps: int = 300, lr: float = 3e-3,
+                 weight_decay: float = 0.01, n_people: int | None = None, seed: int = 0,
+                 birth_date_label: str = "month", train_fraction: float = 0.5) -> pd.DataFrame:
+    """Q-probing with a rank-``rank`` update of the input embeddings (paper App. E: "nearly linear" probing).
+
+    Per attribute: the model stays frozen; a trainable low-rank term ``A[token] @ B`` (``A``: vocab x rank,
+    zero at the start, ``B``: rank x d) is added to the embeddings of the bare name ``<eos> First Middle
+    Last``, and a linear head on the final hidden state at the name's last token predicts the attribute.
+    Both train together (AdamW, full batch, ``steps`` steps) on ``train_fraction`` of the people (the split
+    of :func:`q_probe`) and are tested on the rest. The update lets the probe adjust *how the name is read*
+    without rewriting what the model stores. Returns one row per attribute: ``accuracy`` (test),
+    ``train_accuracy``, ``majority``, ``n_train``, ``n_test``, ``rank``.
+    """
+    for name, v, lo in (("rank", rank, 1), ("steps", steps, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise ValueError(f"{name}={v!r} is invalid; allowed: an int >= {lo}")
+    if not (isinstance(lr, (int, float)) and lr > 0):
+        raise ValueError(f"lr={lr!r} is invalid; allowed: a float > 0")
+    attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
+    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    people = np.concatenate([tr_people, te_people]).tolist()
+    ids, word_ids = _encode(tokenizer, [dataset.people[i].full_name for i in people])
+    last = [_token_index(w, len(bios.words(dataset.people[i].full_name)) - 1, "last") for w, i in zip(word_ids, people)]
+    t_max = max(len(r) for r in ids)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    x = torch.full((len(ids), t_max), pad, dtype=torch.long)
+    mask = torch.zeros((len(ids), t_max), dtype=torch.long)
+    for i, r in enumerate(ids):
+        x[i, : len(r)] = torch.tensor(r)
+        mask[i, : len(r)] = 1
+    body = getattr(model, "base_model", model)
+    emb = model.get_input_embeddings()
+    was_training = model.training
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    d = emb.weight.shape[1]
+    tr, te = torch.arange(len(tr_people)), torch.arange(len(tr_people), len(people))
+    rows_idx = torch.arange(len(people))
+    rows = []
+    try:
+        for a in bios.ATTRIBUTES:
+            labels = [attribute_label(dataset.people[i], a, birth_date_label) for i in people]
+            classes = sorted(set(labels[k] for k in tr.tolist()))
+            index = {c: k for k, c in enumerate(classes)}
+            y = torch.tensor([index.get(lab, -1) for lab in labels])  # -1: a class no training person has
+            g = torch.Generator().manual_seed(seed)
+            A = torch.zeros(emb.weight.shape[0], rank, requires_grad=True)
+            B = (torch.randn(rank, d, generator=g) * 0.02).requires_grad_(True)
+            head = torch.nn.Linear(d, len(classes))
+            opt = torch.optim.AdamW([A, B, *head.parameters()], lr=lr, weight_decay=weight_decay)
+
+            def logits(rows_sel):
+                e = emb(x[rows_sel]) + A[x[rows_sel]] @ B
+                h = body(inputs_embeds=e, attention_mask=mask[rows_sel]).last_hidden_state
+                return head(h[torch.arange(len(rows_sel)), torch.tensor(last)[rows_sel]])
+
+            for _ in range(steps):
+                opt.zero_grad()
+                loss = torch.nn.functional.cross_entropy(logits(tr), y[tr])
+                loss.backward()
+                opt.step()
+            with torch.no_grad():
+                pred = logits(rows_idx).argmax(-1)
+            rows.append({"attribute": a, "accuracy": float((pred[te] == y[te]).float().mean()),
+                         "train_accuracy": float((pred[tr] == y[tr]).float().mean()),
+                         "majority": _majority(labels, tr.numpy(), te.numpy()), "n_train": len(tr),
+                         "n_test": len(te), "rank": rank})
+    finally:
+        for p in model.parameters():
+            p.requires_grad_(True)
+        model.train(was_training)
+    return pd.DataFrame(rows)
+
+
 def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "accuracy") -> pd.DataFrame:
     """Pivot a :func:`p_probe` / :func:`q_probe` result to positions x attributes (or attributes x 1).
 
