@@ -880,6 +880,8 @@ def physics_sweep(df: pd.DataFrame, x: str = "n_people", title: str = ""):
     else:
         ax.set_xlabel(x.replace("_", " "))
     ax.set_ylabel("QA-test accuracy")
+    top = float(np.nanmax(df.loc[df["attribute"].isin(["mean", "mean_without_birth_date"]), ["accuracy", "majority"]]))
+    ax.set_ylim(0, max(0.1, 1.2 * top))
     ax.legend(fontsize=8, frameon=False)
     if title:
         ax.set_title(title)
@@ -893,6 +895,7 @@ def physics_probe_tables(tables: dict, title: str = ""):
     fig, axes = plt.subplots(1, len(tables), figsize=(6.0 * len(tables), 4.0), squeeze=False)
     for ax, (name, t) in zip(axes[0], tables.items()):
         sns.heatmap(t.astype(float), annot=True, fmt=".2f", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar=False)
+        ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
         ax.set_title(name)
         ax.set_xticklabels([str(c).replace("_", " ") for c in t.columns], rotation=30, ha="right")
         ax.set_ylabel("probed position")
