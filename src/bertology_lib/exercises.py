@@ -264,14 +264,20 @@ def check(label: str, answer: Any) -> Feedback:
     return CHECKERS[label](answer)
 
 
-def _as_whole_number(answer: Any) -> int | None:
+def _as_number(answer: Any) -> float | None:
+    """``answer`` as a finite float, or None (booleans, text, NaN and infinities are not numbers here)."""
     if isinstance(answer, bool):
         return None
     try:
         value = float(answer)
     except (TypeError, ValueError):
         return None
-    return int(value) if value.is_integer() else None
+    return value if math.isfinite(value) else None
+
+
+def _as_whole_number(answer: Any) -> int | None:
+    value = _as_number(answer)
+    return int(value) if value is not None and value.is_integer() else None
 
 
 def _encoder_params(n_layers: int, hidden_size: int = 768) -> int:
@@ -325,16 +331,6 @@ def _check_survey2_params(answer):
 
 
 # --------------------------------------------------------------------------- physics exercises
-
-
-def _as_number(answer: Any) -> float | None:
-    if isinstance(answer, bool):
-        return None
-    try:
-        value = float(answer)
-    except (TypeError, ValueError):
-        return None
-    return value if value == value and abs(value) != float("inf") else None
 
 
 def physics_bits_truth() -> float:

@@ -826,14 +826,18 @@ def physics_seed_bars(df: pd.DataFrame, x: str, hue: str | None = None, attribut
     return fig
 
 
+def _accuracy_heatmap(ax, table: pd.DataFrame, vmax: float = 1.0, fmt: str = ".2f", **kw) -> None:
+    """Annotated 0..vmax heatmap of an accuracy table, attribute names as x labels (underscores as spaces)."""
+    sns.heatmap(table.astype(float), annot=True, fmt=fmt, vmin=0, vmax=vmax, cmap="viridis", ax=ax, **kw)
+    ax.set_xticklabels([str(c).replace("_", " ") for c in table.columns], rotation=30, ha="right")
+
+
 def physics_attribute_heatmap(table: pd.DataFrame, title: str = "", vmax: float = 1.0, fmt: str = ".2f"):
     """Rows (settings) x columns (attributes) of accuracies, annotated."""
     _style()
     fig, ax = plt.subplots(figsize=(1.1 * table.shape[1] + 2.5, 0.45 * table.shape[0] + 1.6))
     labels = [" / ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in table.index]
-    sns.heatmap(table.astype(float), annot=True, fmt=fmt, vmin=0, vmax=vmax, cmap="viridis", ax=ax,
-                yticklabels=labels, cbar_kws={"label": "accuracy"})
-    ax.set_xticklabels([str(c).replace("_", " ") for c in table.columns], rotation=30, ha="right")
+    _accuracy_heatmap(ax, table, vmax, fmt, yticklabels=labels, cbar_kws={"label": "accuracy"})
     ax.set_ylabel("")
     ax.set_xlabel("")
     if title:
@@ -894,10 +898,9 @@ def physics_probe_tables(tables: dict, title: str = ""):
     _style()
     fig, axes = plt.subplots(1, len(tables), figsize=(6.0 * len(tables), 4.0), squeeze=False)
     for ax, (name, t) in zip(axes[0], tables.items()):
-        sns.heatmap(t.astype(float), annot=True, fmt=".2f", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar=False)
+        _accuracy_heatmap(ax, t, cbar=False)
         ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
         ax.set_title(name)
-        ax.set_xticklabels([str(c).replace("_", " ") for c in t.columns], rotation=30, ha="right")
         ax.set_ylabel("probed position")
         ax.set_xlabel("attribute predicted")
     if title:
