@@ -210,3 +210,15 @@ def test_bpe_tokenizer_pipeline_trains_answers_and_keys_the_cache(tmp_path, bpe_
     assert physics._max_answer_tokens(tok) > physics._longest_answer() + 2  # subwords: more tokens per answer
     table = physics.evaluate_qa(model, tok, bpe.dataset(), "test")
     assert 0.0 <= table.loc["mean", "accuracy"] <= 1.0
+
+
+def test_probes_refuse_a_tokenizer_that_splits_words_differently(bpe_folder):
+    from bertology_lib import physics_probing as pp
+
+    bpe = physics.get_tokenizer(bpe_folder)
+    ids, _ = pp._encode(bpe, ["Anya Briar Forger"])  # plain names split alike: Q-probing works
+    assert ids[0][0] == bpe.eos_token_id
+    with pytest.raises(ValueError, match=r"splits .* words.*allowed: a tokenizer that splits words like bios.words"):
+        pp._encode(bpe, ["He joined Texas A&M University's staff."])
+    word = physics.bios_tokenizer()
+    pp._encode(word, ["He joined Texas A&M University's staff."])

@@ -110,17 +110,29 @@ def bio_positions(entry: bios.BioEntry, position_by: str = "order") -> list[tupl
 
 
 def _encode(tokenizer, texts: Sequence[str]) -> tuple[list[list[int]], list[list[int | None]]]:
-    """Token ids as the model saw text in training, and the word index of every token (None: special)."""
+    """Token ids as the model saw text in training, and the word index of every token (None: special).
+
+    Word indices must be those of :func:`bertology_lib.data.bios.words` (spans index them); a tokenizer
+    whose pre-tokenizer splits words differently (e.g. GPT-2 BPE keeps "'s" together) is refused.
+    """
     texts = list(texts)
     if tokenizer.cls_token_id is not None:  # encoder: [CLS] text [SEP]
         enc = tokenizer(texts, add_special_tokens=True)
-        return enc["input_ids"], [enc.word_ids(i) for i in range(len(texts))]
-    start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
-    if start is None:
-        raise ValueError("tokenizer has neither a CLS, EOS nor BOS token; allowed: a bioS word tokenizer")
-    enc = tokenizer(texts, add_special_tokens=False)
-    return ([[start, *ids] for ids in enc["input_ids"]],
-            [[None, *enc.word_ids(i)] for i in range(len(texts))])
+        ids, wids = enc["input_ids"], [enc.word_ids(i) for i in range(len(texts))]
+    else:
+        start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
+        if start is None:
+            raise ValueError("tokenizer has neither a CLS, EOS nor BOS token; allowed: a bioS word tokenizer")
+        enc = tokenizer(texts, add_special_tokens=False)
+        ids = [[start, *x] for x in enc["input_ids"]]
+        wids = [[None, *enc.word_ids(i)] for i in range(len(texts))]
+    for text, w in zip(texts, wids):
+        n_words = 1 + max((x for x in w if x is not None), default=-1)
+        if n_words != len(bios.words(text)):
+            raise ValueError(f"the tokenizer splits {text[:60]!r} into {n_words} words, bios.words into "
+                             f"{len(bios.words(text))}; allowed: a tokenizer that splits words like bios.words "
+                             "(tokenizer='word'), since probe positions are word positions")
+    return ids, wids
 
 
 def _token_index(word_ids: Sequence[int | None], word: int, where: str) -> int:
