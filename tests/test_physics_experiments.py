@@ -38,7 +38,7 @@ def no_training(monkeypatch):
     (lambda c, cache: px.finetune_grid(c, ["single"], [0], methods=["adapter"], cache=cache, progress=False),
      r"methods=\['adapter'\].*allowed: a non-empty subset of full, lora"),
     (lambda c, cache: px.n_sweep(c, [20, 1], cache=cache, progress=False), r"n_values=.*ints >= 2"),
-    (lambda c, cache: px.n_sweep(c, [20], qa_shares=[1.5], cache=cache, progress=False), r"qa_share=1.5"),
+    (lambda c, cache: px.n_sweep(c, [20], qa_shares=[1.0], cache=cache, progress=False), r"qa_share=1.0"),
     (lambda c, cache: px.celebrity_grid(c, [0], n_minority=0, cache=cache, progress=False), r"n_minority=0"),
     (lambda c, cache: px.mixed_grid(c, ["single"], [-1], cache=cache, progress=False), r"seeds=\[-1\]"),
 ])
@@ -85,8 +85,9 @@ def test_n_sweep_and_celebrity_keep_exposures(monkeypatch):
         seen.append(c) or pd.DataFrame([{"n_people": c.n_people}]), None))
     base = physics.PhysicsConfig(**{**TINY, "mixed_steps": 100})
     px.n_sweep(base, [10, 40], qa_shares=[0.25, 0.5], progress=False)
+    # equal biography exposures: steps scale with N and with 1 / (1 - qa_share) (base share 0.5)
     assert [(c.n_people, c.mixed_steps, c.qa_share) for c in seen] == [
-        (10, 50, 0.25), (10, 50, 0.5), (40, 200, 0.25), (40, 200, 0.5)]
+        (10, 33, 0.25), (10, 50, 0.5), (40, 133, 0.25), (40, 200, 0.5)]
     celeb = px.celebrity_config(physics.PhysicsConfig(**{**TINY, "pretrain_steps": 100}), n_minority=10)
     assert (celeb.n_people, celeb.n_minority, celeb.augmentation) == (30, 10, "multi5+permute")
     assert celeb.pretrain_steps == 110  # 100 majority bios + 10 minority bios, over 100

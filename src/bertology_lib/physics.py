@@ -189,13 +189,15 @@ _PROFILE_SIZES: dict[str, dict[str, Any]] = {
     # people: QA-test mean 64% (seed 0) / 46% (seed 1); bioS single, same settings: 2% (majority 2%).
     # N=500 at the same cost stores less (17 epochs, loss 0.33): 55% (seed 0). lr 1e-3 fine-tuning
     # overfits within 50 steps; LoRA (q/v + embeddings) wants lr ~1e-3 (45% / 40% at seeds 1 / 0).
-    # mixed_steps is not calibrated (same cost as pretraining).
+    # Mixed training gives the biographies the exposures pretraining gives them: with a QA share of 1/2,
+    # twice the steps. At 1200 mixed steps (half the exposures) multi5+permute reached 43% / 24% QA-test
+    # (seeds 0 / 1) with BIO memorisation still rising; at 2400 steps, 67% (seed 0), 310 s idle.
     "quick": dict(n_people=300, model_size="small", seq_len=128, batch_size=16, lr=3e-3, warmup_steps=60,
                   pretrain_steps=1200, finetune_steps=300, finetune_lr=3e-4, finetune_batch_size=32,
-                  finetune_eval_every=25, mixed_steps=1200, device="cpu"),
+                  finetune_eval_every=25, mixed_steps=2400, device="cpu"),
     "full": dict(n_people=100_000, model_size="full", seq_len=512, batch_size=96, lr=1e-3,
                  weight_decay=0.1, warmup_steps=1000, pretrain_steps=80_000, finetune_steps=20_000,
-                 finetune_lr=3e-4, finetune_batch_size=96, finetune_eval_every=2000, mixed_steps=80_000,
+                 finetune_lr=3e-4, finetune_batch_size=96, finetune_eval_every=2000, mixed_steps=160_000,
                  lora_rank=16, device="auto", dtype="bfloat16"),
 }
 

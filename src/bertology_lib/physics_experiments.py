@@ -210,8 +210,9 @@ def n_sweep(base: physics.PhysicsConfig, n_values: Sequence[int], augmentation: 
             progress: bool = True, curve_points: int = 10) -> pd.DataFrame:
     """Mixed training at several numbers of people N (and QA shares), at a fixed number of exposures.
 
-    Steps scale with N (``base.mixed_steps * N / base.n_people``), so every person's biography is seen
-    as often as in the ``base`` run and a larger N costs proportionally more compute; the paper's
+    Steps scale with N and with the biographies' share of rows
+    (``base.mixed_steps * N / base.n_people * (1 - base.qa_share) / (1 - qa_share)``), so every person's
+    biography is seen as often as in the ``base`` run and a larger N costs proportionally more; the paper's
     explanation for mixed training generalising on bioS single is that many people force a general
     extraction skill. Returns :func:`mixed_run`'s accuracy rows; with the same ``curve_points`` as
     :func:`mixed_grid` the base run is the grid's cached model.
@@ -222,8 +223,11 @@ def n_sweep(base: physics.PhysicsConfig, n_values: Sequence[int], augmentation: 
     shares = [base.qa_share] if qa_shares is None else list(qa_shares)
     cfgs = []
     for n in ns:
-        steps = max(1, int(round(base.mixed_steps * n / base.n_people)))
         for q in shares:
+            if not (isinstance(q, (int, float)) and 0.0 <= q < 1.0):
+                raise ValueError(f"qa_share={q!r} is out of range; allowed: 0 <= qa_share < 1 (some rows must be "
+                                 "biographies)")
+            steps = max(1, int(round(base.mixed_steps * n / base.n_people * (1 - base.qa_share) / (1 - q))))
             cfgs.append(base.replace(augmentation=augmentation, seed=seed, n_people=int(n), qa_share=float(q),
                                      mixed_steps=steps))  # validates every setting before training
     frames = [mixed_run(c, cache, curve_points=curve_points)[0] for c in _progress(cfgs, "N sweep", progress)]
