@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -364,9 +363,3 @@ def config_table(cfg: physics.PhysicsConfig) -> pd.DataFrame:
     """The run's settings as a one-column table (for the notebook's record)."""
     d = dataclasses.asdict(cfg)
     return pd.DataFrame({"value": [str(v) for v in d.values()]}, index=list(d))
-
-
-def folder(path: str | Path) -> str:
-    """A cache folder's last two parts (for display)."""
-    p = Path(path)
-    return f"{p.parent.name}/{p.name}"
