@@ -223,3 +223,20 @@ def test_probes_refuse_a_tokenizer_that_splits_words_differently(bpe_folder):
         pp._encode(bpe, ["He joined Texas A&M University's staff."])
     word = physics.bios_tokenizer()
     pp._encode(word, ["He joined Texas A&M University's staff."])
+
+
+def test_curve_lag_and_paired_gap():
+    curve = pd.DataFrame({"step": [10, 20, 30, 40], "qa_train": [0.1, 0.5, 0.8, 0.8], "qa_test": [0.0, 0.1, 0.2, 0.4]})
+    assert px.curve_lag(curve) == 30 - 20  # half of QA-train's 0.8 at step 20, half of QA-test's 0.4 at step 30
+    flat = curve.assign(qa_test=0.0)
+    assert math.isnan(px.curve_lag(flat))
+    df = pd.DataFrame([dict(augmentation=a, seed=s, method="full", attribute="mean", accuracy=v)
+                       for a, s, v in (("hi", 0, 0.6), ("hi", 1, 0.4), ("lo", 0, 0.1), ("lo", 1, 0.2), ("hi", 2, 0.9))])
+    assert px.paired_gap(df, "hi", "lo") == pytest.approx((0.35, 0.2, 0.5))
+    with pytest.raises(ValueError, match="share no seed"):
+        px.paired_gap(df, "hi", "lo", method="lora")
+
+
+def test_final_loss(tmp_path):
+    (tmp_path / "train_log.json").write_text('{"losses": [5.0, 3.0, 1.0, 2.0]}')
+    assert physics.final_loss(tmp_path, last=2) == 1.5

@@ -451,7 +451,7 @@ def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size:
     in front, as in packed pretraining). This is the "BIO accuracy" of paper Fig. 1b: has the model
     memorised the training biographies?
     """
-    from .physics_probing import _encode
+    from .physics_probing import _encode, _pad_right
 
     if not entries:
         raise ValueError("entries is empty; allowed: at least one biography")
@@ -462,12 +462,7 @@ def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size:
     hits = []
     for s in range(0, len(ids), batch_size):
         rows = ids[s: s + batch_size]
-        t = max(len(r) for r in rows)
-        x = torch.full((len(rows), t), tokenizer.pad_token_id or 0, dtype=torch.long)
-        mask = torch.zeros((len(rows), t), dtype=torch.long)
-        for i, r in enumerate(rows):
-            x[i, : len(r)] = torch.tensor(r)
-            mask[i, : len(r)] = 1
+        x, mask = _pad_right(rows, tokenizer.pad_token_id or 0)
         pred = model(input_ids=x.to(device), attention_mask=mask.to(device)).logits.argmax(-1).cpu()
         for i, e in enumerate(entries[s: s + batch_size]):
             w = word_ids[s + i]
@@ -527,6 +522,12 @@ def load_model(path: str | Path, device: str = "cpu", attn_implementation: str |
 def train_log(path: str | Path) -> dict:
     """The ``train_log.json`` beside a cached model (losses, lrs, evals, seconds, ...)."""
     return json.loads((Path(path) / "train_log.json").read_text())
+
+
+def final_loss(path: str | Path, last: int = 50) -> float:
+    """Mean training loss over the last ``last`` steps of a cached run (how far memorisation got)."""
+    losses = train_log(path)["losses"][-last:]
+    return float(sum(losses) / len(losses))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -194,6 +194,28 @@ def mixed_run(cfg: physics.PhysicsConfig, cache: ArtifactCache | None = None, pr
     return acc, curve
 
 
+def curve_lag(curve: pd.DataFrame, frac: float = 0.5) -> float:
+    """Steps between QA-train and QA-test first reaching ``frac`` of their final value in one learning curve
+    (columns ``step``, ``qa_train``, ``qa_test``); NaN when either never gets there or ends at 0."""
+    def first(col: str) -> float:
+        target = frac * float(curve[col].iloc[-1])
+        hit = curve[curve[col] >= target]
+        return float(hit["step"].iloc[0]) if target > 0 and len(hit) else float("nan")
+
+    return first("qa_test") - first("qa_train")
+
+
+def paired_gap(df: pd.DataFrame, high: str, low: str, method: str = "full", attribute: str = "mean"
+               ) -> tuple[float, float, float]:
+    """(mean, min, max) over seeds of accuracy(``high``) - accuracy(``low``), paired by seed (seeds both ran)."""
+    t = df[(df["attribute"] == attribute) & (df["method"] == method)].pivot(
+        index="seed", columns="augmentation", values="accuracy")
+    d = (t[high] - t[low]).dropna() if {high, low} <= set(t.columns) else pd.Series(dtype=float)
+    if d.empty:
+        raise ValueError(f"{high!r} and {low!r} share no seed with method={method!r}; allowed: cells run with a common seed")
+    return float(d.mean()), float(d.min()), float(d.max())
+
+
 def mixed_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
                seeds: Sequence[int] = (0, 1), cache: ArtifactCache | None = None, progress: bool = True,
                curve_points: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:

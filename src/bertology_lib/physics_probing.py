@@ -135,6 +135,17 @@ def _encode(tokenizer, texts: Sequence[str]) -> tuple[list[list[int]], list[list
     return ids, wids
 
 
+def _pad_right(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(ids, attention mask) of token lists right-padded to the longest, so causal models see each prefix."""
+    t = max(len(r) for r in rows)
+    x = torch.full((len(rows), t), pad, dtype=torch.long)
+    mask = torch.zeros((len(rows), t), dtype=torch.long)
+    for i, r in enumerate(rows):
+        x[i, : len(r)] = torch.tensor(r)
+        mask[i, : len(r)] = 1
+    return x, mask
+
+
 def _token_index(word_ids: Sequence[int | None], word: int, where: str) -> int:
     toks = [t for t, w in enumerate(word_ids) if w == word]
     if not toks:
@@ -166,12 +177,7 @@ def states_at(model, tokenizer, texts: Sequence[str], positions: Sequence[Sequen
     chunks = []
     for s in range(0, len(ids), batch_size):
         rows = ids[s: s + batch_size]
-        t = max(len(r) for r in rows)
-        x = torch.full((len(rows), t), pad, dtype=torch.long)
-        mask = torch.zeros((len(rows), t), dtype=torch.long)
-        for i, r in enumerate(rows):
-            x[i, : len(r)] = torch.tensor(r)
-            mask[i, : len(r)] = 1
+        x, mask = _pad_right(rows, pad)
         out = body(input_ids=x.to(device), attention_mask=mask.to(device), output_hidden_states=True)
         hs = torch.stack(tuple(out.hidden_states))  # (L+1, B, T, d)
         pos = torch.tensor(tok_pos[s: s + batch_size], device=device)  # (B, K)
@@ -336,13 +342,7 @@ def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, step
     people = np.concatenate([tr_people, te_people]).tolist()
     ids, word_ids = _encode(tokenizer, [dataset.people[i].full_name for i in people])
     last = [_token_index(w, len(bios.words(dataset.people[i].full_name)) - 1, "last") for w, i in zip(word_ids, people)]
-    t_max = max(len(r) for r in ids)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    x = torch.full((len(ids), t_max), pad, dtype=torch.long)
-    mask = torch.zeros((len(ids), t_max), dtype=torch.long)
-    for i, r in enumerate(ids):
-        x[i, : len(r)] = torch.tensor(r)
-        mask[i, : len(r)] = 1
+    x, mask = _pad_right(ids, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
     body = getattr(model, "base_model", model)
     emb = model.get_input_embeddings()
     was_training = model.training
