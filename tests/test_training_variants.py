@@ -247,3 +247,160 @@ def test_sizes_and_estimate():
     assert set(grid) == {"80/10/10", "[MASK]-only", "stacked"} and all(len(v) == 2 for v in grid.values())
     assert grid["stacked"][0].block_steps() == pytest.approx(0.75 * grid["80/10/10"][0].block_steps())
     assert sum(tv.TrainingSizes.for_profile("smoke").estimate_seconds().values()) < 120
+
+
+# -- tokenizer, masking units, NSP -------------------------------------------------------------------
+
+
+def test_span_groups_cut_words_into_contiguous_spans():
+    from bertology_lib.train import span_groups
+
+    g = torch.Generator().manual_seed(0)
+    words = torch.tensor([[-1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1]] * 200)  # word 0 has two pieces
+    spans = span_groups(words, 0.2, 10, g)
+    assert bool((spans[:, [0, 12, 13]] == -1).all())
+    assert bool((spans[:, 1] == spans[:, 2]).all())  # pieces of one word share a span
+    d = spans[:, 2:12].diff(dim=1)
+    assert bool(((d == 0) | (d == 1)).all())  # spans are consecutive runs of words, numbered in order
+    mean_len = 10 / (spans[:, 2:12].max(dim=1).values + 1).float().mean()
+    assert 2.0 < float(mean_len) < 5.0  # truncation at 10 words shortens SpanBERT's mean of 3.8
+    # every span picked with p: the expected share of masked words stays p
+    from bertology_lib.train import mask_tokens
+
+    ids = torch.arange(14).expand(200, 14).clone() + 5
+    _, labels = mask_tokens(ids, mask_id=4, candidate_ids=torch.arange(5, 20), word_ids=spans, mask_prob=0.15,
+                            generator=g)
+    share = float((labels[:, 1:12] != -100).float().mean())
+    assert 0.10 < share < 0.20
+    with pytest.raises(ValueError, match="p=1.0"):
+        span_groups(words, 1.0)
+
+
+def test_wordpiece_tokenizer_splits_rare_words_and_keeps_word_ids():
+    from bertology_lib.tokenization import train_wordpiece_tokenizer
+
+    texts = ["the chef tipped the waiter ."] * 50 + ["the remarkablyunusualword sleeps ."]
+    tok = train_wordpiece_tokenizer(texts, 70)
+    enc = tok(["the remarkablyunusualword sleeps ."])
+    pieces = tok.convert_ids_to_tokens(enc["input_ids"][0])
+    assert pieces[0] == "[CLS]" and pieces[-1] == "[SEP]" and "the" in pieces
+    w = enc.word_ids(0)
+    assert w[0] is None and max(x for x in w if x is not None) == 3  # 4 words, the long one in pieces
+    assert sum(x == 1 for x in w) > 1
+    assert tok.decode(enc["input_ids"][0], skip_special_tokens=True) == "the remarkablyunusualword sleeps."
+    with pytest.raises(ValueError, match="vocab_size=3"):
+        train_wordpiece_tokenizer(texts, 3)
+
+
+def test_token_unit_masks_pieces_and_word_unit_masks_whole_words():
+    from bertology_lib.tokenization import train_wordpiece_tokenizer
+
+    texts = [" ".join(["abcdefgh"] * 12)] * 64 + ["ab cd ef gh"] * 64
+    tok = train_wordpiece_tokenizer(texts, 24)
+    assert len(tok.tokenize("abcdefgh")) > 1
+    rows = {}
+    for unit in ("token", "word"):
+        cfg = tv.LabConfig(n_layers=2, n_heads=2, d_model=8, steps=2, batch_size=64, unit=unit, mask_prob=0.3)
+        b = next(iter(tv._mlm_batches(texts[:64], tok, cfg)))
+        enc = tok(texts[:1])
+        w = torch.tensor([x if x is not None else -1 for x in enc.word_ids(0)])
+        picked = b["labels"] != -100
+        split = [bool(picked[r][w == k].any() and not picked[r][w == k].all()) for r in range(64) for k in range(12)]
+        rows[unit] = sum(split)
+    assert rows["word"] == 0 and rows["token"] > 0
+
+
+def test_topic_partners_share_a_noun():
+    from bertology_lib import minibert
+
+    mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)
+    sents = minibert.corpus(mb)[0]
+    partners = tv.topic_partners(sents)
+    assert len(partners) == len(sents) and sum(bool(p) for p in partners) > 0.5 * len(sents)
+    for i, p in enumerate(partners[:50]):
+        nouns = {lem for lem, u in zip(sents[i].lemmas, sents[i].upos) if u in ("NOUN", "PROPN")}
+        for j in p[:5]:
+            assert j != i and nouns & set(sents[j].lemmas)
+
+
+def test_pair_batches_and_nsp_pretraining(tmp_cache):
+    from bertology_lib import minibert
+
+    mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)
+    cfg = tv.LabConfig(n_layers=2, n_heads=2, d_model=16, steps=4, batch_size=8, warmup_steps=1, nsp=True,
+                       tokenizer="wordpiece", unit="span")
+    tok = tv.lab_tokenizer(cfg, mb)
+    assert tv.lab_tokenizer(cfg, mb).get_vocab() == tok.get_vocab()  # cached: the same pieces every time
+    sents = minibert.corpus(mb)[0]
+    batches = tv.PairBatches([s.text for s in sents], tv.topic_partners(sents), tok, cfg)
+    b = next(iter(batches))
+    assert set(b) == {"input_ids", "attention_mask", "token_type_ids", "labels", "next_sentence_label"}
+    assert int(b["token_type_ids"].max()) == 1 and set(b["next_sentence_label"].tolist()) <= {0, 1}
+    assert bool((b["labels"][b["input_ids"] == tok.cls_token_id] == -100).all())
+    folder = tv.pretrain_lab(cfg, mb)
+    h = tv.lab_history(folder)
+    assert 0.0 <= h["nsp_train_accuracy"] <= 1.0 and h["config"]["nsp"] is True
+    model, ltok = tv.load_lab(folder)  # the MLM view of the BertForPreTraining checkpoint
+    assert type(model).__name__ == "BertForMaskedLM" and len(ltok) == len(tok)
+    enc, _ = tv.load_lab(folder, head="base")
+    assert enc.pooler is not None
+    assert 0.0 <= tv.masked_accuracy(model, ltok, [s.text for s in sents[:8]]) <= 1.0
+
+
+def test_lab_keys_of_original_variants_are_unchanged():
+    d = tv.LabConfig().to_dict()
+    assert not {"tokenizer", "unit", "nsp"} & set(d)
+    assert tv.LabConfig(unit="span").to_dict()["unit"] == "span"
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(tokenizer="bpe"), "tokenizer='bpe'"),
+    (dict(unit="phrase"), "unit='phrase'"),
+    (dict(nsp=1), "nsp=1"),
+    (dict(nsp=True, stack_at=10, n_layers=4), "nsp=True"),
+])
+def test_lab_config_rejects_bad_new_fields(kw, match):
+    with pytest.raises(ParameterError, match=match):
+        tv.LabConfig(**kw)
+
+
+def test_architecture_grid_keeps_block_parameters_about_equal():
+    sizes = tv.TrainingSizes.for_profile("quick")
+    grid = tv.architecture_grid(sizes, [0, 1])
+    assert len(grid) == 5 and all(len(v) == 2 for v in grid.values())
+    base = next(iter(grid.values()))[0]
+    assert base == tv.variant_grid(sizes, [0])["80/10/10"][0]  # shares §5's cached base model
+    budget = base.n_layers * base.d_model ** 2
+    for cfgs in grid.values():
+        c = cfgs[0]
+        assert abs(c.n_layers * c.d_model ** 2 / budget - 1) < 0.1 and c.d_model % c.n_heads == 0
+    assert {c[0].n_heads for c in grid.values()} >= {1, base.n_heads, 4 * base.n_heads}
+    assert {c[0].n_layers for c in grid.values()} == {base.n_layers // 2, base.n_layers, 2 * base.n_layers}
+    obj = tv.objective_grid(sizes, [0])
+    assert [c[0].unit for c in obj.values()] == ["token", "word", "span", "word"]
+    assert [c[0].nsp for c in obj.values()] == [False, False, False, True]
+
+
+def test_evaluate_labs_measures_every_model_and_ranges(tmp_cache):
+    from bertology_lib import minibert, survey
+    from bertology_lib.data import tasks
+
+    mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)
+    small = dict(n_layers=2, d_model=16, steps=3, batch_size=8, warmup_steps=1)
+    grid = {"2 heads": [tv.LabConfig(n_heads=2, seed=s, **small) for s in (0, 1)],
+            "4 heads": [tv.LabConfig(n_heads=4, seed=s, **small) for s in (0, 1)]}
+    task = tasks.toy_classification(n_train=16, n_dev=8, n_test=8, world_seed=mb.corpus_seed, vocab_size=mb.vocab_size)
+    cfg = ft.FinetuneConfig.for_profile("smoke", max_steps=2)
+    table = tv.evaluate_labs(grid, mb, task, cfg, survey.probe_sentences(mb, 20),
+                             [s.text for s in minibert.corpus(mb)[1]][:10], progress=False)
+    assert len(table) == 4 and list(table.variant) == ["2 heads", "2 heads", "4 heads", "4 heads"]
+    for col in ("mlm_acc", "pos_probe", "downstream"):
+        assert table[col].between(0, 1).all()
+    assert (table.block_params == table.block_params[0]).all()  # heads do not change parameters
+    r = tv.seed_ranges(table, ["2 heads", "4 heads"], "mlm_acc")
+    assert set(r) == {0, 1} and all(v >= 0 for v in r.values())
+    assert tv.by_seed(table, "4 heads", "downstream").keys() == {0, 1}
+    with pytest.raises(ParameterError, match="not in the table"):
+        tv.seed_ranges(table, ["8 heads"], "mlm_acc")
+    with pytest.raises(ParameterError, match="grid is empty"):
+        tv.evaluate_labs({}, mb, task, cfg, [], [])

@@ -127,6 +127,10 @@ _survey3("survey_04_1_embeddings", "§4.1 BERT embeddings", real=True)
 _survey3("survey_04_2_attention_heads", "§4.2 Self-attention heads", real=True)
 _survey3("survey_04_3_layers", "§4.3 BERT layers", real=True)
 _survey3("survey_05_training", "§5 Training BERT", real=True)
+register(NotebookSpec(name="survey_05_2_architecture", title="§5 Pre-training choices I: depth vs heads",
+                      part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
+register(NotebookSpec(name="survey_05_3_objectives", title="§5 Pre-training choices II: masking and NSP",
+                      part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
 _survey3("survey_06_model_size", "§6 How big should BERT be?", real=True)
 _survey3("survey_07_directions", "§7 Directions: behavioural tests and shallow heuristics", real=True)
 

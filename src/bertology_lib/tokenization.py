@@ -93,3 +93,36 @@ def build_word_tokenizer(vocab: Iterable[str], kind: str = "gpt", lowercase: boo
         **specials,
     )
     return fast
+
+
+def train_wordpiece_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenizerFast:
+    """A BERT-style WordPiece tokenizer trained on ``texts`` (``tokenizers.trainers.WordPieceTrainer``).
+
+    Words are split exactly as :func:`build_word_tokenizer` splits them (so ``word_ids`` name the same
+    words), then into pieces (``##`` continuation prefix) from a vocabulary of at most ``vocab_size``
+    entries including the five BERT specials; the BERT template and token type ids as in
+    ``kind="bert"``. With a vocabulary smaller than the corpus's word count, rarer words take several
+    pieces: what token-level vs whole-word masking needs to differ. The Rust trainer breaks frequency
+    ties in hash order, so two trainings on the same texts can differ in a few rare pieces: train once
+    and keep the result (the lab BERTs cache theirs, see ``training_variants.lab_tokenizer``).
+    """
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 16:
+        raise ValueError(f"vocab_size={vocab_size!r} is out of range; allowed: an int >= 16")
+    from tokenizers import trainers
+
+    specials = SPECIAL_TOKENS["bert"]
+    tok = Tokenizer(models.WordPiece(unk_token=specials["unk_token"], continuing_subword_prefix="##"))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(),
+        pre_tokenizers.Split(Regex(WORD_PATTERN), behavior="isolated"),
+    ])
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=list(specials.values()),
+                                        continuing_subword_prefix="##", show_progress=False)
+    tok.train_from_iterator(list(texts), trainer)
+    tok.decoder = decoders.WordPiece(prefix="##")
+    cls, sep = specials["cls_token"], specials["sep_token"]
+    tok.post_processor = processors.TemplateProcessing(
+        single=f"{cls} $A {sep}", pair=f"{cls} $A {sep} $B:1 {sep}:1",
+        special_tokens=[(cls, tok.token_to_id(cls)), (sep, tok.token_to_id(sep))])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, clean_up_tokenization_spaces=True,
+                                   model_input_names=["input_ids", "attention_mask", "token_type_ids"], **specials)

@@ -456,16 +456,49 @@ def mask_tokens(input_ids: torch.Tensor, *, mask_id: int, candidate_ids: torch.T
     return out, labels
 
 
+def span_groups(word_ids: torch.Tensor, p: float, max_len: int = 10,
+                generator: torch.Generator | None = None) -> torch.Tensor:
+    """Span masking units (SpanBERT, Joshi et al. 2020): each row's words cut into consecutive spans.
+
+    ``word_ids`` (B, T): word index per token (0..n-1 per row, -1 for special/padding). Span lengths are
+    drawn from Geometric(``p``) clipped at ``max_len`` (SpanBERT: p = 0.2, 10; mean 3.8 words), and the
+    returned (B, T) tensor gives each token its span's index. Fed to :func:`mask_tokens` as ``word_ids``,
+    every span is picked with ``mask_prob``, so the expected share of masked words stays ``mask_prob``
+    while masked words come in contiguous runs.
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p={p!r} is out of range; allowed: 0 < p < 1")
+    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
+        raise ValueError(f"max_len={max_len!r} is out of range; allowed: an int >= 1")
+    out = torch.full_like(word_ids, -1)
+    log_q = math.log(1.0 - p)
+    for r in range(word_ids.shape[0]):
+        w = word_ids[r]
+        valid = w >= 0
+        if not valid.any():
+            continue
+        n = int(w[valid].max()) + 1
+        u = torch.rand(n, generator=generator).clamp_min(1e-12)  # at most n spans are needed
+        lens = (torch.floor(torch.log(u) / log_q) + 1).clamp(max=max_len).long()
+        span_of_word = torch.repeat_interleave(torch.arange(n), lens)[:n]
+        out[r, valid] = span_of_word[w[valid]]
+    return out
+
+
 class MLMBatches:
     """Masked-LM batches over texts (one example each, truncated to ``seq_len``), masked afresh per epoch.
 
     Needs a tokenizer with a mask token (``build_word_tokenizer(kind="bert")`` or a WordPiece BERT);
-    ``whole_word`` uses the fast tokenizer's ``word_ids`` so that all pieces of a word are masked together.
+    ``whole_word`` uses the fast tokenizer's ``word_ids`` so that all pieces of a word are masked together;
+    ``span_p > 0`` masks contiguous spans of whole words instead (:func:`span_groups`).
     """
 
     def __init__(self, texts: Sequence[str], tokenizer, batch_size: int, seq_len: int = 128,
                  mask_prob: float = 0.15, whole_word: bool = True, seed: int = 0,
-                 bucket: int = 0) -> None:
+                 bucket: int = 0, span_p: float = 0.0, span_max: int = 10) -> None:
+        if not 0.0 <= span_p < 1.0:
+            raise ValueError(f"span_p={span_p!r} is out of range; allowed: 0 (no spans) <= span_p < 1")
+        self.span_p, self.span_max = span_p, span_max
         if tokenizer.mask_token_id is None:
             raise ValueError("tokenizer has no mask token; allowed: a BERT-style tokenizer (kind='bert')")
         enc = tokenizer(list(texts), truncation=True, max_length=seq_len)
@@ -510,6 +543,8 @@ class MLMBatches:
                 ids[k, :n] = torch.tensor(self.ids[j])
                 words[k, :n] = torch.tensor(self.word_ids[j])
                 mask[k, :n] = 1
+            if self.span_p:
+                words = span_groups(words, self.span_p, self.span_max, self._g)
             masked, labels = mask_tokens(ids, mask_id=self.tokenizer.mask_token_id, candidate_ids=self.candidates,
                                          word_ids=words, mask_prob=self.mask_prob, generator=self._g)
             yield {"input_ids": masked, "attention_mask": mask, "labels": labels}

@@ -20,6 +20,7 @@ Sizes per profile: :class:`TrainingSizes`. Used by ``notebooks/survey_05_trainin
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import json
@@ -45,6 +46,11 @@ from .profiles import Profile
 VERSION = 1
 STRATEGIES = ("full", "lora", "frozen")
 MASKINGS = ("80/10/10", "mask-only")
+LAB_TOKENIZERS = ("word", "wordpiece")
+UNITS = ("word", "token", "span")
+WORDPIECE_VOCAB = 2000  # pieces of the lab WordPiece tokenizer (the toy corpus has ~6.6k word forms)
+SPAN_P = 0.2  # SpanBERT's geometric span lengths (mean 3.8 words, clipped at 10)
+_NEW_LAB_FIELDS = {"tokenizer": "word", "unit": "word", "nsp": False}  # left out of keys at these values
 
 
 @dataclass(frozen=True)
@@ -479,6 +485,11 @@ class LabConfig:
     ``mask-only`` (every picked word -> [MASK]). ``stack_at > 0``: progressive stacking — train
     ``n_layers // 2`` blocks for ``stack_at`` steps, copy them on top (pattern 0..h-1, 0..h-1), and
     train the full depth for the remaining ``steps - stack_at`` (fresh optimiser and warm-up).
+    ``tokenizer``: ``word`` (the toy corpus's word-level vocabulary) or ``wordpiece`` (a
+    :data:`WORDPIECE_VOCAB`-piece WordPiece trained on the corpus, :func:`lab_tokenizer`); ``unit``: what
+    is picked for masking — a ``token`` (a word piece), a whole ``word`` (Cui et al. 2019), or a
+    ``span`` of words (SpanBERT, Joshi et al. 2020; geometric lengths, p = :data:`SPAN_P`); ``nsp``: train
+    on sentence pairs with a next-sentence head as well (:class:`PairBatches`).
     """
 
     n_layers: int = 4
@@ -492,6 +503,9 @@ class LabConfig:
     masking: str = "80/10/10"
     stack_at: int = 0
     seed: int = 0
+    tokenizer: str = "word"
+    unit: str = "word"
+    nsp: bool = False
 
     def __post_init__(self) -> None:
         for name in ("n_layers", "n_heads", "d_model", "steps", "batch_size"):
@@ -507,9 +521,23 @@ class LabConfig:
         if self.stack_at and (self.n_layers < 2 or self.n_layers % 2):
             raise ParameterError(f"n_layers={self.n_layers} cannot be stacked; allowed: an even number >= 2")
         _check_seed(self.seed)
+        if self.tokenizer not in LAB_TOKENIZERS:
+            raise ParameterError(f"tokenizer={self.tokenizer!r} is not allowed; allowed: {', '.join(LAB_TOKENIZERS)}")
+        if self.unit not in UNITS:
+            raise ParameterError(f"unit={self.unit!r} is not allowed; allowed: {', '.join(UNITS)}")
+        if not isinstance(self.nsp, bool):
+            raise ParameterError(f"nsp={self.nsp!r} is not allowed; allowed: True or False")
+        if self.nsp and self.stack_at:
+            raise ParameterError("nsp=True with stack_at > 0 is not supported; allowed: one of the two")
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """All fields; the tokenizer / unit / NSP fields only when they differ from the original lab BERT
+        (so the cache keys of models trained before those fields existed stay valid)."""
+        d = dataclasses.asdict(self)
+        for k, v in _NEW_LAB_FIELDS.items():
+            if d[k] == v:
+                del d[k]
+        return d
 
     def block_steps(self) -> int:
         """Compute in block-steps (one block, one batch): a proxy for training FLOPs."""
@@ -528,8 +556,132 @@ def _mlm_batches(texts: Sequence[str], tok, cfg: LabConfig):
                     b["input_ids"][b["labels"] != -100] = tok.mask_token_id
                 yield b
 
-    return _Batches(texts, tok, batch_size=cfg.batch_size, seq_len=64, mask_prob=cfg.mask_prob, whole_word=True,
-                    seed=cfg.seed, bucket=50)
+    return _Batches(texts, tok, batch_size=cfg.batch_size, seq_len=64, mask_prob=cfg.mask_prob,
+                    whole_word=cfg.unit != "token", seed=cfg.seed, bucket=50,
+                    span_p=SPAN_P if cfg.unit == "span" else 0.0)
+
+
+def topic_partners(sentences: Sequence[Any]) -> list[list[int]]:
+    """For each sentence, the other sentences that share a noun lemma with it (its possible "next" ones).
+
+    The toy corpus is a bag of independent sentences, so there is no true next sentence; sharing a
+    noun is the topical coherence that Lan et al. (2020) argue is most of what NSP teaches.
+    """
+    by_lemma: dict[str, list[int]] = {}
+    nouns = []
+    for i, s in enumerate(sentences):
+        ls = sorted({lem for lem, u in zip(s.lemmas, s.upos) if u in ("NOUN", "PROPN")})
+        nouns.append(ls)
+        for lem in ls:
+            by_lemma.setdefault(lem, []).append(i)
+    out = []
+    for i, ls in enumerate(nouns):
+        cand = sorted({j for lem in ls for j in by_lemma[lem][:200]} - {i})  # capped per lemma: frequent nouns
+        out.append(cand)
+    return out
+
+
+class PairBatches:
+    """Masked-LM batches of sentence pairs with a next-sentence label (Devlin et al. 2019's NSP).
+
+    Each row is ``[CLS] A [SEP] B [SEP]``: half the time B shares a noun with A (label 0, "is next",
+    :func:`topic_partners`), otherwise B is a random sentence (label 1). Words of both segments are
+    masked as in :class:`~bertology_lib.train.MLMBatches` (``cfg.unit``, ``cfg.masking``).
+    """
+
+    def __init__(self, texts: Sequence[str], partners: Sequence[Sequence[int]], tok, cfg: LabConfig,
+                 seq_len: int = 64) -> None:
+        from .train import _generator
+
+        if len(texts) != len(partners):
+            raise ParameterError(f"{len(texts)} texts but {len(partners)} partner lists; allowed: one per text")
+        self.texts, self.partners, self.tok, self.cfg, self.seq_len = list(texts), partners, tok, cfg, seq_len
+        self.has_partner = [i for i, p in enumerate(partners) if p]
+        self.special = set(tok.all_special_ids)
+        self.candidates = torch.tensor([i for i in range(len(tok)) if i not in self.special])
+        self._g = _generator(cfg.seed)
+
+    def __len__(self) -> int:
+        return math.ceil(len(self.has_partner) / self.cfg.batch_size)
+
+    def __iter__(self):
+        from .train import mask_tokens, span_groups
+
+        bs, n = self.cfg.batch_size, len(self.texts)
+        order = torch.randperm(len(self.has_partner), generator=self._g).tolist()
+        for k in range(0, len(order), bs):
+            rows = [self.has_partner[j] for j in order[k: k + bs]]
+            is_rand = (torch.rand(len(rows), generator=self._g) < 0.5).tolist()
+            second = []
+            for i, r in zip(rows, is_rand):
+                p = self.partners[i]
+                second.append(int(torch.randint(n, (1,), generator=self._g)) if r
+                              else p[int(torch.randint(len(p), (1,), generator=self._g))])
+            enc = self.tok([self.texts[i] for i in rows], [self.texts[j] for j in second], truncation=True,
+                           max_length=self.seq_len, padding=True, return_tensors="pt")
+            ids = enc["input_ids"]
+            words = torch.full_like(ids, -1)
+            for b in range(len(rows)):
+                w, seq = enc.word_ids(b), enc.sequence_ids(b)
+                n_a = 1 + max((wi for wi, sq in zip(w, seq) if sq == 0 and wi is not None), default=-1)
+                for t, (wi, sq) in enumerate(zip(w, seq)):
+                    if wi is not None and int(ids[b, t]) not in self.special:
+                        unit = wi + (n_a if sq == 1 else 0)
+                        words[b, t] = unit if self.cfg.unit != "token" else t
+            if self.cfg.unit == "span":
+                words = span_groups(words, SPAN_P, 10, self._g)
+            masked, labels = mask_tokens(ids, mask_id=self.tok.mask_token_id, candidate_ids=self.candidates,
+                                         word_ids=words, mask_prob=self.cfg.mask_prob, generator=self._g)
+            if self.cfg.masking == "mask-only":
+                masked[labels != -100] = self.tok.mask_token_id
+            yield {"input_ids": masked, "attention_mask": enc["attention_mask"],
+                   "token_type_ids": enc["token_type_ids"], "labels": labels,
+                   "next_sentence_label": torch.tensor(is_rand, dtype=torch.long)}
+
+
+class MaskedOnlyPretraining(torch.nn.Module):
+    """Training view of a ``BertForPreTraining``: masked-only MLM loss plus the next-sentence loss.
+
+    Keeps a running next-sentence accuracy (``nsp_hits`` / ``nsp_seen``) over the last 100 batches.
+    """
+
+    def __init__(self, model) -> None:
+        super().__init__()
+        self.model = model
+        self.nsp_log: list[float] = []
+
+    def forward(self, input_ids, attention_mask=None, token_type_ids=None, labels=None, next_sentence_label=None):
+        from types import SimpleNamespace
+
+        out = self.model.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        sel = labels != -100
+        logits = self.model.cls.predictions(out.last_hidden_state[sel])
+        nsp = self.model.cls.seq_relationship(out.pooler_output)
+        loss = torch.nn.functional.cross_entropy(logits, labels[sel]) + \
+            torch.nn.functional.cross_entropy(nsp, next_sentence_label)
+        self.nsp_log = (self.nsp_log + [float((nsp.argmax(-1) == next_sentence_label).float().mean())])[-100:]
+        return SimpleNamespace(loss=loss, logits=logits)
+
+
+def lab_tokenizer(cfg: LabConfig, mb_cfg: Any, cache: ArtifactCache | None = None):
+    """The tokenizer of lab BERT ``cfg``: the toy word-level one, or the corpus's WordPiece (trained once,
+    cached, because the trainer breaks ties in hash order)."""
+    from transformers import AutoTokenizer
+
+    from . import minibert
+    from .tokenization import train_wordpiece_tokenizer
+
+    if cfg.tokenizer == "word":
+        return minibert.tokenizer_for(mb_cfg)
+    cache = cache or ArtifactCache()
+
+    def build(folder: Path) -> None:
+        texts = [s.text for s in minibert.corpus(mb_cfg)[0]]
+        train_wordpiece_tokenizer(texts, WORDPIECE_VOCAB).save_pretrained(folder)
+
+    folder = cache.get_or_create("lab-tokenizer", {"kind": "wordpiece", "vocab_size": WORDPIECE_VOCAB,
+                                                   "corpus": dataclasses.asdict(mb_cfg.corpus_config())}, build)
+    return AutoTokenizer.from_pretrained(folder)
 
 
 def stack(model: torch.nn.Module) -> torch.nn.Module:
@@ -551,13 +703,25 @@ def pretrain_lab(cfg: LabConfig, mb_cfg: Any, texts: Sequence[str] | None = None
     cache = cache or ArtifactCache()
 
     def build(folder: Path) -> None:
-        tok = minibert.tokenizer_for(mb_cfg)
+        tok = lab_tokenizer(cfg, mb_cfg, cache)
         tx = list(texts) if texts is not None else [s.text for s in minibert.corpus(mb_cfg)[0]]
         shallow = cfg.n_layers // 2 if cfg.stack_at else cfg.n_layers
         mcfg = minibert.MiniBertConfig.for_profile("quick", seed=cfg.seed, n_layers=shallow, n_heads=cfg.n_heads,
                                                    d_model=cfg.d_model)
         model = minibert.build_model(mcfg, len(tok))
-        batches = _mlm_batches(tx, tok, cfg)
+        if cfg.nsp:
+            from transformers import BertForPreTraining
+
+            torch.manual_seed(cfg.seed)
+            model = BertForPreTraining(model.config)
+            sents = minibert.corpus(mb_cfg)[0]
+            if texts is not None and [s.text for s in sents] != tx:
+                raise ParameterError("nsp=True needs the corpus's own sentences; allowed: texts=None or the corpus")
+            batches = PairBatches(tx, topic_partners(sents), tok, cfg)
+            wrapper = MaskedOnlyPretraining(model)
+        else:
+            batches = _mlm_batches(tx, tok, cfg)
+            wrapper = None
         phases = [(cfg.stack_at, False), (cfg.steps - cfg.stack_at, True)] if cfg.stack_at else [(cfg.steps, False)]
         losses, seconds = [], []
         for i, (n_steps, stacked) in enumerate(phases):
@@ -567,13 +731,16 @@ def pretrain_lab(cfg: LabConfig, mb_cfg: Any, texts: Sequence[str] | None = None
             tc = TrainConfig(lr=cfg.lr, weight_decay=0.01, warmup_steps=warm, max_steps=n_steps,
                              batch_size=cfg.batch_size, seq_len=64, schedule="linear", min_lr_ratio=0.0,
                              seed=cfg.seed + 1000 * i)
-            res = train(minibert.MaskedOnlyMLM(model), batches, tc, progress=progress, desc=f"lab {cfg.masking}")
+            res = train(wrapper or minibert.MaskedOnlyMLM(model), batches, tc, progress=progress,
+                        desc=f"lab {cfg.masking}")
             losses += res.losses
             seconds.append(res.seconds)
-        model.save_pretrained(folder / "final")
+        model.save_pretrained(folder / "final")  # BertForPreTraining when nsp: loads as MLM or encoder too
         tok.save_pretrained(folder / "final")
+        extra = {"nsp_train_accuracy": float(np.mean(wrapper.nsp_log))} if wrapper is not None else {}
         (folder / "history.json").write_text(json.dumps({"losses": losses, "seconds": seconds,
-                                                         "block_steps": cfg.block_steps(), "config": cfg.to_dict()}))
+                                                         "block_steps": cfg.block_steps(), "config": cfg.to_dict(),
+                                                         **extra}))
 
     return cache.get_or_create("lab-bert", {"lab": cfg.to_dict(), "corpus": dataclasses.asdict(mb_cfg.corpus_config()),
                                             "version": VERSION}, build)
@@ -583,8 +750,15 @@ def load_lab(folder: Path, head: str = "mlm"):
     """(model, tokenizer) of a pre-trained lab BERT, eager attention, eval mode."""
     from transformers import AutoModel, AutoModelForMaskedLM, AutoTokenizer
 
+    from transformers.utils import logging as hf_logging
+
     loader = AutoModelForMaskedLM if head == "mlm" else AutoModel
-    model = loader.from_pretrained(Path(folder) / "final", attn_implementation="eager").eval()
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # an NSP model's unused pooler / next-sentence head
+    try:
+        model = loader.from_pretrained(Path(folder) / "final", attn_implementation="eager").eval()
+    finally:
+        hf_logging.set_verbosity(level)
     return model, AutoTokenizer.from_pretrained(Path(folder) / "final")
 
 
@@ -601,6 +775,119 @@ def variant_grid(sizes: TrainingSizes, seeds: Sequence[int]) -> dict[str, list[L
         "[MASK]-only": [LabConfig(**base, masking="mask-only", seed=s) for s in seeds],
         "stacked": [LabConfig(**base, stack_at=sizes.lab_steps // 2, seed=s) for s in seeds],
     }
+
+
+def architecture_grid(sizes: TrainingSizes, seeds: Sequence[int]) -> dict[str, list[LabConfig]]:
+    """Depth vs heads at (about) equal parameters (Wang et al. 2019, as the survey's §5.1 reports them).
+
+    The base lab BERT (``sizes.lab_layers`` blocks x ``sizes.lab_heads`` heads, d = ``sizes.lab_d_model``),
+    the same blocks with 1 or 4x the heads (the block's parameters do not depend on the head count), and
+    half / twice the depth with the width that keeps 12 L d^2 (the blocks' parameters) about equal.
+    """
+    L, H, d = sizes.lab_layers, sizes.lab_heads, sizes.lab_d_model
+    common = dict(steps=sizes.lab_steps, warmup_steps=max(1, sizes.lab_steps // 10))
+
+    def width(layers: int) -> int:  # equal 12 L d^2, rounded to a multiple of the head count
+        return max(H, int(round(d * math.sqrt(L / layers) / H)) * H)
+
+    shapes = {f"{L} blocks x {H} heads": (L, H, d), f"{L} blocks x 1 head": (L, 1, d),
+              f"{L} blocks x {4 * H} heads": (L, 4 * H, d)}
+    if L >= 2:
+        shapes[f"{L // 2} block{'s' if L // 2 > 1 else ''}, d={width(L // 2)}"] = (L // 2, H, width(L // 2))
+    shapes[f"{2 * L} blocks, d={width(2 * L)}"] = (2 * L, H, width(2 * L))
+    return {name: [LabConfig(n_layers=a, n_heads=h, d_model=w, seed=s, **common) for s in seeds]
+            for name, (a, h, w) in shapes.items()}
+
+
+def objective_grid(sizes: TrainingSizes, seeds: Sequence[int]) -> dict[str, list[LabConfig]]:
+    """Masking units and NSP, all with the WordPiece tokenizer and 80/10/10 corruption: token, whole-word,
+    span, and whole-word plus next-sentence prediction on sentence pairs."""
+    base = dict(n_layers=sizes.lab_layers, n_heads=sizes.lab_heads, d_model=sizes.lab_d_model, steps=sizes.lab_steps,
+                warmup_steps=max(1, sizes.lab_steps // 10), tokenizer="wordpiece")
+    return {"token": [LabConfig(**base, unit="token", seed=s) for s in seeds],
+            "whole word": [LabConfig(**base, unit="word", seed=s) for s in seeds],
+            "span": [LabConfig(**base, unit="span", seed=s) for s in seeds],
+            "whole word + NSP": [LabConfig(**base, unit="word", nsp=True, seed=s) for s in seeds]}
+
+
+def evaluate_labs(grid: Mapping[str, Sequence[LabConfig]], mb_cfg: Any, task: Task, ft_cfg: ft.FinetuneConfig,
+                  probe_sents: Sequence[Any], held_texts: Sequence[str], cache: ArtifactCache | None = None,
+                  progress: bool = True) -> pd.DataFrame:
+    """Pre-train (or fetch) every lab BERT of ``grid`` and measure it three ways, one row per (variant, seed).
+
+    ``mlm_acc``: held-out whole-word MLM accuracy (:func:`masked_accuracy`); ``pos_probe``: best-layer
+    linear UPOS probe on ``probe_sents`` (unmasked input); ``downstream``: test accuracy after full
+    fine-tuning on ``task`` with ``ft_cfg``, fine-tuning seed = the lab seed (cached like every
+    fine-tuning). Also the blocks' and all parameters, the final training loss, the pre-training seconds
+    and, for NSP models, the next-sentence accuracy over the last 100 training batches. Probe sentences
+    longer than the model's positions are left out (``probe_sentences`` says how many were used).
+    """
+    from tqdm.auto import tqdm
+
+    from . import minibert
+
+    cfgs = [(name, c) for name, cs in grid.items() for c in cs]
+    if not cfgs:
+        raise ParameterError("grid is empty; allowed: at least one variant with one seed")
+    texts = [s.text for s in minibert.corpus(mb_cfg)[0]]
+    rows: list[dict[str, Any]] = []
+    with _quiet_hf():  # one bar for the grid, not one per checkpoint load
+        for name, c in tqdm(cfgs, desc="lab BERTs", disable=not progress):
+            rows.append(_evaluate_lab(name, c, mb_cfg, texts, task, ft_cfg, probe_sents, held_texts, cache))
+    return pd.DataFrame(rows)
+
+
+@contextlib.contextmanager
+def _quiet_hf():
+    from transformers.utils import logging as hf_logging
+
+    level, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def _evaluate_lab(name: str, c: LabConfig, mb_cfg: Any, texts: list[str], task: Task, ft_cfg: ft.FinetuneConfig,
+                  probe_sents: Sequence[Any], held_texts: Sequence[str], cache: ArtifactCache | None) -> dict[str, Any]:
+    from . import survey
+
+    folder = pretrain_lab(c, mb_cfg, texts=texts, cache=cache)
+    mlm, tok = load_lab(folder)
+    hist = lab_history(folder)
+    limit = mlm.config.max_position_embeddings  # WordPiece can make a long sentence too long
+    fits = [s for s in probe_sents if len(tok(list(s.words), is_split_into_words=True)["input_ids"]) <= limit]
+    rep = survey.probe_models({name: (mlm, tok)}, fits, ["upos"], ambiguous_target=None)
+    res = ft.finetune(task, ft.ModelSource(str(Path(folder) / "final")), ft_cfg, c.seed, cache=cache)
+    enc = mlm.bert
+    return {"variant": name, "seed": c.seed, "mlm_acc": masked_accuracy(mlm, tok, held_texts),
+            "pos_probe": float(rep[rep.subset == "all"].accuracy.max()), "downstream": res.score("test"),
+            "block_params": sum(p.numel() for p in enc.encoder.parameters()),
+            "params": sum(p.numel() for p in mlm.parameters()),
+            "final_loss": float(np.mean(hist["losses"][-50:])), "train_seconds": sum(hist["seconds"]),
+            "nsp_acc": hist.get("nsp_train_accuracy", float("nan")), "probe_sentences": len(fits)}
+
+
+def seed_ranges(table: pd.DataFrame, variants: Sequence[str], metric: str) -> dict[int, float]:
+    """Per seed, max - min of ``metric`` over ``variants`` (how much that choice moves the result)."""
+    missing = sorted(set(variants) - set(table["variant"]))
+    if missing:
+        raise ParameterError(f"variants {missing} are not in the table; allowed: {sorted(set(table['variant']))}")
+    sub = table[table["variant"].isin(list(variants))]
+    wide = sub.pivot(index="seed", columns="variant", values=metric)
+    return {int(s): float(r.max() - r.min()) for s, r in wide.dropna().iterrows()}
+
+
+def by_seed(table: pd.DataFrame, variant: str, metric: str) -> dict[int, float]:
+    """``metric`` of one variant as {seed: value} (for :func:`paired_points`)."""
+    sub = table[table["variant"] == variant]
+    if sub.empty:
+        raise ParameterError(f"variant={variant!r} is not in the table; allowed: {sorted(set(table['variant']))}")
+    return {int(s): float(v) for s, v in zip(sub["seed"], sub[metric])}
 
 
 @torch.no_grad()
