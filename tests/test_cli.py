@@ -118,6 +118,9 @@ def test_build_skips_notebooks_executed_from_the_same_inputs(tmp_path, monkeypat
     src = Path(__file__).resolve().parents[1] / "notebooks" / "survey_02_architecture.ipynb"
     nb_path = tmp_path / src.name
     shutil.copy(src, nb_path)
+    nb = nbformat.read(nb_path, as_version=4)
+    nb.metadata.pop(cli.STAMP, None)
+    nbformat.write(nb, nb_path)
     assert not cli.up_to_date(nb_path, {})  # never stamped
     cli._stamp(nb_path, {})
     assert cli.up_to_date(nb_path, {})
@@ -127,3 +130,28 @@ def test_build_skips_notebooks_executed_from_the_same_inputs(tmp_path, monkeypat
     nb.cells[-1].source += "\n"  # an edited cell
     nbformat.write(nb, nb_path)
     assert not cli.up_to_date(nb_path, {})
+
+
+def test_library_closure_follows_imports_and_ignores_unrelated_modules(tmp_path):
+    """A notebook's stamp depends on the library modules it reaches, directly or through other modules."""
+    import nbformat
+
+    from bertology_lib import cli
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("%matplotlib inline\nfrom bertology_lib import physics_experiments as px"),
+        nbformat.v4.new_code_cell("import bertology_lib.data.tasks\nx = 1"),
+    ])
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    names = {f.relative_to(Path(cli.__file__).parent).as_posix() for f in cli.library_closure(path)}
+    assert {"physics_experiments.py", "physics.py", "physics_probing.py", "data/bios.py", "data/tasks.py",
+            "data/__init__.py", "__init__.py"} <= names  # direct, transitive (relative imports), parents
+    assert "behaviour.py" not in names and "compression.py" not in names
+    assert cli.library_sha(path) != cli.library_sha()  # the whole package is a different set
+    nb.cells.append(nbformat.v4.new_code_cell("from bertology_lib import compression"))
+    nbformat.write(nb, path)
+    assert "compression.py" in {f.name for f in cli.library_closure(path)}
+    nb.cells.append(nbformat.v4.new_code_cell("def broken(:"))
+    nbformat.write(nb, path)
+    assert len(cli.library_closure(path)) == len(cli.library_closure())  # unparsable: everything counts

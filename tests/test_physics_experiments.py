@@ -146,6 +146,11 @@ def test_tiny_grid_end_to_end_is_cached_and_shared(tmp_path):
     q = px.q_probe_grid(base, ["single", "permute1"], [0], cache=cache, progress=False)
     assert len(list((tmp_path / "physics-pretrain").iterdir())) == n_pre  # probes reuse the grid's models
     assert set(q[q["attribute"] == "mean"]["augmentation"]) == {"single", "permute1"}
+    qv = px.q_probe_grid(base, ["single"], [0], cache=cache, progress=False, probe="vocab")
+    assert len(list((tmp_path / "physics-pretrain").iterdir())) == n_pre
+    assert list(qv["attribute"]) == [*bios.ATTRIBUTES, "mean"] and qv["accuracy"].between(0, 1).all()
+    with pytest.raises(ValueError, match="probe='mlp'"):
+        px.q_probe_grid(base, ["single"], [0], cache=cache, progress=False, probe="mlp")
     acc, curve = px.mixed_run(base, cache, curve_points=2)
     assert list(curve["step"]) == [2, 4] and {"bio", "qa_train", "qa_test"} <= set(curve.columns)
     assert not math.isnan(float(acc.set_index("attribute").loc["mean", "accuracy"]))

@@ -251,3 +251,55 @@ def test_q_probe_rank_trains_only_its_update_and_head(tmp_path, tok):
     assert all(p.requires_grad for p in model.parameters())
     with pytest.raises(ValueError, match="rank=0"):
         pp.q_probe_rank(model, wtok, cfg.dataset(), rank=0)
+
+
+class MajorInOutputSpace(torch.nn.Module):
+    """A 'model' whose state at a last-name token is the mean output embedding of that person's major's words
+    (first person with that last name wins), noise elsewhere: it stores the major in the vocabulary's own
+    terms, so a probe through the output embeddings can name majors no training person has."""
+
+    def __init__(self, tokenizer, dataset: bios.BioDataset, d: int = 48) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(1)
+        self.out = torch.nn.Linear(d, len(tokenizer), bias=False)
+        self.out.weight.data = torch.randn(len(tokenizer), d, generator=g)
+        table = torch.randn(len(tokenizer), d, generator=g) * 0.1
+        coded: set[int] = set()
+        for p in dataset.people:
+            t = tokenizer.convert_tokens_to_ids(p.last)
+            if t not in coded:
+                coded.add(t)
+                ids = tokenizer(" ".join(bios.words(p.major)), add_special_tokens=False)["input_ids"]
+                table[t] = self.out.weight.data[ids].mean(0)
+        self.table = torch.nn.Parameter(table)
+        self.config = SimpleNamespace(num_hidden_layers=1)
+
+    def get_output_embeddings(self):
+        return self.out
+
+    def forward(self, input_ids, attention_mask=None, output_hidden_states=False):
+        h = self.table[input_ids]
+        return SimpleNamespace(hidden_states=(h, h))
+
+
+def test_q_probe_vocab_names_values_no_training_person_has(tok):
+    ds = bios.generate_dataset(bios.BioConfig(n_people=120, seed=0))  # few people: many unseen majors
+    model = MajorInOutputSpace(tok, ds)
+    res = pp.q_probe_vocab(model, tok, ds, rank=48, steps=150, lr=1e-2, seed=0)
+    assert len(res) == 6 * 2 and set(res.n_classes[res.attribute == "major"]) == {len(bios.MAJORS)}
+    acc = res.groupby("attribute").accuracy.max()
+    tr, te = pp._people_split(len(ds.people), None, 0.5, 0)
+    seen = {ds.people[i].major for i in tr}
+    unseen_share = np.mean([ds.people[i].major not in seen for i in te])
+    assert unseen_share > 0.3
+    assert acc["major"] > 1 - unseen_share + 0.02  # beyond what any probe limited to seen classes can reach
+    assert acc.drop("major").max() < 0.3  # nothing else is stored
+    lin = pp.q_probe(model, tok, ds, cfg=FAST, seed=0).groupby("attribute").accuracy.max()
+    assert lin["major"] <= 1 - unseen_share + 1e-9
+    with pytest.raises(ValueError, match="rank=0"):
+        pp.q_probe_vocab(model, tok, ds, rank=0)
+    with pytest.raises(ValueError, match="no candidate pool"):
+        pp.attribute_pool("birth_date", "full")
+    for a in bios.ATTRIBUTES:  # every person's label is in the pool
+        pool = set(pp.attribute_pool(a))
+        assert all(pp.attribute_label(p, a) in pool for p in ds.people)

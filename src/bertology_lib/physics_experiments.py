@@ -307,20 +307,30 @@ def celebrity_grid(base: physics.PhysicsConfig, seeds: Sequence[int] = (0, 1), n
 # Probing (paper §5-6)
 # ----------------------------------------------------------------------------------------------
 
+Q_PROBES = ("linear", "vocab")
+
+
 def q_probe_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = GRID, seeds: Sequence[int] = (0, 1),
                  probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
-                 progress: bool = True) -> pd.DataFrame:
+                 progress: bool = True, probe: str = "linear") -> pd.DataFrame:
     """Q-probing of every pretrained grid model (cached, shared with :func:`finetune_grid`).
 
-    One row per (augmentation, seed, attribute) with the best layer's test ``accuracy``, that ``layer``
-    and the ``majority`` baseline.
+    ``probe``: ``linear`` (:func:`~bertology_lib.physics_probing.q_probe`, the paper's) or ``vocab``
+    (:func:`~bertology_lib.physics_probing.q_probe_vocab`, through the model's output embeddings, which
+    can name values no probe-training person has). One row per (augmentation, seed, attribute) with the
+    best layer's test ``accuracy``, that ``layer`` and the ``majority`` baseline.
     """
+    if probe not in Q_PROBES:
+        raise ValueError(f"probe={probe!r} is not allowed; allowed: {', '.join(Q_PROBES)}")
     plan = _plan(base, augmentations, seeds)
     frames = []
     for a, s in _progress(plan, "Q-probing", progress):
         cfg = base.replace(augmentation=a, seed=s)
         model, tok = physics.load_model(physics.pretrain(cfg, cache))
-        q = pp.q_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=s)
+        if probe == "linear":
+            q = pp.q_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=s)
+        else:
+            q = pp.q_probe_vocab(model, tok, cfg.dataset(), seed=s)
         best = q.loc[q.groupby("attribute", sort=False)["accuracy"].idxmax()]
         best = best.assign(augmentation=a, seed=s)[["augmentation", "seed", "attribute", "layer", "accuracy",
                                                       "majority"]]

@@ -388,6 +388,97 @@ def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, step
     return pd.DataFrame(rows)
 
 
+def attribute_pool(attribute: str, birth_date_label: str = "month") -> list[str]:
+    """Every label the bioS generator can give ``attribute`` (:func:`attribute_label`), not only those of
+    the people in a dataset: the candidate answers of :func:`q_probe_vocab`."""
+    pools = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
+             "company_name": bios.COMPANIES, "company_city": sorted(set(bios.COMPANY_CITY.values()))}
+    if attribute not in bios.ATTRIBUTES:
+        raise ValueError(f"attribute={attribute!r} is unknown; allowed: {', '.join(bios.ATTRIBUTES)}")
+    if attribute != "birth_date":
+        return list(pools[attribute])
+    if birth_date_label == "month":
+        return list(bios.MONTHS)
+    if birth_date_label == "year":
+        return [str(y) for y in range(bios.YEARS[0], bios.YEARS[1] + 1)]
+    if birth_date_label == "day":
+        return [str(d) for d in range(bios.DAYS[0], bios.DAYS[1] + 1)]
+    raise ValueError(f"birth_date_label={birth_date_label!r} has no candidate pool; allowed: month, year, day")
+
+
+def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
+                  rank: int = 16, steps: int = 300, lr: float = 3e-3, weight_decay: float = 0.01,
+                  n_people: int | None = None, seed: int = 0, birth_date_label: str = "month",
+                  train_fraction: float = 0.5, batch_size: int = 256) -> pd.DataFrame:
+    """Q-probing through the model's own output embeddings, so a probe can name values it never saw.
+
+    A linear probe (:func:`q_probe`) can only predict classes present among its training people; at small
+    N most universities, majors and companies of the test people are absent (``ex-physics05-ceiling``).
+    Here every candidate value ``c`` of :func:`attribute_pool` is represented by ``e_c``, the mean of the
+    model's output-embedding rows of the value's words (centred over the pool, so words that all values
+    share, like "University", cancel), and the probe scores ``s_c = e_c . (x U V)``, with ``x`` the
+    standardised state at the name's last token (bare name, as in :func:`q_probe`) and ``U V`` a trainable
+    rank-``rank`` linear map (no per-class weights, so nothing is specific to training values). The model
+    stays frozen; ``U``, ``V`` of every layer train together (AdamW, full batch, ``steps`` steps) on the
+    training people's cross-entropy over the whole pool and are tested on the other people. Returns one
+    row per (attribute, layer): ``accuracy``, ``train_accuracy``, ``majority``, ``n_classes``,
+    ``n_train``, ``n_test``.
+    """
+    for name, v in (("rank", rank), ("steps", steps)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name}={v!r} is invalid; allowed: an int >= 1")
+    if not (isinstance(lr, (int, float)) and lr > 0):
+        raise ValueError(f"lr={lr!r} is invalid; allowed: a float > 0")
+    attribute_pool("birth_date", birth_date_label)  # validates before any work
+    _select_layers(layers, _n_states(model))
+    out_emb = model.get_output_embeddings()
+    if out_emb is None:
+        raise ValueError("the model has no output embeddings; allowed: a causal LM or masked LM with its head")
+    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    people = np.concatenate([tr_people, te_people]).tolist()
+    names = [dataset.people[i].full_name for i in people]
+    H = states_at(model, tokenizer, names, [[("last", len(bios.words(n)) - 1)] for n in names], batch_size)[:, :, 0]
+    chosen = _select_layers(layers, H.shape[0])
+    X = H[chosen]  # (L', n, d)
+    tr, te = torch.arange(len(tr_people)), torch.arange(len(tr_people), len(people))
+    mu, sd = X[:, tr].mean(1, keepdim=True), X[:, tr].std(1, keepdim=True) + 1e-6
+    X = (X - mu) / sd
+    W = out_emb.weight.detach().float()  # (vocab, d)
+    n_l, _, d = X.shape
+    rows = []
+    for a in bios.ATTRIBUTES:
+        pool = attribute_pool(a, birth_date_label)
+        ids = tokenizer([" ".join(bios.words(c)) for c in pool], add_special_tokens=False)["input_ids"]
+        E = torch.stack([W[torch.tensor(t)].mean(0) for t in ids])  # (C, d)
+        E = E - E.mean(0, keepdim=True)
+        labels = [attribute_label(dataset.people[i], a, birth_date_label) for i in people]
+        index = {c: k for k, c in enumerate(pool)}
+        y = torch.tensor([index[lab] for lab in labels])
+        g = torch.Generator().manual_seed(seed)
+        U = (torch.randn(n_l, d, rank, generator=g) / math.sqrt(d)).requires_grad_(True)
+        V = (torch.randn(n_l, rank, d, generator=g) / math.sqrt(rank)).requires_grad_(True)
+        opt = torch.optim.AdamW([U, V], lr=lr, weight_decay=weight_decay)
+
+        def scores(sel: torch.Tensor) -> torch.Tensor:  # (L', n_sel, C)
+            return (X[:, sel] @ U @ V) @ E.T
+
+        with torch.enable_grad():
+            for _ in range(steps):
+                opt.zero_grad()
+                s_tr = scores(tr)
+                loss = torch.nn.functional.cross_entropy(s_tr.reshape(-1, len(pool)), y[tr].repeat(n_l))
+                loss.backward()
+                opt.step()
+        with torch.no_grad():
+            pred = scores(torch.arange(len(people))).argmax(-1)  # (L', n)
+        maj = _majority(labels, tr.numpy(), te.numpy())
+        for k, layer in enumerate(chosen):
+            rows.append({"attribute": a, "layer": layer, "accuracy": float((pred[k, te] == y[te]).float().mean()),
+                         "train_accuracy": float((pred[k, tr] == y[tr]).float().mean()), "majority": maj,
+                         "n_classes": len(pool), "n_train": len(tr), "n_test": len(te)})
+    return pd.DataFrame(rows)
+
+
 def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "accuracy") -> pd.DataFrame:
     """Pivot a :func:`p_probe` / :func:`q_probe` result to positions x attributes (or attributes x 1).
 
