@@ -219,3 +219,22 @@ def test_bad_sources_and_seeds(toy_bert_dir):
     with pytest.raises(ValueError, match="seeds="):
         F.seed_sweep(task, toy_bert_dir, [0, 0], FAST)
     assert F.FinetuneConfig.for_profile("smoke").max_steps == 10
+
+
+def test_paired_points_and_ratio_interval():
+    a = {0: 0.90, 1: 0.80, 2: 0.85}
+    b = {0: 0.85, 1: 0.78, 2: 0.80, 3: 0.5}
+    est, lo, hi = F.paired_points(a, b)
+    assert est == 4.0 and lo < est < hi  # mean of (5, 2, 5) points
+    t = F.paired_test([0.90, 0.80, 0.85], [0.85, 0.78, 0.80])
+    assert (lo, hi) == (round(100 * t.ci_low, 1), round(100 * t.ci_high, 1))
+    r, rlo, rhi = F.ratio_interval(a, b)
+    assert r == round((0.90 / 0.85 + 0.80 / 0.78 + 0.85 / 0.80) / 3, 3) and rlo < r < rhi
+    m, mlo, mhi = F.one_sample_interval([1.0, 2.0, 3.0])
+    assert m == 2.0 and mlo < 2.0 < mhi
+    with pytest.raises(F.ParameterError, match="paired seeds"):
+        F.paired_points(b, a)
+    with pytest.raises(F.ParameterError, match="paired seeds"):
+        F.ratio_interval({7: 1.0, 8: 1.0}, a)
+    with pytest.raises(F.ParameterError, match="zero"):
+        F.ratio_interval({0: 1.0, 1: 1.0}, {0: 0.0, 1: 1.0})

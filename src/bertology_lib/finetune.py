@@ -797,6 +797,36 @@ def paired_test(a_scores: Sequence[float], b_scores: Sequence[float], method: st
     return PairedTest(n, sum(a) / n, sum(b) / n, mean, sd, mean - half, mean + half, p, method)
 
 
+def paired_points(a: Mapping[int, float], b: Mapping[int, float], digits: int = 1) -> tuple[float, float, float]:
+    """Paired (a - b) over the seeds of ``a``, in points (x 100): (mean, 95% low, 95% high), rounded.
+
+    ``a``, ``b``: {seed: score in [0, 1]}; every seed of ``a`` must be in ``b``. The form every
+    "gain in points with a 95% interval" claim of the book uses (:func:`paired_test`, t interval).
+    """
+    seeds = sorted(a)
+    if any(s not in b for s in seeds):
+        raise ParameterError(f"seeds {seeds} are not all in b ({sorted(b)}); allowed: paired seeds")
+    t = paired_test([a[s] for s in seeds], [b[s] for s in seeds])
+    return tuple(round(100 * x, digits) for x in t.interval())  # type: ignore[return-value]
+
+
+def one_sample_interval(values: Sequence[float], digits: int = 3) -> tuple[float, float, float]:
+    """Mean of ``values`` with a 95% t interval: (mean, low, high), rounded."""
+    v = [float(x) for x in values]
+    t = paired_test(v, [0.0] * len(v))
+    return tuple(round(x, digits) for x in t.interval())  # type: ignore[return-value]
+
+
+def ratio_interval(a: Mapping[int, float], b: Mapping[int, float], digits: int = 3) -> tuple[float, float, float]:
+    """a / b per seed of ``a`` (e.g. a student's accuracy over its teacher's): mean with a 95% t interval."""
+    seeds = sorted(a)
+    if any(s not in b for s in seeds):
+        raise ParameterError(f"seeds {seeds} are not all in b ({sorted(b)}); allowed: paired seeds")
+    if any(b[s] == 0 for s in seeds):
+        raise ParameterError("b has a zero score; allowed: non-zero denominators")
+    return one_sample_interval([a[s] / b[s] for s in seeds], digits)
+
+
 def compare(a: Sequence[FinetuneResult], b: Sequence[FinetuneResult], split: str = "test",
             metric: str | None = None, method: str = "t") -> PairedTest:
     """:func:`paired_test` of two seed sweeps, paired by seed (both must hold the same seeds)."""

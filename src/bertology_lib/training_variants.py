@@ -907,17 +907,6 @@ def masked_accuracy(model: torch.nn.Module, tokenizer, texts: Sequence[str], see
     return hit / max(tot, 1)
 
 
-def paired_points(a: Mapping[int, float], b: Mapping[int, float], digits: int = 1) -> tuple[float, float, float]:
-    """Paired (a - b) over the seeds of ``a``, in points: (mean, 95% low, 95% high), rounded."""
-    seeds = sorted(a)
-    if any(s not in b for s in seeds):
-        raise ParameterError(f"seeds {seeds} are not all in b ({sorted(b)}); allowed: paired seeds")
-    t = ft.paired_test([a[s] for s in seeds], [b[s] for s in seeds])
-    return tuple(round(100 * x, digits) for x in t.interval())  # type: ignore[return-value]
-
-
-def one_sample_interval(values: Sequence[float], digits: int = 3) -> tuple[float, float, float]:
-    """Mean of ``values`` with a 95% t interval: (mean, low, high), rounded."""
-    v = [float(x) for x in values]
-    t = ft.paired_test(v, [0.0] * len(v))
-    return tuple(round(x, digits) for x in t.interval())  # type: ignore[return-value]
+# The paired-interval helpers live in :mod:`bertology_lib.finetune` (shared with §6); kept here by name.
+paired_points = ft.paired_points
+one_sample_interval = ft.one_sample_interval
