@@ -286,6 +286,17 @@ def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     return pd.DataFrame(rows)
 
 
+def _name_states(model, tokenizer, dataset: bios.BioDataset, n_people: int | None, train_fraction: float,
+                 seed: int, batch_size: int) -> tuple[torch.Tensor, list[int], int]:
+    """Every layer's state at the last token of each bare full name (the Q-probe input): ``(L+1, n, d)``,
+    the people in that order (the probe-training people first), and how many of them train the probe."""
+    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    people = np.concatenate([tr_people, te_people]).tolist()
+    names = [dataset.people[i].full_name for i in people]
+    pos = [[("last", len(bios.words(s)) - 1)] for s in names]
+    return states_at(model, tokenizer, names, pos, batch_size)[:, :, 0], people, len(tr_people)
+
+
 def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
             n_people: int | None = None, cfg: ProbeConfig | None = None, seed: int = 0,
             birth_date_label: str = "month", train_fraction: float = 0.5, batch_size: int = 256) -> pd.DataFrame:
@@ -299,14 +310,10 @@ def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     cfg = cfg or ProbeConfig()
     attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
     _select_layers(layers, _n_states(model))  # validates before any work
-    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
-    people = np.concatenate([tr_people, te_people]).tolist()
-    names = [dataset.people[i].full_name for i in people]
-    pos = [[("last", len(bios.words(s)) - 1)] for s in names]
-    H = states_at(model, tokenizer, names, pos, batch_size)[:, :, 0]  # (L+1, n, d)
+    H, people, n_train = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size)
     chosen = _select_layers(layers, H.shape[0])
     X = H[chosen]
-    tr, te = np.arange(len(tr_people)), np.arange(len(tr_people), len(people))
+    tr, te = np.arange(n_train), np.arange(n_train, len(people))
     rows = []
     for a in bios.ATTRIBUTES:
         y = [attribute_label(dataset.people[i], a, birth_date_label) for i in people]
@@ -434,13 +441,10 @@ def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequ
     out_emb = model.get_output_embeddings()
     if out_emb is None:
         raise ValueError("the model has no output embeddings; allowed: a causal LM or masked LM with its head")
-    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
-    people = np.concatenate([tr_people, te_people]).tolist()
-    names = [dataset.people[i].full_name for i in people]
-    H = states_at(model, tokenizer, names, [[("last", len(bios.words(n)) - 1)] for n in names], batch_size)[:, :, 0]
+    H, people, n_train = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size)
     chosen = _select_layers(layers, H.shape[0])
     X = H[chosen]  # (L', n, d)
-    tr, te = torch.arange(len(tr_people)), torch.arange(len(tr_people), len(people))
+    tr, te = torch.arange(n_train), torch.arange(n_train, len(people))
     mu, sd = X[:, tr].mean(1, keepdim=True), X[:, tr].std(1, keepdim=True) + 1e-6
     X = (X - mu) / sd
     W = out_emb.weight.detach().float()  # (vocab, d)

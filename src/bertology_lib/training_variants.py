@@ -642,7 +642,7 @@ class PairBatches:
 class MaskedOnlyPretraining(torch.nn.Module):
     """Training view of a ``BertForPreTraining``: masked-only MLM loss plus the next-sentence loss.
 
-    Keeps a running next-sentence accuracy (``nsp_hits`` / ``nsp_seen``) over the last 100 batches.
+    Keeps the next-sentence accuracy of the last 100 training batches in ``nsp_log``.
     """
 
     def __init__(self, model) -> None:
@@ -750,15 +750,9 @@ def load_lab(folder: Path, head: str = "mlm"):
     """(model, tokenizer) of a pre-trained lab BERT, eager attention, eval mode."""
     from transformers import AutoModel, AutoModelForMaskedLM, AutoTokenizer
 
-    from transformers.utils import logging as hf_logging
-
     loader = AutoModelForMaskedLM if head == "mlm" else AutoModel
-    level = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # an NSP model's unused pooler / next-sentence head
-    try:
+    with _quiet_hf():  # an NSP model's unused pooler / next-sentence head
         model = loader.from_pretrained(Path(folder) / "final", attn_implementation="eager").eval()
-    finally:
-        hf_logging.set_verbosity(level)
     return model, AutoTokenizer.from_pretrained(Path(folder) / "final")
 
 
