@@ -2,9 +2,9 @@
 
 Real activations: the cached quick mini-BERT (falls back to smoke, and says so, if that cache entry is
 missing; the quick model is never retrained here) over held-out toy sentences
-(:func:`bertology_lib.survey.probe_sentences`), one activation pass, words pooled to their first
+(:func:`bertology_lib.experiments.survey.knowledge.probe_sentences`), one activation pass, words pooled to their first
 subword, target UPOS, split by sentence (75% train / 25% test). Both sides get the same features
-standardised with the training rows' statistics (:func:`bertology_lib.probing.probe_sweep` does this
+standardised with the training rows' statistics (:func:`bertology_lib.analysis.probing.probe_sweep` does this
 inside its timing; scikit-learn is handed them ready-made).
 
 Same objective on both sides. Ours minimises, per layer, mean cross-entropy + l2 * ||W||^2 (bias not
@@ -37,8 +37,11 @@ import warnings
 import numpy as np
 import torch
 
-from bertology_lib import features, minibert, probing, survey
-from bertology_lib.activations import run_with_cache
+from bertology_lib.data import word_labels as features
+from bertology_lib.models import minibert
+from bertology_lib.analysis import probing
+from bertology_lib.experiments.survey import knowledge as survey
+from bertology_lib.analysis.activations import run_with_cache
 from bertology_lib.cache import ArtifactCache
 
 

@@ -1,7 +1,7 @@
 """Training throughput: our loop vs the HF ``Trainer``, side by side on the same model and data.
 
-Ours: :func:`bertology_lib.train.train` on :class:`~bertology_lib.minibert.MaskedOnlyMLM` (vocabulary
-logits only at the ~15% scored positions) with :class:`~bertology_lib.train.MLMBatches` (whole-word
+Ours: :func:`bertology_lib.training.loop.train` on :class:`~bertology_lib.models.minibert.MaskedOnlyMLM` (vocabulary
+logits only at the ~15% scored positions) with :class:`~bertology_lib.training.loop.MLMBatches` (whole-word
 masking, length bucketing, ``bucket=50``). Theirs: ``transformers.Trainer`` on the plain
 ``BertForMaskedLM`` with ``DataCollatorForLanguageModeling`` (80/10/10 masking; the tokenizer is
 word-level, so masking tokens is masking whole words; dynamic padding to the longest row of a batch),
@@ -45,8 +45,8 @@ import warnings
 
 import torch
 
-from bertology_lib import minibert
-from bertology_lib.train import MLMBatches, TrainConfig, train
+from bertology_lib.models import minibert
+from bertology_lib.training.loop import MLMBatches, TrainConfig, train
 
 
 def loadavg() -> str:

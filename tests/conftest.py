@@ -45,7 +45,7 @@ def save_toy_bert(folder: Path, world=None) -> str:
     from transformers import BertConfig, BertForMaskedLM
 
     from bertology_lib.data.toy_english import ToyEnglishConfig, vocabulary
-    from bertology_lib.tokenization import build_word_tokenizer
+    from bertology_lib.models.tokenization import build_word_tokenizer
 
     tok = build_word_tokenizer(vocabulary(world or ToyEnglishConfig(n_sentences=1)), kind="bert")
     tok.save_pretrained(folder)

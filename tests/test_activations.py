@@ -1,8 +1,8 @@
 import pytest
 import torch
 
-from bertology_lib.activations import run_with_cache
-from bertology_lib.models import load_model, load_tokenizer
+from bertology_lib.analysis.activations import run_with_cache
+from bertology_lib.models.registry import load_model, load_tokenizer
 
 SENTS = [["the", "chef", "tipped", "the", "waiter", "."], ["unbelievably", "a", "robin", "is", "a", "bird"]]
 
@@ -56,8 +56,8 @@ def test_bad_arguments(tiny):
 
 def test_cached_pass_is_keyed_by_model_and_data(tiny, tiny_bert_dir, tmp_cache):
     """cache=True: the second identical pass runs no forward call; other weights or data recompute."""
-    from bertology_lib.activations import fingerprint_model
-    from bertology_lib.survey import random_init_like
+    from bertology_lib.analysis.activations import fingerprint_model
+    from bertology_lib.experiments.survey.knowledge import random_init_like
 
     model, tok = tiny
     calls = []

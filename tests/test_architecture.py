@@ -2,7 +2,7 @@ import pytest
 import torch
 from transformers import BertConfig
 
-from bertology_lib import architecture as arch
+from bertology_lib.experiments.survey import architecture as arch
 
 
 @pytest.mark.parametrize(
@@ -26,7 +26,7 @@ def test_bert_sizes_are_the_papers():
 
 
 def test_embedding_sum_matches_module(tiny_bert_dir):
-    from bertology_lib.models import load_model, load_tokenizer
+    from bertology_lib.models.registry import load_model, load_tokenizer
 
     m, tok = load_model(str(tiny_bert_dir)), load_tokenizer(str(tiny_bert_dir))
     es = arch.embedding_sum(m, tok, "the chef tipped", "a robin")
@@ -38,7 +38,7 @@ def test_embedding_sum_matches_module(tiny_bert_dir):
 
 
 def test_tokenization_table_marks_pieces_and_segments(tiny_bert_dir):
-    from bertology_lib.models import load_tokenizer
+    from bertology_lib.models.registry import load_tokenizer
 
     t = arch.tokenization_table(load_tokenizer(str(tiny_bert_dir)), "unbelievably the chef", "a robin")
     assert list(t.token[:4]) == ["[CLS]", "un", "##believ", "##ably"]
@@ -46,7 +46,7 @@ def test_tokenization_table_marks_pieces_and_segments(tiny_bert_dir):
 
 
 def test_head_shapes(tiny_bert_dir):
-    from bertology_lib.models import load_config, load_tokenizer
+    from bertology_lib.models.registry import load_config, load_tokenizer
 
     cfg, tok = load_config(str(tiny_bert_dir)), load_tokenizer(str(tiny_bert_dir))
     df = arch.head_shapes(cfg, tok, [("the chef", "a robin"), ("a bird", "the waiter tipped")])

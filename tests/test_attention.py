@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import torch
 
-from bertology_lib.activations import run_with_cache
+from bertology_lib.analysis.activations import run_with_cache
 from bertology_lib.analysis import attention as att
-from bertology_lib.models import load_model, load_tokenizer
+from bertology_lib.models.registry import load_model, load_tokenizer
 
 TOKS = ["[CLS]", "the", "chef", "tipped", "the", "waiter", ".", "[SEP]"]
 

@@ -9,8 +9,8 @@ import pytest
 from conftest import save_toy_bert
 import torch
 
-from bertology_lib import behaviour as B
-from bertology_lib import finetune as F
+from bertology_lib.experiments.survey import behaviour as B
+from bertology_lib.training import finetune as F
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import tasks as T
 from bertology_lib.data.toy_english import LICENSORS, ToyEnglishConfig

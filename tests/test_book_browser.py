@@ -61,7 +61,7 @@ def book() -> tuple[Path, float | None]:
     if os.environ.get("BERTOLOGY_BOOK_REUSE") == "1" and (HTML / "index.html").is_file():
         return HTML, None
     t0 = time.time() - 1  # file-system timestamps may be coarse
-    r = subprocess.run([sys.executable, "-m", "bertology_lib.cli", "build", "--no-run"], cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", "build", "--no-run"], cwd=ROOT,
                        capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
         log = (r.stdout + r.stderr).splitlines()

@@ -8,8 +8,7 @@ import textwrap
 import pytest
 import torch
 
-from bertology_lib.cache import (ArtifactCache, cache_key, default_root, load_tensors,
-                                 save_json, save_tensors)
+from bertology_lib.cache import ArtifactCache, cache_key, default_root, load_tensors, save_json, save_tensors
 from bertology_lib.errors import CacheError
 
 

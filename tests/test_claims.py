@@ -2,9 +2,20 @@ import json
 
 import nbformat
 
-from bertology_lib.claims import (METADATA_KEY, AtLeast, AtMost, IntervalAbove, Verdict, WithinRelative,
-                                  claims_in_notebook, fmt, ledger_frame, ledger_markdown, make_claim,
-                                  summary)
+from bertology_lib.book.claims import (
+    METADATA_KEY,
+    AtLeast,
+    AtMost,
+    IntervalAbove,
+    Verdict,
+    WithinRelative,
+    claims_in_notebook,
+    fmt,
+    ledger_frame,
+    ledger_markdown,
+    make_claim,
+    summary,
+)
 
 
 def test_rules_compute_verdicts():
@@ -50,7 +61,7 @@ def test_empty_ledger_page():
 
 
 def test_ledger_groups_by_part_and_findings_are_generated():
-    from bertology_lib.claims import findings_markdown
+    from bertology_lib.book.claims import findings_markdown
 
     a = make_claim("s.a", "claim a", "P §1", paper=1.0, ours=1.0, rule=WithinRelative(0.1))
     b = make_claim("p.b", "claim b", "Q §2", paper=None, ours=0.1, rule=AtLeast(0.5))
@@ -70,7 +81,7 @@ def test_ledger_links_to_the_claims_cell_when_its_output_has_the_anchor(tmp_path
 
     import nbformat
 
-    from bertology_lib.claims import METADATA_KEY, AtLeast, findings_markdown
+    from bertology_lib.book.claims import METADATA_KEY, AtLeast, findings_markdown
 
     c = make_claim("survey9.x/y", "S", "src", paper=1, ours=2, rule=AtLeast(1))
     assert c.anchor == "claim-survey9.x-y" and f'<span id="{c.anchor}"></span>' in c._repr_markdown_()

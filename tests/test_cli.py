@@ -17,7 +17,7 @@ NB = "notebooks/survey_02_architecture.ipynb"
 
 def bertology(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     e = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "bertology_lib.cli", *args], cwd=ROOT, env=e,
+    return subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", *args], cwd=ROOT, env=e,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -100,7 +100,7 @@ def test_failing_notebook_reports_where(tmp_path):
 
 def test_default_values_are_not_injected():
     """`--profile quick` on a notebook whose default is quick injects nothing; other values are typed."""
-    from bertology_lib.cli import _check_params
+    from bertology_lib.book.cli import _check_params
 
     path = Path(__file__).resolve().parents[1] / "notebooks" / "survey_02_architecture.ipynb"
     assert _check_params(path, "quick", {}) == {}
@@ -113,7 +113,7 @@ def test_build_skips_notebooks_executed_from_the_same_inputs(tmp_path, monkeypat
 
     import nbformat
 
-    from bertology_lib import cli
+    from bertology_lib.book import cli
 
     src = Path(__file__).resolve().parents[1] / "notebooks" / "survey_02_architecture.ipynb"
     nb_path = tmp_path / src.name
@@ -136,7 +136,7 @@ def test_library_closure_follows_imports_and_ignores_unrelated_modules(tmp_path)
     """A notebook's stamp depends on the library modules it reaches, directly or through other modules."""
     import nbformat
 
-    from bertology_lib import cli
+    from bertology_lib.book import cli
 
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("%matplotlib inline\nfrom bertology_lib import physics_experiments as px"),

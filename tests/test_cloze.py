@@ -2,8 +2,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from bertology_lib.cloze import accuracy_by, score_items
-from bertology_lib.models import load_model, load_tokenizer
+from bertology_lib.analysis.cloze import accuracy_by, score_items
+from bertology_lib.models.registry import load_model, load_tokenizer
 
 
 @dataclass
@@ -42,7 +42,7 @@ def test_needs_a_mask_token(tiny_bert_dir):
 
 
 def test_insensitivity_pairs_items_even_when_a_transform_drops_some(tiny_bert_dir):
-    from bertology_lib.cloze import insensitivity
+    from bertology_lib.analysis.cloze import insensitivity
 
     m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
     items = [Item(("the", "[MASK]", "tipped", "the", "waiter"), 1, "chef", "robin"),

@@ -1,8 +1,8 @@
 import pytest
 import torch
 
-from bertology_lib import compression as cp
-from bertology_lib import finetune as ft
+from bertology_lib.experiments.survey import model_size as cp
+from bertology_lib.training import finetune as ft
 from bertology_lib.data.tasks import toy_classification, toy_qa
 from bertology_lib.errors import ParameterError
 from bertology_lib.profiles import get_profile

@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from bertology_lib.train import TrainConfig, shard_batch
+from bertology_lib.training.loop import TrainConfig, shard_batch
 
 WORKER = textwrap.dedent('''
     import json, os, sys
     import torch
     torch.set_num_threads(1)
     from transformers import LlamaConfig, LlamaForCausalLM
-    from bertology_lib.train import TrainConfig, train
+    from bertology_lib.training.loop import TrainConfig, train
 
     out = sys.argv[1]
     torch.manual_seed(0)

@@ -1,9 +1,9 @@
 import pytest
 import torch
 
-from bertology_lib import interventions as iv
+from bertology_lib.interventions import hooks as iv
 from bertology_lib.analysis.similarity import cka_matrix, linear_cka
-from bertology_lib.models import load_model, load_tokenizer
+from bertology_lib.models.registry import load_model, load_tokenizer
 
 
 def test_patterns():

@@ -1,8 +1,8 @@
 import pytest
 
-from bertology_lib import duplication as dup
-from bertology_lib import finetune as ft
-from bertology_lib.claims import IntervalContains, Verdict
+from bertology_lib.experiments.duplication import boost as dup
+from bertology_lib.training import finetune as ft
+from bertology_lib.book.claims import IntervalContains, Verdict
 from bertology_lib.data.tasks import toy_classification
 from bertology_lib.profiles import get_profile
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from bertology_lib.analysis import embeddings as emb
-from bertology_lib.models import load_model, load_tokenizer
+from bertology_lib.models.registry import load_model, load_tokenizer
 
 
 def _cos(a, b):

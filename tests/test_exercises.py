@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bertology_lib import exercises as ex
+from bertology_lib.book import exercises as ex
 from bertology_lib.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def _solution_cell(source: str, **md) -> nbformat.NotebookNode:
 
 def _export(tmp_path_factory, nb: Path) -> tuple[Path, Path]:
     out = tmp_path_factory.mktemp("exercises")
-    r = subprocess.run([sys.executable, "-m", "bertology_lib.cli", "export-student", nb.stem, "--out", str(out)],
+    r = subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", "export-student", nb.stem, "--out", str(out)],
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     student, teacher = out / "student" / nb.name, out / "teacher" / nb.name
@@ -165,7 +165,7 @@ def test_teacher_notebook_runs_fully_at_smoke_and_passes_its_checks(exported_any
 
 
 def test_survey2_params_truth_agrees_with_the_real_module():
-    from bertology_lib import architecture as arch
+    from bertology_lib.experiments.survey import architecture as arch
 
     def encoder(n: int) -> int:  # parameters n 768-wide layers add to a BertModel
         c0, cn = arch.bert_config("bert-base"), arch.bert_config("bert-base")
@@ -199,7 +199,7 @@ def test_unknown_label_names_the_known_ones():
 def test_physics_bits_checker():
     import math
 
-    from bertology_lib import physics_data
+    from bertology_lib.experiments.physics import biographies as physics_data
 
     counts = physics_data.possible_values()
     truth = sum(math.log2(counts[a]) for a in ("birth_date", "birth_city", "university", "major", "company_name"))
@@ -212,8 +212,8 @@ def test_physics_bits_checker():
 
 
 def test_physics_unseen_checker_matches_the_probe_split():
-    from bertology_lib import physics
-    from bertology_lib.physics_probing import _people_split
+    from bertology_lib.experiments.physics import pipeline as physics
+    from bertology_lib.experiments.physics.probing import _people_split
 
     ds = physics.PhysicsConfig.for_profile("quick").dataset()  # N = 300, seed 0: the exercise's dataset
     tr, te = _people_split(len(ds.people), None, 0.5, 0)

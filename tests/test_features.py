@@ -1,7 +1,8 @@
 import numpy as np
 import torch
 
-from bertology_lib import features, probing
+from bertology_lib.data import word_labels as features
+from bertology_lib.analysis import probing
 from bertology_lib.data.real import UDSentence
 from bertology_lib.data.toy_english import ToyEnglishConfig, generate_corpus
 

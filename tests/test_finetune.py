@@ -8,9 +8,9 @@ import pytest
 from conftest import save_toy_bert
 import torch
 
-from bertology_lib import finetune as F
+from bertology_lib.training import finetune as F
 from bertology_lib.cache import ArtifactCache
-from bertology_lib.claims import IntervalAbove, Verdict
+from bertology_lib.book.claims import IntervalAbove, Verdict
 from bertology_lib.data import tasks as T
 
 torch.set_num_threads(1)

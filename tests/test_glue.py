@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bertology_lib import glue
-from bertology_lib.claims import Claim
+from bertology_lib.book import prose as glue
+from bertology_lib.book.claims import Claim
 
 
 def test_glue_claims_and_values(monkeypatch):

@@ -21,8 +21,8 @@ import pytest
 import torch
 
 from bertology_lib.cache import ArtifactCache, load_tensors
-from bertology_lib.claims import claims_in_notebook
-from bertology_lib.minibert import KIND, MiniBertConfig, history, train_minibert
+from bertology_lib.book.claims import claims_in_notebook
+from bertology_lib.models.minibert import KIND, MiniBertConfig, history, train_minibert
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 120  # long enough to kill after the first checkpoint, short enough for CI
@@ -39,7 +39,7 @@ def test_training_killed_midway_rebuilds_to_the_uninterrupted_result(tmp_path):
         import torch
         torch.set_num_threads(1)
         from bertology_lib.cache import ArtifactCache
-        from bertology_lib.minibert import MiniBertConfig, train_minibert
+        from bertology_lib.models.minibert import MiniBertConfig, train_minibert
         train_minibert(MiniBertConfig.for_profile("smoke", max_steps={STEPS}), ArtifactCache({str(killed)!r}),
                        progress=False)
     """)

@@ -1,8 +1,8 @@
 import pytest
 import torch
 
-from bertology_lib import finetune as ft
-from bertology_lib import heads
+from bertology_lib.training import finetune as ft
+from bertology_lib.interventions import heads
 from bertology_lib.data.tasks import toy_classification
 from bertology_lib.errors import ParameterError
 

@@ -1,8 +1,8 @@
 import pytest
 import torch
 
-from bertology_lib import interventions as iv
-from bertology_lib.models import load_model, load_tokenizer
+from bertology_lib.interventions import hooks as iv
+from bertology_lib.models.registry import load_model, load_tokenizer
 
 
 def test_project_out_changes_only_inside_the_block(tiny_bert_dir):

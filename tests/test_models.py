@@ -3,7 +3,7 @@ import time
 import pytest
 import torch
 
-from bertology_lib import models
+from bertology_lib.models import registry as models
 from bertology_lib.errors import ModelNotAvailableError, ParameterError
 
 

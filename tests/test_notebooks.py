@@ -8,7 +8,7 @@ from pathlib import Path
 import papermill as pm
 import pytest
 
-from bertology_lib.notebooks import SPECS, notebook_paths
+from bertology_lib.book.specs import SPECS, notebook_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 REGRESSION = ROOT / "tests" / "regression"
@@ -26,7 +26,7 @@ def _code_cells(path: Path, skip_injected: bool = True) -> list[str]:
 
 
 def test_every_notebook_is_registered_and_in_the_book():
-    from bertology_lib.notebooks import _toc_order
+    from bertology_lib.book.specs import _toc_order
 
     files = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if not p.name.startswith("."))
     assert files == sorted(p.stem for p in NOTEBOOKS), "a notebook is missing from _toc.yml or the specs"

@@ -16,7 +16,7 @@ import papermill as pm
 import pytest
 
 from bertology_lib.errors import ParameterError
-from bertology_lib.notebooks import SPECS, notebook_paths
+from bertology_lib.book.specs import SPECS, notebook_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = notebook_paths(ROOT)

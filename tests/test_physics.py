@@ -7,8 +7,8 @@ import json
 import pytest
 import torch
 
-from bertology_lib import physics
-from bertology_lib import train as training
+from bertology_lib.experiments.physics import pipeline as physics
+from bertology_lib.training import loop as training
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError

@@ -1,4 +1,4 @@
-"""Tests for the bioS inspection helpers (bertology_lib.physics_data) and their figure."""
+"""Tests for the bioS inspection helpers (bertology_lib.experiments.physics.biographies) and their figure."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 
 import pytest
 
-from bertology_lib import physics_data as pdata
+from bertology_lib.experiments.physics import biographies as pdata
 from bertology_lib import plots
 from bertology_lib.data import bios
 from bertology_lib.data.bios import ATTRIBUTES, BioEntry, Person
@@ -25,7 +25,7 @@ def datasets():
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from bertology_lib.physics import bios_tokenizer
+    from bertology_lib.experiments.physics.pipeline import bios_tokenizer
 
     return bios_tokenizer()
 

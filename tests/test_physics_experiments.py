@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 import torch
 
-from bertology_lib import physics
-from bertology_lib import physics_experiments as px
-from bertology_lib import train as training
+from bertology_lib.experiments.physics import pipeline as physics
+from bertology_lib.experiments.physics import grid as px
+from bertology_lib.training import loop as training
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
 
@@ -219,7 +219,7 @@ def test_bpe_tokenizer_pipeline_trains_answers_and_keys_the_cache(tmp_path, bpe_
 
 
 def test_probes_refuse_a_tokenizer_that_splits_words_differently(bpe_folder):
-    from bertology_lib import physics_probing as pp
+    from bertology_lib.experiments.physics import probing as pp
 
     bpe = physics.get_tokenizer(bpe_folder)
     ids, _ = pp._encode(bpe, ["Anya Briar Forger"])  # plain names split alike: Q-probing works

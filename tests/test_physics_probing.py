@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 import torch
 
-from bertology_lib import physics
-from bertology_lib import physics_probing as pp
+from bertology_lib.experiments.physics import pipeline as physics
+from bertology_lib.experiments.physics import probing as pp
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
-from bertology_lib.probing import ProbeConfig
+from bertology_lib.analysis.probing import ProbeConfig
 
 torch.set_num_threads(1)
 
@@ -219,8 +219,8 @@ def test_bert_pipeline_is_cached_and_comparable(tmp_path):
 
 def test_bert_qa_evaluation_on_a_memorising_bert():
     """Fill-the-masks QA: a tiny BERT trained on all QA pairs of 10 people answers them."""
-    from bertology_lib import train as training
-    from bertology_lib.minibert import MaskedOnlyMLM
+    from bertology_lib.training import loop as training
+    from bertology_lib.models.minibert import MaskedOnlyMLM
     from transformers import BertForMaskedLM
 
     tok = pp.bert_tokenizer()

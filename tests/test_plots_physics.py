@@ -9,8 +9,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from bertology_lib import plots  # noqa: E402
-from bertology_lib.data import bios  # noqa: E402
+from bertology_lib import plots
+from bertology_lib.data import bios
 
 ATTRS = [*bios.ATTRIBUTES, "mean", "mean_without_birth_date"]
 

@@ -12,7 +12,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from bertology_lib import plots  # noqa: E402
+from bertology_lib import plots
 
 MODELS = ["mini-bert (toy)", "minilm (UD EWT)"]
 LAYERS = range(4)

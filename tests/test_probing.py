@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from bertology_lib import probing
+from bertology_lib.analysis import probing
 
 
 def _toy(n=600, d=8, layers=3, seed=0):

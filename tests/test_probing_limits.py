@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 import torch
 
-from bertology_lib import plots, probing, survey
+from bertology_lib import plots
+from bertology_lib.analysis import probing
+from bertology_lib.experiments.survey import knowledge as survey
 from bertology_lib.profiles import get_profile
 
 
@@ -86,7 +88,7 @@ TEXTS = ["the chef tipped the waiter .", "a robin is a bird .", "the waiter tipp
 
 
 def test_amnesic_mlm_drop_identity_is_zero_and_hook_is_removed(tiny_bert_dir):
-    from bertology_lib.minibert import mlm_accuracy
+    from bertology_lib.models.minibert import mlm_accuracy
 
     model, tok = _tiny_mlm(tiny_bert_dir)
     d = model.config.hidden_size

@@ -1,7 +1,7 @@
 import pytest
 
 from bertology_lib.errors import ParameterError
-from bertology_lib.notebooks import SPECS, get_spec
+from bertology_lib.book.specs import SPECS, get_spec
 from bertology_lib.profiles import PROFILE_NAMES, Param, get_profile, resolve, validate_values
 
 
@@ -53,7 +53,7 @@ def test_resolve_returns_profile_seed_and_values():
 
 def test_resolve_rejects_before_any_work(monkeypatch):
     # an unreachable hub must fail fast with the embedded alternatives listed
-    monkeypatch.setattr("bertology_lib.models.hub_reachable", lambda timeout=0: False)
+    monkeypatch.setattr("bertology_lib.models.registry.hub_reachable", lambda timeout=0: False)
     with pytest.raises(ParameterError, match="model='bogus-model'.*minilm"):
         resolve("survey_02_architecture", profile="smoke", seed=0, model="bogus-model")
     with pytest.raises(ParameterError, match="seed=-1 is out of range"):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from bertology_lib import structural_probe as sp
-from bertology_lib.models import load_model, load_tokenizer
+from bertology_lib.analysis import structural_probe as sp
+from bertology_lib.models.registry import load_model, load_tokenizer
 
 
 def _random_tree(n, rng):

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bertology_lib import survey
-from bertology_lib.data import toy_english, toy_suites
+from bertology_lib.experiments.survey import knowledge as survey
+from bertology_lib.data import toy_english, suites as toy_suites
 
 CFG = toy_english.ToyEnglishConfig(n_sentences=300, seed=0, vocab_size=800)
 
@@ -97,7 +97,7 @@ def test_name_swap_pairs_change_only_names_and_mask_the_verb():
 
 
 def test_name_swap_flips_on_a_tiny_model():
-    from bertology_lib import minibert
+    from bertology_lib.models import minibert
 
     mcfg = minibert.MiniBertConfig.for_profile("smoke")
     tok = minibert.tokenizer_for(mcfg)

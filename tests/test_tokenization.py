@@ -6,7 +6,7 @@ import pytest
 from transformers import AutoTokenizer
 
 from bertology_lib.data import bios
-from bertology_lib.tokenization import build_word_tokenizer, detokenize
+from bertology_lib.models.tokenization import build_word_tokenizer, detokenize
 
 
 @pytest.fixture(scope="module")

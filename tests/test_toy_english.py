@@ -382,7 +382,7 @@ def test_selectional_gradient_in_corpus_and_suite(big, cfg, suites):
     cls = {}
     for n in lex.nouns:
         cls[n.sg] = cls[n.pl] = n.cls
-    from bertology_lib.data.toy_suites import _gradient
+    from bertology_lib.data.suites import _gradient
 
     grad = {v.base: _gradient(v, sorted(lex.by_class)) for v in lex.transitive}
     tally = Counter()

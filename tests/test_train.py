@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
-from bertology_lib import train as T
-from bertology_lib.tokenization import build_word_tokenizer
+from bertology_lib.training import loop as T
+from bertology_lib.models.tokenization import build_word_tokenizer
 
 torch.set_num_threads(1)
 

@@ -1,4 +1,4 @@
-"""Tests for bertology_lib.training_variants (survey §5): tiny models, private cache."""
+"""Tests for bertology_lib.experiments.survey.training (survey §5): tiny models, private cache."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from bertology_lib.analysis.similarity import linear_cka
 import torch
 
-from bertology_lib import finetune as ft
-from bertology_lib import training_variants as tv
+from bertology_lib.training import finetune as ft
+from bertology_lib.experiments.survey import training as tv
 from bertology_lib.errors import ParameterError
 
 
@@ -141,7 +141,7 @@ def test_linear_cka_parity_with_centering_matrix_formula():
 def test_stack_doubles_depth_with_copied_weights(tiny_bert_dir):
     from transformers import AutoModelForMaskedLM
 
-    from bertology_lib.interventions import blocks
+    from bertology_lib.interventions.hooks import blocks
 
     m = AutoModelForMaskedLM.from_pretrained(tiny_bert_dir)
     s = tv.stack(m)
@@ -170,8 +170,8 @@ def test_mask_only_batches_replace_every_picked_word(tiny_bert_dir):
 
 
 def test_lab_pretraining_with_stacking(tmp_cache):
-    from bertology_lib import minibert
-    from bertology_lib.interventions import blocks
+    from bertology_lib.models import minibert
+    from bertology_lib.interventions.hooks import blocks
 
     mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)
     cfg = tv.LabConfig(n_layers=2, n_heads=2, d_model=16, steps=4, batch_size=8, warmup_steps=1, stack_at=2)
@@ -253,7 +253,7 @@ def test_sizes_and_estimate():
 
 
 def test_span_groups_cut_words_into_contiguous_spans():
-    from bertology_lib.train import span_groups
+    from bertology_lib.training.loop import span_groups
 
     g = torch.Generator().manual_seed(0)
     words = torch.tensor([[-1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1]] * 200)  # word 0 has two pieces
@@ -265,7 +265,7 @@ def test_span_groups_cut_words_into_contiguous_spans():
     mean_len = 10 / (spans[:, 2:12].max(dim=1).values + 1).float().mean()
     assert 2.0 < float(mean_len) < 5.0  # truncation at 10 words shortens SpanBERT's mean of 3.8
     # every span picked with p: the expected share of masked words stays p
-    from bertology_lib.train import mask_tokens
+    from bertology_lib.training.loop import mask_tokens
 
     ids = torch.arange(14).expand(200, 14).clone() + 5
     _, labels = mask_tokens(ids, mask_id=4, candidate_ids=torch.arange(5, 20), word_ids=spans, mask_prob=0.15,
@@ -277,7 +277,7 @@ def test_span_groups_cut_words_into_contiguous_spans():
 
 
 def test_wordpiece_tokenizer_splits_rare_words_and_keeps_word_ids():
-    from bertology_lib.tokenization import train_wordpiece_tokenizer
+    from bertology_lib.models.tokenization import train_wordpiece_tokenizer
 
     texts = ["the chef tipped the waiter ."] * 50 + ["the remarkablyunusualword sleeps ."]
     tok = train_wordpiece_tokenizer(texts, 70)
@@ -293,7 +293,7 @@ def test_wordpiece_tokenizer_splits_rare_words_and_keeps_word_ids():
 
 
 def test_token_unit_masks_pieces_and_word_unit_masks_whole_words():
-    from bertology_lib.tokenization import train_wordpiece_tokenizer
+    from bertology_lib.models.tokenization import train_wordpiece_tokenizer
 
     texts = [" ".join(["abcdefgh"] * 12)] * 64 + ["ab cd ef gh"] * 64
     tok = train_wordpiece_tokenizer(texts, 24)
@@ -311,7 +311,7 @@ def test_token_unit_masks_pieces_and_word_unit_masks_whole_words():
 
 
 def test_topic_partners_share_a_noun():
-    from bertology_lib import minibert
+    from bertology_lib.models import minibert
 
     mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)
     sents = minibert.corpus(mb)[0]
@@ -324,7 +324,7 @@ def test_topic_partners_share_a_noun():
 
 
 def test_pair_batches_and_nsp_pretraining(tmp_cache):
-    from bertology_lib import minibert
+    from bertology_lib.models import minibert
 
     mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)
     cfg = tv.LabConfig(n_layers=2, n_heads=2, d_model=16, steps=4, batch_size=8, warmup_steps=1, nsp=True,
@@ -382,7 +382,8 @@ def test_architecture_grid_keeps_block_parameters_about_equal():
 
 
 def test_evaluate_labs_measures_every_model_and_ranges(tmp_cache):
-    from bertology_lib import minibert, survey
+    from bertology_lib.models import minibert
+    from bertology_lib.experiments.survey import knowledge as survey
     from bertology_lib.data import tasks
 
     mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)

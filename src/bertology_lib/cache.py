@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from .errors import CacheError
+from bertology_lib.errors import CacheError
 
 FORMAT_VERSION = 1
 MANIFEST = "MANIFEST.json"
@@ -262,3 +262,23 @@ def save_json(path: str | Path, obj: Any) -> None:
 
 def load_json(path: str | Path) -> Any:
     return json.loads(Path(path).read_text())
+
+
+def memo(kind: str, config: Mapping[str, Any], compute: Callable[[], Any], save: Callable[[Any, Path], None],
+         load: Callable[[Path], Any], cache: "ArtifactCache | None" = None) -> Any:
+    """The artifact of ``(kind, config)``: on a miss ``compute()`` it, ``save(value, folder)`` it into the
+    entry and return the computed value; on a hit ``load(folder)`` it.
+
+    The one "build, save, reload" path of the library: a value is never returned from a half-written
+    entry, and a computed value is returned as computed (not reloaded).
+    """
+    cache = cache or ArtifactCache()
+    built: list[Any] = []
+
+    def build(folder: Path) -> None:
+        value = compute()
+        save(value, folder)
+        built.append(value)
+
+    folder = cache.get_or_create(kind, config, build)
+    return built[0] if built else load(folder)

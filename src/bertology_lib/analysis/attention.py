@@ -4,7 +4,7 @@ Inputs are attention maps as the library collects them: ``patterns[L][s]``
 of shape (n_heads, T, T) for block ``L`` (0-based) and sentence ``s`` — rows
 are queries and sum to 1 — with ``tokens[s]`` the T tokens *including* the
 special tokens ([CLS], [SEP]). Both
-:func:`bertology_lib.activations.run_with_cache` (``keep_subword_attention=True``:
+:func:`bertology_lib.analysis.activations.run_with_cache` (``keep_subword_attention=True``:
 ``cache.subword_patterns``, ``cache.tokens``) and :func:`attention_maps` (which
 also takes sentence pairs and records value-vector norms) produce them.
 Word-level maps (``cache.patterns``: no special tokens, a word's subwords

@@ -2,9 +2,9 @@
 
 Inputs are word-level states ``X`` of shape (n_layers + 1, N, d) — layer 0
 is the embedding output — from one activation pass
-(:func:`bertology_lib.activations.run_with_cache`), with each row's word
+(:func:`bertology_lib.analysis.activations.run_with_cache`), with each row's word
 (``words``) and sentence (``sentence_ids``), e.g. the ``word`` and
-``sentence`` columns of :func:`bertology_lib.features.word_table`.
+``sentence`` columns of :func:`bertology_lib.data.word_labels.word_table`.
 
 ============================  ==============================================================
 :func:`anisotropy`            mean cosine of random word pairs from different sentences
@@ -225,12 +225,12 @@ def pooling_comparison(states: dict[str, torch.Tensor], labels: Sequence, train_
     """Probe accuracy of [CLS] vs mean pooling at every layer, and of the last layers' mean vectors concatenated.
 
     ``states``: :func:`sentence_states`; one linear probe per layer
-    (:func:`bertology_lib.probing.probe_sweep`). The ``concat`` row joins the
+    (:func:`bertology_lib.analysis.probing.probe_sweep`). The ``concat`` row joins the
     mean-pooled vectors of the last ``concat_last`` layers (as Devlin et al.
     2019 concatenate the last four layers for feature-based NER); its
     ``layer`` is the last layer.
     """
-    from ..probing import probe_sweep
+    from bertology_lib.analysis.probing import probe_sweep
 
     frames = []
     for name in POOLINGS:
@@ -338,7 +338,7 @@ def centre_of_gravity(report: pd.DataFrame, score: str = "accuracy",
     layer is Σ ℓ Δ(ℓ) / Σ Δ(ℓ) over ℓ ≥ 1, and 0 when no layer improves on
     layer 0 (everything the probe finds is already in the embeddings).
     ``report``: one row per (``by``..., ``layer``), e.g.
-    :func:`bertology_lib.probing.layer_report` restricted to one subset.
+    :func:`bertology_lib.analysis.probing.layer_report` restricted to one subset.
     """
     rows = []
     for key, d in report.groupby(list(by), sort=False):

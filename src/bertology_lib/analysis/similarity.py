@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from ..errors import ParameterError
+from bertology_lib.errors import ParameterError
 
 
 def linear_cka(X: torch.Tensor, Y: torch.Tensor) -> float:

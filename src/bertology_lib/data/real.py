@@ -88,7 +88,7 @@ def _download(url: str, dest: Path) -> Path:
 
 
 def _download_dir() -> Path:
-    from ..cache import default_root
+    from bertology_lib.cache import default_root
 
     return default_root() / "downloads"
 

@@ -54,7 +54,7 @@ Metrics follow the official SQuAD 2.0 script (answers normalised: lower case,
 punctuation and articles removed; an empty prediction means "no answer") but are
 reported as fractions in [0, 1], not percentages.
 
-Used by :mod:`bertology_lib.finetune` and the duplication and survey §5-§7 notebooks.
+Used by :mod:`bertology_lib.training.finetune` and the duplication and survey §5-§7 notebooks.
 """
 
 from __future__ import annotations

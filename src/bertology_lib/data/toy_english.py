@@ -7,7 +7,7 @@ tree depth, BIO chunks (NP/VP/PP), semantic roles, grammatical number and per-se
 metadata (agreement controllers and attractors, negation, NPIs, stated facts).  A small
 world knowledge base (who lives where, capitals, occupations, pets, sizes of things) is
 stated in varied templates, so cloze probes can test stated facts and held-out
-inferences.  Evaluation suites live in :mod:`bertology_lib.data.toy_suites` and are
+inferences.  Evaluation suites live in :mod:`bertology_lib.data.suites` and are
 re-exported here (:func:`make_suite`, :data:`SUITES`).
 
 Used by the survey_03_* notebooks (syntax, semantics, world knowledge) and by the
@@ -1871,8 +1871,8 @@ def apply_transform(item: ClozeItem, name: str) -> ClozeItem | None:
 def make_suite(name: str, config: ToyEnglishConfig, n_items: int = 240) -> list[ClozeItem]:
     """Cloze/minimal-pair evaluation suite ``name`` (see :data:`SUITES`).
 
-    Implemented in :mod:`bertology_lib.data.toy_suites`; re-exported here.
+    Implemented in :mod:`bertology_lib.data.suites`; re-exported here.
     """
-    from bertology_lib.data.toy_suites import make_suite as _make
+    from bertology_lib.data.suites import make_suite as _make
 
     return _make(name, config, n_items)

@@ -1,0 +1,110 @@
+"""The duplication boost (Kao et al. 2020 §4): fine-tune deeper copies, compare fairly.
+
+A deeper model is built by inserting independent copies of existing blocks
+(:func:`bertology_lib.interventions.hooks.duplicate_layers`), then every variant is
+fine-tuned with identical hyper-parameters over the same seeds
+(:mod:`bertology_lib.training.finetune`). Gains are paired by seed (a paired t-test
+and a 95% interval), and ensembles that sum the duplicated variants'
+probabilities are compared with ensembles of as many *baseline* seeds, so
+that a gain is not just ensembling.
+
+Used by ``notebooks/duplication_02_boost.ipynb``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from bertology_lib.training import finetune as ft
+from bertology_lib.errors import ParameterError
+from bertology_lib.interventions.hooks import duplication_pattern
+from bertology_lib.profiles import Profile
+
+
+@dataclass(frozen=True)
+class BoostSizes:
+    n_train: int  # toy-task training examples
+    n_test: int  # toy-task dev and test examples (each)
+    n_seeds: int  # fine-tuning seeds per configuration
+    sst2_train: int  # SST-2 training sentences (MiniLM row)
+    sst2_test: int | None  # SST-2 test sentences (None = all 872)
+    duplicate_k: int  # the "first k" pattern
+    second: str = "every"  # the second duplicated variant: "every" block (2x deeper) or the "last" block
+
+    @classmethod
+    def for_profile(cls, profile: Profile) -> "BoostSizes":
+        # quick must fit ~15 min on 2 cores: 45 toy fine-tunes + 10 MiniLM ones (~1 min each on one core),
+        # so small training sets and a cheap second variant (one more block instead of twice the depth)
+        return {
+            "smoke": cls(n_train=48, n_test=32, n_seeds=2, sst2_train=32, sst2_test=32, duplicate_k=1,
+                         second="last"),
+            "quick": cls(n_train=400, n_test=300, n_seeds=5, sst2_train=300, sst2_test=None, duplicate_k=2,
+                         second="last"),
+            "full": cls(n_train=20000, n_test=2000, n_seeds=5, sst2_train=67000, sst2_test=None, duplicate_k=4,
+                        second="every"),
+        }[profile.name]
+
+
+SECOND_VARIANTS = ("every", "last")
+
+
+def variants(base: ft.ModelSource, n_blocks: int, k: int, second: str = "every") -> dict[str, ft.ModelSource]:
+    """baseline, first-k duplicated, and every block (or only the last block) duplicated.
+
+    Each variant is an independent deeper model (copies share no weights)."""
+    if second not in SECOND_VARIANTS:
+        raise ParameterError(f"second={second!r} is not allowed; allowed: {', '.join(SECOND_VARIANTS)}")
+    other = ({"every block duplicated": duplication_pattern(n_blocks, "every")} if second == "every"
+             else {"last block duplicated": duplication_pattern(n_blocks, "set", layers=[n_blocks - 1])})
+    return {
+        "baseline": base,
+        f"first {k} duplicated": ft.duplicated(base, duplication_pattern(n_blocks, "first", k=k)),
+        **{name: ft.duplicated(base, pattern) for name, pattern in other.items()},
+    }
+
+
+def run(task, sources: Mapping[str, Any], seeds: Sequence[int], cfg: ft.FinetuneConfig,
+        progress: bool = False) -> dict[str, list[ft.FinetuneResult]]:
+    """Fine-tune every variant on ``task`` with every seed (cached per run)."""
+    return {name: ft.seed_sweep(task, src, seeds, cfg, progress=progress) for name, src in sources.items()}
+
+
+def table(results: Mapping[str, Sequence[ft.FinetuneResult]], baseline: str = "baseline",
+          split: str = "test", metric: str | None = None) -> pd.DataFrame:
+    """One row per variant: mean ± std over seeds, and the paired gain over the baseline."""
+    rows = []
+    base = results[baseline]
+    for name, rs in results.items():
+        scores = pd.Series([r.score(split, metric) for r in rs])
+        row = {"variant": name, "n_seeds": len(rs), "mean": scores.mean(), "std": scores.std(ddof=1)}
+        if name != baseline:
+            t = ft.compare(rs, base, split, metric)
+            row.update(gain=t.mean_diff, ci_low=t.ci_low, ci_high=t.ci_high, p_value=t.p_value)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def fair_ensembles(results: Mapping[str, Sequence[ft.FinetuneResult]], members: Sequence[str],
+                   baseline: str = "baseline", split: str = "test") -> pd.DataFrame:
+    """Per seed: an ensemble of the ``members`` variants vs one of as many baseline seeds.
+
+    For seed index i the duplicated ensemble sums the members' probabilities
+    at seed i; the baseline ensemble sums baseline seeds i, i+1, ... (wrapping),
+    the same number of models. Returns one row per seed with both metrics.
+    """
+    base = results[baseline]
+    n, k = len(base), len(members)
+    if k > n:
+        raise ValueError(f"{k} ensemble members need at least {k} baseline seeds; got {n}")
+    rows = []
+    kind = base[0].predictions[split].kind
+    metric = ft.DEFAULT_METRIC[kind]
+    for i in range(n):
+        dup = ft.ensemble([results[m][i].predictions[split] for m in members])
+        bas = ft.ensemble([base[(i + j) % n].predictions[split] for j in range(k)])
+        rows.append({"seed_index": i, "duplicated_ensemble": dup[metric], "baseline_ensemble": bas[metric],
+                     "metric": metric})
+    return pd.DataFrame(rows)

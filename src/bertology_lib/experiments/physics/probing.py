@@ -1,0 +1,723 @@
+"""P-probing, Q-probing and the BERT comparison of Physics of Language Models 3.1 (arXiv 2309.14316).
+
+Used by the ``physics_05_probing`` and ``physics_06_bert`` notebooks. Builds on
+:mod:`bertology_lib.experiments.physics.pipeline` (decoders, QA fine-tuning, the cache) and :func:`bertology_lib.analysis.probing.probe_sweep`
+(one linear probe per layer, all layers fitted together).
+
+* :func:`p_probe` (paper §5, App. E): a *frozen* model reads whole biographies; at the last token of the
+  person's name and at the token just before each attribute's value (the six "attribute positions"),
+  a linear probe per (position, layer) predicts each of the six attributes. Probes train on the
+  biographies of half of the people and are tested on the other half. :func:`probe_table` pivots the
+  result into the paper's 6 x 6 table (position x attribute).
+* :func:`q_probe` (paper §6): the input is only the person's full name; a linear probe at the name's last
+  token predicts each attribute.
+* :func:`bert_pretrain` / :func:`bert_finetune_qa` / :func:`bert_extraction` (paper §7): a ``BertForMaskedLM``
+  (whole-word masking, word-level BERT tokenizer) pretrained on the same biographies, fine-tuned to fill
+  an answer's ``[MASK]`` tokens after a question, and Q-probed; per-attribute accuracy beside the
+  decoder's.
+
+Conventions. ``layer`` indexes HF ``hidden_states``: 0 is the embedding output, ``l`` the output of block
+``l - 1`` (0-based blocks), the last one the model's final hidden state (after the final norm for Llama).
+Every sequence starts the way the model saw text in training: decoders get ``<eos>`` in front (packed
+pretraining windows put ``<eos>`` before every biography), BERTs get ``[CLS] ... [SEP]``. So the
+"position before the value" always exists, even when a biography opens with a value.
+
+Labels (:func:`attribute_label`): the attribute's value as a class, except birth date, whose default
+label is the birth *month* (12 classes; ``birth_date_label`` picks year, day or the full date). A probe
+can only predict classes it saw in training, so at small N the many-valued attributes (university:
+300 values) have an accuracy ceiling below 1; the ``majority`` column is the floor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from bertology_lib.experiments.physics import pipeline as physics
+from bertology_lib.training import loop as training
+from bertology_lib.cache import ArtifactCache
+from bertology_lib.data import bios
+from bertology_lib.analysis.probing import ProbeConfig, probe_sweep
+
+BERT_PIPELINE_VERSION = 1  # bump when BERT training/eval code changes what a cached model would be
+BIRTH_DATE_LABELS: tuple[str, ...] = ("month", "year", "day", "full")
+POSITION_BY: tuple[str, ...] = ("order", "attribute")
+NAME_POSITION = "name"
+_STREAM_SPLIT = 11  # private RNG stream of the probe people split
+
+
+# ----------------------------------------------------------------------------------------------
+# Labels, positions and hidden states
+# ----------------------------------------------------------------------------------------------
+
+def attribute_label(person: bios.Person, attribute: str, birth_date_label: str = "month") -> str:
+    """The class a probe predicts for ``attribute`` of ``person``.
+
+    The value itself ("Princeton, NJ"), except ``birth_date``: its month (the first word of the answer,
+    12 classes), year (200 classes), day (28) or the full date, per ``birth_date_label``.
+    """
+    if birth_date_label not in BIRTH_DATE_LABELS:
+        raise ValueError(f"birth_date_label={birth_date_label!r} is unknown; allowed: {', '.join(BIRTH_DATE_LABELS)}")
+    if attribute != "birth_date":
+        return person.value(attribute)  # validates the attribute name
+    if birth_date_label == "month":
+        return bios.MONTHS[person.birth_month - 1]
+    if birth_date_label == "year":
+        return str(person.birth_year)
+    if birth_date_label == "day":
+        return str(person.birth_day)
+    return person.birth_date
+
+
+def position_labels(position_by: str = "order") -> list[str]:
+    """Names of the seven probed positions: ``name``, then ``pos1..pos6`` (text order) or the attributes.
+
+    ``order``: ``posK`` is the token before the K-th attribute value in the text (for bioS single, text
+    order is :data:`bertology_lib.data.bios.ATTRIBUTES`); ``attribute``: the position is named by the
+    attribute whose value follows it, wherever it stands in the text.
+    """
+    if position_by not in POSITION_BY:
+        raise ValueError(f"position_by={position_by!r} is unknown; allowed: {', '.join(POSITION_BY)}")
+    if position_by == "order":
+        return [NAME_POSITION, *(f"pos{k}" for k in range(1, len(bios.ATTRIBUTES) + 1))]
+    return [NAME_POSITION, *bios.ATTRIBUTES]
+
+
+def bio_positions(entry: bios.BioEntry, position_by: str = "order") -> list[tuple[str, str, int]]:
+    """``(position, where, word)`` for the seven probed positions of one biography, in :func:`position_labels` order.
+
+    ``where`` is ``"last"`` (the last token of word ``word``: the name's last word) or ``"before"`` (the
+    token just before word ``word``: the value's first word). Word indices index ``bios.words(entry.text)``.
+    """
+    labels = position_labels(position_by)
+    name_start, name_end = entry.span(NAME_POSITION)
+    values = sorted((s, lab) for lab, s, _ in entry.spans if lab != NAME_POSITION)  # text order
+    out = [(NAME_POSITION, "last", name_end - 1)]
+    if position_by == "order":
+        out += [(f"pos{k}", "before", s) for k, (s, _) in enumerate(values, start=1)]
+    else:
+        first = {lab: s for s, lab in reversed(values)}
+        out += [(a, "before", first[a]) for a in bios.ATTRIBUTES]
+    assert [p for p, _, _ in out] == labels, (out, labels)
+    return out
+
+
+def _encode(tokenizer, texts: Sequence[str]) -> tuple[list[list[int]], list[list[int | None]]]:
+    """Token ids as the model saw text in training, and the word index of every token (None: special).
+
+    Word indices must be those of :func:`bertology_lib.data.bios.words` (spans index them); a tokenizer
+    whose pre-tokenizer splits words differently (e.g. GPT-2 BPE keeps "'s" together) is refused.
+    """
+    texts = list(texts)
+    if tokenizer.cls_token_id is not None:  # encoder: [CLS] text [SEP]
+        enc = tokenizer(texts, add_special_tokens=True)
+        ids, wids = enc["input_ids"], [enc.word_ids(i) for i in range(len(texts))]
+    else:
+        start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
+        if start is None:
+            raise ValueError("tokenizer has neither a CLS, EOS nor BOS token; allowed: a bioS word tokenizer")
+        enc = tokenizer(texts, add_special_tokens=False)
+        ids = [[start, *x] for x in enc["input_ids"]]
+        wids = [[None, *enc.word_ids(i)] for i in range(len(texts))]
+    for text, w in zip(texts, wids):
+        n_words = 1 + max((x for x in w if x is not None), default=-1)
+        if n_words != len(bios.words(text)):
+            raise ValueError(f"the tokenizer splits {text[:60]!r} into {n_words} words, bios.words into "
+                             f"{len(bios.words(text))}; allowed: a tokenizer that splits words like bios.words "
+                             "(tokenizer='word'), since probe positions are word positions")
+    return ids, wids
+
+
+def _pad_right(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(ids, attention mask) of token lists right-padded to the longest, so causal models see each prefix."""
+    t = max(len(r) for r in rows)
+    x = torch.full((len(rows), t), pad, dtype=torch.long)
+    mask = torch.zeros((len(rows), t), dtype=torch.long)
+    for i, r in enumerate(rows):
+        x[i, : len(r)] = torch.tensor(r)
+        mask[i, : len(r)] = 1
+    return x, mask
+
+
+def _token_index(word_ids: Sequence[int | None], word: int, where: str) -> int:
+    toks = [t for t, w in enumerate(word_ids) if w == word]
+    if not toks:
+        raise ValueError(f"word {word} has no token (text shorter than its spans?)")
+    return toks[-1] if where == "last" else toks[0] - 1
+
+
+@torch.no_grad()
+def states_at(model, tokenizer, texts: Sequence[str], positions: Sequence[Sequence[tuple[str, int]]],
+              batch_size: int = 64) -> torch.Tensor:
+    """Hidden states of every layer at given word positions: ``(n_layers + 1, n_texts, K, d_model)``.
+
+    ``positions[i]``: K ``(where, word)`` pairs for ``texts[i]`` (``where``: ``"last"`` token of the word or
+    the token ``"before"`` it). One forward per batch with ``output_hidden_states=True`` on the model's
+    body (no LM head); right padding, so causal models see exactly the unpadded prefix.
+    """
+    if len(texts) != len(positions) or not texts:
+        raise ValueError(f"len(texts)={len(texts)} and len(positions)={len(positions)} must be equal and > 0")
+    ks = {len(p) for p in positions}
+    if len(ks) != 1:
+        raise ValueError(f"every text needs the same number of positions, got {sorted(ks)}")
+    ids, word_ids = _encode(tokenizer, texts)
+    tok_pos = [[_token_index(w, word, where) for where, word in pos] for w, pos in zip(word_ids, positions)]
+    body = getattr(model, "base_model", model)
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    chunks = []
+    for s in range(0, len(ids), batch_size):
+        rows = ids[s: s + batch_size]
+        x, mask = _pad_right(rows, pad)
+        out = body(input_ids=x.to(device), attention_mask=mask.to(device), output_hidden_states=True)
+        hs = torch.stack(tuple(out.hidden_states))  # (L+1, B, T, d)
+        pos = torch.tensor(tok_pos[s: s + batch_size], device=device)  # (B, K)
+        chunks.append(hs[:, torch.arange(len(rows), device=device)[:, None], pos].float().cpu())  # (L+1, B, K, d)
+    model.train(was_training)
+    return torch.cat(chunks, dim=1)
+
+
+def _n_states(model) -> int | None:
+    """Number of hidden states (embeddings + blocks) from the model's config, if it says."""
+    n = getattr(getattr(model, "config", None), "num_hidden_layers", None)
+    return n + 1 if isinstance(n, int) else None
+
+
+def _select_layers(layers, n_states: int | None) -> list[int]:
+    """Validate ``layers`` ('all' or ints in 0..n_states-1); ``n_states=None`` (unknown yet) checks >= 0 only."""
+    hi = "" if n_states is None else f" in 0..{n_states - 1}"
+    if isinstance(layers, str):
+        if layers != "all":
+            raise ValueError(f"layers={layers!r} is invalid; allowed: 'all' or a list of ints{hi} (0 = embeddings)")
+        return list(range(n_states or 0))
+    chosen = list(layers)
+    bad = [x for x in chosen if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
+           or (n_states is not None and x >= n_states)]
+    if bad or not chosen:
+        raise ValueError(f"layers={layers!r} is invalid; allowed: 'all' or a non-empty list of ints{hi} "
+                         "(0 = embeddings)")
+    return [int(x) for x in chosen]
+
+
+def _people_split(n_total: int, n_people: int | None, train_fraction: float, seed: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(train people, test people): a seeded random subset of ``n_people``, split ``train_fraction``."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed={seed!r} is invalid; allowed: an int >= 0")
+    if not (isinstance(train_fraction, (int, float)) and 0.0 < train_fraction < 1.0):
+        raise ValueError(f"train_fraction={train_fraction!r} is out of range; allowed: 0 < train_fraction < 1")
+    n = n_total if n_people is None else n_people
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= n_total:
+        raise ValueError(f"n_people={n_people!r} is out of range; allowed: None (all) or an int in 2..{n_total}")
+    rng = np.random.default_rng([int(seed), _STREAM_SPLIT])
+    chosen = rng.permutation(n_total)[:n]
+    n_train = min(n - 1, max(1, int(round(train_fraction * n))))
+    return np.sort(chosen[:n_train]), np.sort(chosen[n_train:])
+
+
+def _majority(labels: Sequence[str], tr: np.ndarray, te: np.ndarray) -> float:
+    """Test accuracy of always guessing the most common training label (ties: alphabetically first)."""
+    counts = Counter(labels[i] for i in tr)
+    guess = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    return float(np.mean([labels[i] == guess for i in te]))
+
+
+# ----------------------------------------------------------------------------------------------
+# P-probing and Q-probing
+# ----------------------------------------------------------------------------------------------
+
+def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
+            n_people: int | None = None, cfg: ProbeConfig | None = None, seed: int = 0,
+            position_by: str = "order", birth_date_label: str = "month", bios_per_person: int | None = None,
+            train_fraction: float = 0.5, batch_size: int = 64) -> pd.DataFrame:
+    """P-probing (paper §5, App. E): linear probes on a frozen model's states inside biographies.
+
+    For every biography of ``n_people`` people (default: all; ``bios_per_person`` caps copies per person),
+    take every layer's hidden state at the seven positions of :func:`bio_positions` (``name`` and
+    ``pos1..pos6`` in text order, or named by attribute with ``position_by="attribute"``), and fit one
+    linear probe per (position, layer) for each attribute's label (:func:`attribute_label`). The probes
+    train on the biographies of ``train_fraction`` of the people and are tested on the rest (a split
+    seeded by ``seed``, by person, so a test person's facts are never seen by the probe).
+
+    Returns one row per (position, attribute, layer): ``accuracy`` (test), ``train_accuracy``,
+    ``majority`` (test accuracy of the most common training label), ``n_train``, ``n_test`` (rows).
+    :func:`probe_table` turns it into the 7 x 6 table.
+    """
+    cfg = cfg or ProbeConfig()
+    labels_pos = position_labels(position_by)
+    attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
+    if bios_per_person is not None and (isinstance(bios_per_person, bool) or not isinstance(bios_per_person, int)
+                                        or bios_per_person < 1):
+        raise ValueError(f"bios_per_person={bios_per_person!r} is invalid; allowed: None (all) or an int >= 1")
+    _select_layers(layers, _n_states(model))  # validates before any work
+    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    role = {int(p): "train" for p in tr_people} | {int(p): "test" for p in te_people}
+    entries, seen = [], Counter()
+    for e in dataset.bios:  # dataset order (shuffled), capped per person
+        if e.person in role and (bios_per_person is None or seen[e.person] < bios_per_person):
+            entries.append(e)
+            seen[e.person] += 1
+    pos = [[(where, word) for _, where, word in bio_positions(e, position_by)] for e in entries]
+    H = states_at(model, tokenizer, [e.text for e in entries], pos, batch_size)  # (L+1, n, 7, d)
+    chosen = _select_layers(layers, H.shape[0])
+    H = H[chosen]  # (L', n, 7, d)
+    n_l, n, n_p, d = H.shape
+    X = H.permute(2, 0, 1, 3).reshape(n_p * n_l, n, d)  # probe index = position * L' + layer
+    tr = np.array([i for i, e in enumerate(entries) if role[e.person] == "train"])
+    te = np.array([i for i, e in enumerate(entries) if role[e.person] == "test"])
+    rows = []
+    for a in bios.ATTRIBUTES:
+        y = [attribute_label(dataset.people[e.person], a, birth_date_label) for e in entries]
+        res = probe_sweep(X, y, tr, te, cfg)
+        maj = _majority(y, tr, te)
+        for k in range(n_p * n_l):
+            rows.append({"position": labels_pos[k // n_l], "attribute": a, "layer": chosen[k % n_l],
+                         "accuracy": float(res.test_acc[k]), "train_accuracy": float(res.train_acc[k]),
+                         "majority": maj, "n_train": len(tr), "n_test": len(te)})
+    return pd.DataFrame(rows)
+
+
+def _name_states(model, tokenizer, dataset: bios.BioDataset, n_people: int | None, train_fraction: float,
+                 seed: int, batch_size: int) -> tuple[torch.Tensor, list[int], int]:
+    """Every layer's state at the last token of each bare full name (the Q-probe input): ``(L+1, n, d)``,
+    the people in that order (the probe-training people first), and how many of them train the probe."""
+    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    people = np.concatenate([tr_people, te_people]).tolist()
+    names = [dataset.people[i].full_name for i in people]
+    pos = [[("last", len(bios.words(s)) - 1)] for s in names]
+    return states_at(model, tokenizer, names, pos, batch_size)[:, :, 0], people, len(tr_people)
+
+
+def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
+            n_people: int | None = None, cfg: ProbeConfig | None = None, seed: int = 0,
+            birth_date_label: str = "month", train_fraction: float = 0.5, batch_size: int = 256) -> pd.DataFrame:
+    """Q-probing (paper §6): predict each attribute from the state at the last token of the bare full name.
+
+    The input is only ``"<eos> First Middle Last"`` (decoders) or ``"[CLS] First Middle Last [SEP]"``
+    (BERT). One row per person; probes train on ``train_fraction`` of the people (seeded split, as in
+    :func:`p_probe`) and are tested on the rest. Returns one row per (attribute, layer): ``accuracy``,
+    ``train_accuracy``, ``majority`` (the per-attribute baseline), ``n_train``, ``n_test``.
+    """
+    cfg = cfg or ProbeConfig()
+    attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
+    _select_layers(layers, _n_states(model))  # validates before any work
+    H, people, n_train = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size)
+    chosen = _select_layers(layers, H.shape[0])
+    X = H[chosen]
+    tr, te = np.arange(n_train), np.arange(n_train, len(people))
+    rows = []
+    for a in bios.ATTRIBUTES:
+        y = [attribute_label(dataset.people[i], a, birth_date_label) for i in people]
+        res = probe_sweep(X, y, tr, te, cfg)
+        maj = _majority(y, tr, te)
+        for k, layer in enumerate(chosen):
+            rows.append({"attribute": a, "layer": layer, "accuracy": float(res.test_acc[k]),
+                         "train_accuracy": float(res.train_acc[k]), "majority": maj,
+                         "n_train": len(tr), "n_test": len(te)})
+    return pd.DataFrame(rows)
+
+
+def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, steps: int = 300, lr: float = 3e-3,
+                 weight_decay: float = 0.01, n_people: int | None = None, seed: int = 0,
+                 birth_date_label: str = "month", train_fraction: float = 0.5) -> pd.DataFrame:
+    """Q-probing with a rank-``rank`` update of the input embeddings (paper App. E: "nearly linear" probing).
+
+    Per attribute: the model stays frozen; a trainable low-rank term ``A[token] @ B`` (``A``: vocab x rank,
+    zero at the start, ``B``: rank x d) is added to the embeddings of the bare name ``<eos> First Middle
+    Last``, and a linear head on the final hidden state at the name's last token predicts the attribute.
+    Both train together (AdamW, full batch, ``steps`` steps) on ``train_fraction`` of the people (the split
+    of :func:`q_probe`) and are tested on the rest. The update lets the probe adjust *how the name is read*
+    without rewriting what the model stores. Returns one row per attribute: ``accuracy`` (test),
+    ``train_accuracy``, ``majority``, ``n_train``, ``n_test``, ``rank``.
+    """
+    for name, v, lo in (("rank", rank, 1), ("steps", steps, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise ValueError(f"{name}={v!r} is invalid; allowed: an int >= {lo}")
+    if not (isinstance(lr, (int, float)) and lr > 0):
+        raise ValueError(f"lr={lr!r} is invalid; allowed: a float > 0")
+    attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
+    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    people = np.concatenate([tr_people, te_people]).tolist()
+    ids, word_ids = _encode(tokenizer, [dataset.people[i].full_name for i in people])
+    last = [_token_index(w, len(bios.words(dataset.people[i].full_name)) - 1, "last") for w, i in zip(word_ids, people)]
+    x, mask = _pad_right(ids, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
+    body = getattr(model, "base_model", model)
+    emb = model.get_input_embeddings()
+    was_training = model.training
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    d = emb.weight.shape[1]
+    tr, te = torch.arange(len(tr_people)), torch.arange(len(tr_people), len(people))
+    rows_idx = torch.arange(len(people))
+    rows = []
+    try:
+        for a in bios.ATTRIBUTES:
+            labels = [attribute_label(dataset.people[i], a, birth_date_label) for i in people]
+            classes = sorted(set(labels[k] for k in tr.tolist()))
+            index = {c: k for k, c in enumerate(classes)}
+            y = torch.tensor([index.get(lab, -1) for lab in labels])  # -1: a class no training person has
+            g = torch.Generator().manual_seed(seed)
+            A = torch.zeros(emb.weight.shape[0], rank, requires_grad=True)
+            B = (torch.randn(rank, d, generator=g) * 0.02).requires_grad_(True)
+            head = torch.nn.Linear(d, len(classes))
+            opt = torch.optim.AdamW([A, B, *head.parameters()], lr=lr, weight_decay=weight_decay)
+
+            def logits(rows_sel):
+                e = emb(x[rows_sel]) + A[x[rows_sel]] @ B
+                h = body(inputs_embeds=e, attention_mask=mask[rows_sel]).last_hidden_state
+                return head(h[torch.arange(len(rows_sel)), torch.tensor(last)[rows_sel]])
+
+            for _ in range(steps):
+                opt.zero_grad()
+                loss = torch.nn.functional.cross_entropy(logits(tr), y[tr])
+                loss.backward()
+                opt.step()
+            with torch.no_grad():
+                pred = logits(rows_idx).argmax(-1)
+            rows.append({"attribute": a, "accuracy": float((pred[te] == y[te]).float().mean()),
+                         "train_accuracy": float((pred[tr] == y[tr]).float().mean()),
+                         "majority": _majority(labels, tr.numpy(), te.numpy()), "n_train": len(tr),
+                         "n_test": len(te), "rank": rank})
+    finally:
+        for p in model.parameters():
+            p.requires_grad_(True)
+        model.train(was_training)
+    return pd.DataFrame(rows)
+
+
+def attribute_pool(attribute: str, birth_date_label: str = "month") -> list[str]:
+    """Every label the bioS generator can give ``attribute`` (:func:`attribute_label`), not only those of
+    the people in a dataset: the candidate answers of :func:`q_probe_vocab`."""
+    pools = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
+             "company_name": bios.COMPANIES, "company_city": sorted(set(bios.COMPANY_CITY.values()))}
+    if attribute not in bios.ATTRIBUTES:
+        raise ValueError(f"attribute={attribute!r} is unknown; allowed: {', '.join(bios.ATTRIBUTES)}")
+    if attribute != "birth_date":
+        return list(pools[attribute])
+    if birth_date_label == "month":
+        return list(bios.MONTHS)
+    if birth_date_label == "year":
+        return [str(y) for y in range(bios.YEARS[0], bios.YEARS[1] + 1)]
+    if birth_date_label == "day":
+        return [str(d) for d in range(bios.DAYS[0], bios.DAYS[1] + 1)]
+    raise ValueError(f"birth_date_label={birth_date_label!r} has no candidate pool; allowed: month, year, day")
+
+
+def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
+                  rank: int = 16, steps: int = 300, lr: float = 3e-3, weight_decay: float = 0.01,
+                  n_people: int | None = None, seed: int = 0, birth_date_label: str = "month",
+                  train_fraction: float = 0.5, batch_size: int = 256) -> pd.DataFrame:
+    """Q-probing through the model's own output embeddings, so a probe can name values it never saw.
+
+    A linear probe (:func:`q_probe`) can only predict classes present among its training people; at small
+    N most universities, majors and companies of the test people are absent (``ex-physics05-ceiling``).
+    Here every candidate value ``c`` of :func:`attribute_pool` is represented by ``e_c``, the mean of the
+    model's output-embedding rows of the value's words (centred over the pool, so words that all values
+    share, like "University", cancel), and the probe scores ``s_c = e_c . (x U V)``, with ``x`` the
+    standardised state at the name's last token (bare name, as in :func:`q_probe`) and ``U V`` a trainable
+    rank-``rank`` linear map (no per-class weights, so nothing is specific to training values). The model
+    stays frozen; ``U``, ``V`` of every layer train together (AdamW, full batch, ``steps`` steps) on the
+    training people's cross-entropy over the whole pool and are tested on the other people. Returns one
+    row per (attribute, layer): ``accuracy``, ``train_accuracy``, ``majority``, ``n_classes``,
+    ``n_train``, ``n_test``.
+    """
+    for name, v in (("rank", rank), ("steps", steps)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name}={v!r} is invalid; allowed: an int >= 1")
+    if not (isinstance(lr, (int, float)) and lr > 0):
+        raise ValueError(f"lr={lr!r} is invalid; allowed: a float > 0")
+    attribute_pool("birth_date", birth_date_label)  # validates before any work
+    _select_layers(layers, _n_states(model))
+    out_emb = model.get_output_embeddings()
+    if out_emb is None:
+        raise ValueError("the model has no output embeddings; allowed: a causal LM or masked LM with its head")
+    H, people, n_train = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size)
+    chosen = _select_layers(layers, H.shape[0])
+    X = H[chosen]  # (L', n, d)
+    tr, te = torch.arange(n_train), torch.arange(n_train, len(people))
+    mu, sd = X[:, tr].mean(1, keepdim=True), X[:, tr].std(1, keepdim=True) + 1e-6
+    X = (X - mu) / sd
+    W = out_emb.weight.detach().float()  # (vocab, d)
+    n_l, _, d = X.shape
+    rows = []
+    for a in bios.ATTRIBUTES:
+        pool = attribute_pool(a, birth_date_label)
+        ids = tokenizer([" ".join(bios.words(c)) for c in pool], add_special_tokens=False)["input_ids"]
+        E = torch.stack([W[torch.tensor(t)].mean(0) for t in ids])  # (C, d)
+        E = E - E.mean(0, keepdim=True)
+        labels = [attribute_label(dataset.people[i], a, birth_date_label) for i in people]
+        index = {c: k for k, c in enumerate(pool)}
+        y = torch.tensor([index[lab] for lab in labels])
+        g = torch.Generator().manual_seed(seed)
+        U = (torch.randn(n_l, d, rank, generator=g) / math.sqrt(d)).requires_grad_(True)
+        V = (torch.randn(n_l, rank, d, generator=g) / math.sqrt(rank)).requires_grad_(True)
+        opt = torch.optim.AdamW([U, V], lr=lr, weight_decay=weight_decay)
+
+        def scores(sel: torch.Tensor) -> torch.Tensor:  # (L', n_sel, C)
+            return (X[:, sel] @ U @ V) @ E.T
+
+        with torch.enable_grad():
+            for _ in range(steps):
+                opt.zero_grad()
+                s_tr = scores(tr)
+                loss = torch.nn.functional.cross_entropy(s_tr.reshape(-1, len(pool)), y[tr].repeat(n_l))
+                loss.backward()
+                opt.step()
+        with torch.no_grad():
+            pred = scores(torch.arange(len(people))).argmax(-1)  # (L', n)
+        maj = _majority(labels, tr.numpy(), te.numpy())
+        for k, layer in enumerate(chosen):
+            rows.append({"attribute": a, "layer": layer, "accuracy": float((pred[k, te] == y[te]).float().mean()),
+                         "train_accuracy": float((pred[k, tr] == y[tr]).float().mean()), "majority": maj,
+                         "n_classes": len(pool), "n_train": len(tr), "n_test": len(te)})
+    return pd.DataFrame(rows)
+
+
+def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "accuracy") -> pd.DataFrame:
+    """Pivot a :func:`p_probe` / :func:`q_probe` result to positions x attributes (or attributes x 1).
+
+    ``layer``: ``"best"`` (max over layers, per cell), ``"last"`` (the deepest probed layer) or a layer index.
+    """
+    if value not in result.columns:
+        raise ValueError(f"value={value!r} is not a column; allowed: {', '.join(map(str, result.columns))}")
+    if layer == "best":
+        sub = result.groupby([c for c in ("position", "attribute") if c in result.columns], sort=False)[value].max()
+        sub = sub.reset_index()
+    else:
+        target = result["layer"].max() if layer == "last" else layer
+        if isinstance(target, str) or target not in set(result["layer"]):
+            raise ValueError(f"layer={layer!r} is not probed; allowed: 'best', 'last' or one of "
+                             f"{sorted(set(result['layer']))}")
+        sub = result[result["layer"] == target]
+    attrs = [a for a in bios.ATTRIBUTES if a in set(sub["attribute"])]
+    if "position" not in sub.columns:
+        return sub.set_index("attribute")[[value]].reindex(attrs)
+    positions = list(dict.fromkeys(sub["position"]))
+    return sub.pivot(index="position", columns="attribute", values=value).reindex(index=positions, columns=attrs)
+
+
+# ----------------------------------------------------------------------------------------------
+# The BERT comparison
+# ----------------------------------------------------------------------------------------------
+
+def bert_tokenizer():
+    """The word-level BERT tokenizer (``[CLS] [SEP] [MASK]``...) over the whole bioS vocabulary."""
+    from bertology_lib.models.tokenization import build_word_tokenizer
+
+    return build_word_tokenizer(bios.vocabulary(), kind="bert")
+
+
+def bert_config(size: str, vocab_size: int, **overrides: Any):
+    """A ``BertConfig`` of the width/depth/heads of :data:`bertology_lib.experiments.physics.pipeline.DECODER_SIZES` [``size``].
+
+    GELU MLP of width 4 x d_model (two matrices: the same parameter count as the decoder's SwiGLU of
+    8/3 x d_model), learned positions up to 512, no dropout (a memorisation task).
+    """
+    if size not in physics.DECODER_SIZES:
+        raise ValueError(f"size={size!r} is unknown; allowed: {', '.join(physics.DECODER_SIZES)}")
+    from transformers import BertConfig
+
+    s = physics.DECODER_SIZES[size]
+    kw: dict[str, Any] = dict(vocab_size=vocab_size, hidden_size=s["hidden_size"],
+                              num_hidden_layers=s["num_hidden_layers"], num_attention_heads=s["num_attention_heads"],
+                              intermediate_size=4 * s["hidden_size"], max_position_embeddings=physics.MAX_CONTEXT,
+                              hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, type_vocab_size=2,
+                              pad_token_id=0)
+    kw.update(overrides)
+    return BertConfig(**kw)
+
+
+def _bert_train_config(cfg: physics.PhysicsConfig, lr: float | None) -> training.TrainConfig:
+    return training.TrainConfig(lr=cfg.lr if lr is None else lr, weight_decay=cfg.weight_decay,
+                                warmup_steps=cfg.warmup_steps, max_steps=cfg.pretrain_steps, batch_size=cfg.batch_size,
+                                seq_len=cfg.seq_len, schedule="cosine", seed=cfg.seed, device=cfg.device,
+                                dtype=cfg.dtype)
+
+
+def _bert_rows(dataset: bios.BioDataset, tokenizer, cfg: physics.PhysicsConfig) -> int:
+    """Biographies per MLM batch: as many tokens per step as the decoder's ``batch_size x seq_len`` windows."""
+    lengths = [len(x) for x in tokenizer(dataset.texts(), add_special_tokens=True)["input_ids"]]
+    return max(1, int(round(cfg.batch_size * cfg.seq_len / float(np.mean(lengths)))))
+
+
+def bert_pretrain(cfg: physics.PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
+                  lr: float | None = None, mask_prob: float = 0.15) -> Path:
+    """Pretrain a ``BertForMaskedLM`` on the biographies of ``cfg.dataset()``; returns the cached folder.
+
+    Whole-word masking (:class:`bertology_lib.training.loop.MLMBatches`), one biography per row (length-bucketed),
+    as many tokens per step as the decoder's pretraining and the same steps, schedule and seed; ``lr``
+    overrides ``cfg.lr`` (post-LN BERTs may want a lower one). The folder is a plain HF model folder
+    with the tokenizer, ``physics_config.json`` and ``train_log.json``; load it with :func:`load_bert`.
+    """
+    from bertology_lib.models.minibert import MaskedOnlyMLM
+
+    cache = cache or ArtifactCache()
+    tc = _bert_train_config(cfg, lr)
+    tc_key = tc.to_dict()
+    tc_key.pop("device")
+    key = {"version": BERT_PIPELINE_VERSION, "bio": cfg.bio_config().to_dict(), "model_size": cfg.model_size,
+           "train": tc_key, "mask_prob": mask_prob, "whole_word": True}
+
+    def build(folder: Path) -> None:
+        from transformers import BertForMaskedLM
+
+        ds, tok = cfg.dataset(), bert_tokenizer()
+        torch.manual_seed(cfg.seed)
+        model = BertForMaskedLM(bert_config(cfg.model_size, len(tok)))
+        rows = _bert_rows(ds, tok, cfg)
+        batches = training.MLMBatches(ds.texts(), tok, rows, seq_len=physics.MAX_CONTEXT, mask_prob=mask_prob,
+                                      whole_word=True, seed=cfg.seed, bucket=20)
+        res = training.train(MaskedOnlyMLM(model), batches, tc, progress=progress, desc="bert-pretrain")
+        log = {**res.to_dict(), "rows_per_batch": rows, "epochs": res.steps * rows / len(ds.bios),
+               "n_params": sum(p.numel() for p in model.parameters()), "mask_prob": mask_prob}
+        physics._save(folder, model.cpu(), tok, cfg, log)
+
+    return cache.get_or_create("physics-bert-pretrain", key, build)
+
+
+def load_bert(path: str | Path, device: str = "cpu"):
+    """(model, tokenizer) from a folder written by :func:`bert_pretrain` / :func:`bert_finetune_qa`."""
+    from transformers import AutoTokenizer, BertForMaskedLM
+
+    physics._quiet_hf()
+    return BertForMaskedLM.from_pretrained(str(path)).to(device).eval(), AutoTokenizer.from_pretrained(str(path))
+
+
+def bert_qa_example(tokenizer, question: str, answer: str) -> tuple[list[int], list[int]]:
+    """``[CLS] question [MASK] x k [SEP]`` and labels (the answer's k tokens at the masks, -100 elsewhere).
+
+    The number of masks tells the model the answer's length in words, a hint the decoder does not get
+    (it must also decide where to stop); we accept it to keep BERT's answer a single forward pass.
+    """
+    q = tokenizer(question, add_special_tokens=False)["input_ids"]
+    a = tokenizer(answer, add_special_tokens=False)["input_ids"]
+    ids = [tokenizer.cls_token_id, *q, *[tokenizer.mask_token_id] * len(a), tokenizer.sep_token_id]
+    labels = [training.IGNORE_INDEX] * (1 + len(q)) + a + [training.IGNORE_INDEX]
+    return ids, labels
+
+
+@torch.no_grad()
+def bert_qa_predictions(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
+                        batch_size: int = 256) -> pd.DataFrame:
+    """One row per QA pair of ``split``: person, attribute, answer, prediction (argmax at every mask), correct."""
+    pairs = dataset.qa_pairs(split, val_fraction)
+    if not pairs:
+        raise ValueError(f"split={split!r} has no people in this dataset; allowed: a non-empty split")
+    examples = [bert_qa_example(tokenizer, p.question, p.answer) for p in pairs]
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    preds: list[str] = []
+    correct: list[bool] = []
+    for s in range(0, len(examples), batch_size):
+        batch = training.pad_batch(examples[s: s + batch_size], tokenizer.pad_token_id)
+        logits = model(input_ids=batch["input_ids"].to(device),
+                       attention_mask=batch["attention_mask"].to(device)).logits.argmax(-1).cpu()  # (B, T)
+        for row, lab in zip(logits, batch["labels"]):
+            sel = lab != training.IGNORE_INDEX
+            preds.append(tokenizer.decode(row[sel].tolist(), skip_special_tokens=True))
+            correct.append(bool(torch.equal(row[sel], lab[sel])))
+    model.train(was_training)
+    return pd.DataFrame({"person": [p.person for p in pairs], "attribute": [p.attribute for p in pairs],
+                         "answer": [p.answer for p in pairs], "prediction": preds, "correct": correct})
+
+
+def bert_evaluate_qa(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
+                     batch_size: int = 256) -> pd.DataFrame:
+    """Per-attribute accuracy of :func:`bert_qa_predictions`, in the format of :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa`."""
+    preds = bert_qa_predictions(model, tokenizer, dataset, split, val_fraction, batch_size)
+    train_people = [dataset.people[i] for i in dataset.qa_train]
+    guess = {a: ans for a, (ans, _) in bios.majority_baseline(train_people).items()}
+    preds["majority"] = [ans == guess[a] for a, ans in zip(preds["attribute"], preds["answer"])]
+    table = preds.groupby("attribute", sort=False).agg(
+        accuracy=("correct", "mean"), majority=("majority", "mean"), n=("correct", "size"))
+    table = table.reindex([a for a in bios.ATTRIBUTES if a in table.index])
+    no_date = table.drop(index="birth_date", errors="ignore")
+    table.loc["mean"] = [table["accuracy"].mean(), table["majority"].mean(), table["n"].sum()]
+    table.loc["mean_without_birth_date"] = [no_date["accuracy"].mean(), no_date["majority"].mean(),
+                                            no_date["n"].sum()]
+    table["n"] = table["n"].astype(int)
+    table.index.name = "attribute"
+    return table
+
+
+def bert_finetune_qa(pretrained_path: str | Path, cfg: physics.PhysicsConfig, cache: ArtifactCache | None = None,
+                     progress: bool = False) -> Path:
+    """Fine-tune a pretrained BERT to fill the answer's masks after a question (QA-train people only).
+
+    Full fine-tuning with the ``finetune_*`` settings of ``cfg``; the saved weights are those with the best
+    exact-match accuracy on the validation people (``cfg.val_fraction`` of QA-train), as for the decoder.
+    """
+    from bertology_lib.models.minibert import MaskedOnlyMLM
+
+    cache = cache or ArtifactCache()
+    pretrained_path = Path(pretrained_path)
+    tc = cfg.finetune_train_config(False)
+    tc_key = tc.to_dict()
+    tc_key.pop("device")
+    key = {"version": BERT_PIPELINE_VERSION, "pretrained": physics._weights_id(pretrained_path),
+           "bio": cfg.bio_config().to_dict(), "val_fraction": cfg.val_fraction, "train": tc_key}
+
+    def build(folder: Path) -> None:
+        ds = cfg.dataset()
+        model, tok = load_bert(pretrained_path)
+        examples = [bert_qa_example(tok, p.question, p.answer) for p in ds.qa_pairs("fit", cfg.val_fraction)]
+        wrapper = MaskedOnlyMLM(model)
+        keep = physics._KeepBest("mean")
+        has_val = bool(ds.split_people("val", cfg.val_fraction))
+
+        def eval_fn(m) -> dict:
+            table = bert_evaluate_qa(m.mlm, tok, ds, "val", val_fraction=cfg.val_fraction)
+            return {"mean": float(table.loc["mean", "accuracy"])}
+
+        res = training.train(wrapper, training.QABatches(examples, tc.batch_size, tok.pad_token_id, seed=cfg.seed),
+                             tc, callbacks=[keep], eval_fn=eval_fn if has_val else None, progress=progress,
+                             desc="bert-finetune")
+        if keep.state is not None:
+            wrapper.load_state_dict(keep.state)
+        log = {**res.to_dict(), "best_step": keep.step if has_val else res.steps,
+               "best_val_mean": keep.best if has_val else None, "n_examples": len(examples),
+               "epochs": res.steps * tc.batch_size / len(examples), "pretrained": str(pretrained_path)}
+        physics._save(folder, model.cpu(), tok, cfg, log)
+
+    return cache.get_or_create("physics-bert-finetune", key, build)
+
+
+def bert_extraction(cfg: physics.PhysicsConfig, cache: ArtifactCache | None = None, probe_cfg: ProbeConfig | None = None,
+                    progress: bool = False, lr: float | None = None, birth_date_label: str = "month",
+                    n_people: int | None = None) -> pd.DataFrame:
+    """The BERT comparison (paper §7): what an MLM encoder trained on the same biographies can extract.
+
+    Pretrains (:func:`bert_pretrain`, cached), fine-tunes on QA-train people (:func:`bert_finetune_qa`,
+    cached), and Q-probes the *pretrained* encoder (:func:`q_probe`, all layers). Returns a DataFrame
+    indexed by attribute (plus ``mean``) with ``qa_accuracy`` / ``qa_majority`` (exact match on QA-test
+    people) and ``q_probe_accuracy`` (best layer) / ``q_probe_layer`` / ``q_probe_majority``: the same
+    columns :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa` and :func:`q_probe` give for a decoder.
+    """
+    pre = bert_pretrain(cfg, cache, progress=progress, lr=lr)
+    tuned = bert_finetune_qa(pre, cfg, cache, progress=progress)
+    ds = cfg.dataset()
+    model, tok = load_bert(tuned)
+    qa = bert_evaluate_qa(model, tok, ds, "test", val_fraction=cfg.val_fraction)
+    base, tok = load_bert(pre)
+    q = q_probe(base, tok, ds, cfg=probe_cfg, seed=cfg.seed, birth_date_label=birth_date_label, n_people=n_people)
+    best = q.loc[q.groupby("attribute", sort=False)["accuracy"].idxmax()].set_index("attribute")
+    out = pd.DataFrame({"qa_accuracy": qa["accuracy"].reindex(bios.ATTRIBUTES),
+                        "qa_majority": qa["majority"].reindex(bios.ATTRIBUTES),
+                        "q_probe_accuracy": best["accuracy"].reindex(bios.ATTRIBUTES),
+                        "q_probe_layer": best["layer"].reindex(bios.ATTRIBUTES).astype(float),
+                        "q_probe_majority": best["majority"].reindex(bios.ATTRIBUTES)})
+    out.loc["mean"] = out.mean()
+    out.loc["mean", "q_probe_layer"] = math.nan
+    out.index.name = "attribute"
+    return out

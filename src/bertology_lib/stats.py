@@ -1,0 +1,175 @@
+"""Intervals and tests, on scipy: the one statistics module of the book.
+
+* :func:`paired_test` (paired t or Wilcoxon) and :class:`PairedTest`; :func:`paired_points` (a gain in
+  points over paired seeds), :func:`one_sample_interval`, :func:`ratio_interval`;
+* proportions: :func:`wilson_interval` (``scipy.stats.binomtest``), :func:`accuracy_gap`
+  (Agresti–Caffo interval of a difference of two proportions), :func:`mean_ci` (normal approximation);
+* :func:`bootstrap_ci` (percentile bootstrap of any statistic, seeded) and :func:`spearman`.
+
+Everything returns plain floats; nothing is rounded unless a function says so (rules see unrounded
+values; rounding is for display).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bertology_lib.errors import ParameterError
+from bertology_lib.validation import check_choice, check_int
+
+METHODS: tuple[str, ...] = ("t", "wilcoxon")
+Z95 = 1.959963984540054  # the 97.5% normal quantile
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """``a`` vs ``b`` over paired runs: mean difference ``a - b`` with a 95% t interval, and a p-value."""
+
+    n: int
+    mean_a: float
+    mean_b: float
+    mean_diff: float
+    std_diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    method: str
+
+    def interval(self) -> tuple[float, float, float]:
+        """``(mean_diff, ci_low, ci_high)``: the ``ours`` of :class:`~bertology_lib.book.claims.IntervalAbove`."""
+        return (self.mean_diff, self.ci_low, self.ci_high)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def paired_test(a_scores: Sequence[float], b_scores: Sequence[float], method: str = "t") -> PairedTest:
+    """Paired test of ``a`` against ``b`` (e.g. duplicated vs baseline, one score per seed).
+
+    ``method``: ``t`` (paired t-test) or ``wilcoxon`` (signed-rank, exact for small n; with 5 pairs its
+    two-sided p-value cannot go below 0.0625). The 95% interval of the mean difference is the t interval
+    in both cases. Zero spread gives p = 1 when the differences are all 0 and p = 0 otherwise.
+    """
+    from scipy import stats
+
+    check_choice("method", method, METHODS)
+    a = [float(x) for x in a_scores]
+    b = [float(x) for x in b_scores]
+    if len(a) != len(b):
+        raise ParameterError(f"a has {len(a)} scores and b {len(b)}; allowed: equal lengths (paired runs)")
+    if len(a) < 2:
+        raise ParameterError(f"n={len(a)} pairs is too few; allowed: at least 2")
+    if not all(math.isfinite(x) for x in a + b):
+        raise ParameterError("scores contain NaN or inf; allowed: finite numbers")
+    d = [x - y for x, y in zip(a, b)]
+    n = len(d)
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+    if sd <= 1e-12 * max(1.0, abs(mean)):
+        p = 1.0 if all(x == 0 for x in d) else 0.0
+    elif method == "t":
+        p = float(stats.ttest_rel(a, b).pvalue)
+    else:
+        p = 1.0 if all(x == 0 for x in d) else float(stats.wilcoxon(d).pvalue)
+    return PairedTest(n, sum(a) / n, sum(b) / n, mean, sd, mean - half, mean + half, p, method)
+
+
+def _paired_seeds(a: Mapping[int, float], b: Mapping[int, float]) -> list[int]:
+    seeds = sorted(a)
+    if any(s not in b for s in seeds):
+        raise ParameterError(f"seeds {seeds} are not all in b ({sorted(b)}); allowed: paired seeds")
+    return seeds
+
+
+def paired_points(a: Mapping[int, float], b: Mapping[int, float], digits: int = 1) -> tuple[float, float, float]:
+    """Paired (a - b) over the seeds of ``a``, in points (x 100): (mean, 95% low, 95% high), rounded.
+
+    ``a``, ``b``: {seed: score in [0, 1]}; every seed of ``a`` must be in ``b`` (:func:`paired_test`,
+    t interval).
+    """
+    seeds = _paired_seeds(a, b)
+    t = paired_test([a[s] for s in seeds], [b[s] for s in seeds])
+    return tuple(round(100 * x, digits) for x in t.interval())  # type: ignore[return-value]
+
+
+def one_sample_interval(values: Sequence[float], digits: int = 3) -> tuple[float, float, float]:
+    """Mean of ``values`` with a 95% t interval: (mean, low, high), rounded."""
+    v = [float(x) for x in values]
+    t = paired_test(v, [0.0] * len(v))
+    return tuple(round(x, digits) for x in t.interval())  # type: ignore[return-value]
+
+
+def ratio_interval(a: Mapping[int, float], b: Mapping[int, float], digits: int = 3) -> tuple[float, float, float]:
+    """a / b per seed of ``a`` (e.g. a student's accuracy over its teacher's): mean with a 95% t interval."""
+    seeds = _paired_seeds(a, b)
+    if any(b[s] == 0 for s in seeds):
+        raise ParameterError("b has a zero score; allowed: non-zero denominators")
+    return one_sample_interval([a[s] / b[s] for s in seeds], digits)
+
+
+def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion ``k / n`` (``scipy.stats.binomtest``)."""
+    from scipy.stats import binomtest
+
+    if isinstance(k, bool) or isinstance(n, bool) or not isinstance(k, (int, np.integer)) \
+            or not isinstance(n, (int, np.integer)) or n < 1 or not 0 <= k <= n:
+        raise ParameterError(f"k={k!r}, n={n!r} are not a proportion; allowed: ints with 0 <= k <= n, n >= 1")
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def mean_ci(x: Sequence[float], z: float = 1.96) -> tuple[float, float, float]:
+    """Mean and a normal-approximation 95% interval of a 0/1 or real sample: (mean, low, high)."""
+    x = np.asarray(x, dtype=float)
+    m = float(x.mean())
+    se = float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
+    return m, m - z * se, m + z * se
+
+
+def accuracy_gap(a: Sequence[float], b: Sequence[float], z: float = 1.96) -> tuple[float, float, float]:
+    """``mean(a) - mean(b)`` of two 0/1 samples with an Agresti–Caffo 95% interval: (gap, low, high).
+
+    The interval adds one success and one failure to each sample, so it never collapses to a point
+    when both accuracies are 0 or 1.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if len(a) == 0 or len(b) == 0:
+        return float("nan"), float("nan"), float("nan")
+    gap = float(a.mean() - b.mean())
+    pa, pb = (a.sum() + 1) / (len(a) + 2), (b.sum() + 1) / (len(b) + 2)
+    se = math.sqrt(pa * (1 - pa) / (len(a) + 2) + pb * (1 - pb) / (len(b) + 2))
+    d = float(pa - pb)
+    return gap, d - z * se, d + z * se
+
+
+def bootstrap_ci(data: Sequence[Any] | np.ndarray, statistic: Callable[[np.ndarray], float], n_resamples: int = 2000,
+                 seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(statistic on ``data``, percentile-bootstrap low, high), resampling rows of ``data`` with a seeded RNG."""
+    check_int("n_resamples", n_resamples, minimum=10)
+    x = np.asarray(data)
+    if len(x) < 2:
+        raise ParameterError(f"len(data)={len(x)} is too small; allowed: at least 2 rows")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), size=(n_resamples, len(x)))
+    reps = np.array([statistic(x[i]) for i in idx], dtype=float)
+    alpha = (1 - confidence) / 2
+    return float(statistic(x)), float(np.nanquantile(reps, alpha)), float(np.nanquantile(reps, 1 - alpha))
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman rank correlation (average ranks for ties); NaN if either side is constant."""
+    from scipy.stats import spearmanr
+
+    if len(x) != len(y) or len(x) < 3:
+        raise ParameterError(f"need two sequences of equal length >= 3, got {len(x)} and {len(y)}")
+    if len(set(map(float, x))) < 2 or len(set(map(float, y))) < 2:
+        return float("nan")  # undefined: a claim built on it is inconclusive
+    return float(spearmanr(x, y).statistic)
