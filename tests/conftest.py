@@ -12,6 +12,19 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("BERTOLOGY_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+def pytest_collection_modifyitems(config, items):
+    """Mark what is not the quick library loop: nbval notebooks and notebook runs (``notebook``), the
+    headless-browser book test (``browser``); both are ``slow`` too."""
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.suffix == ".ipynb" or "notebook" in item.keywords:
+            item.add_marker(pytest.mark.notebook)
+            item.add_marker(pytest.mark.slow)
+        if path.name == "test_book_browser.py":
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def tmp_cache(tmp_path, monkeypatch):
     """Point the artifact cache at a fresh folder for this test."""

@@ -57,7 +57,7 @@ def test_bad_arguments(tiny):
 def test_cached_pass_is_keyed_by_model_and_data(tiny, tiny_bert_dir, tmp_cache):
     """cache=True: the second identical pass runs no forward call; other weights or data recompute."""
     from bertology_lib.analysis.activations import fingerprint_model
-    from bertology_lib.experiments.survey.knowledge import random_init_like
+    from bertology_lib.models.baselines import random_init_like
 
     model, tok = tiny
     calls = []

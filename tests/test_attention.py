@@ -6,6 +6,7 @@ import torch
 
 from bertology_lib.analysis.activations import run_with_cache
 from bertology_lib.analysis import attention as att
+from bertology_lib.analysis import attention_norms as norms
 from bertology_lib.models.registry import load_model, load_tokenizer
 
 TOKS = ["[CLS]", "the", "chef", "tipped", "the", "waiter", ".", "[SEP]"]
@@ -115,7 +116,7 @@ def test_attention_maps_match_run_with_cache_and_take_pairs(tiny):
     model, tok = tiny
     calls = []
     hook = model.register_forward_hook(lambda *a: calls.append(1))
-    maps = att.attention_maps(model, tok, SENTS, batch_size=8)
+    maps = norms.attention_maps(model, tok, SENTS, batch_size=8)
     hook.remove()
     assert len(calls) == 1 == maps.n_forward_calls
     cache = run_with_cache(model, tok, SENTS, with_attention=True, keep_subword_attention=True)
@@ -123,7 +124,7 @@ def test_attention_maps_match_run_with_cache_and_take_pairs(tiny):
         for s in range(2):
             assert torch.allclose(maps.weights[L][s], cache.subword_patterns[L][s], atol=1e-6)
     assert maps.tokens == cache.tokens and maps.segments[0] == [0] * len(maps.tokens[0])
-    pairs = att.attention_maps(model, tok, SENTS[:1], [SENTS[1]])
+    pairs = norms.attention_maps(model, tok, SENTS[:1], [SENTS[1]])
     assert pairs.tokens[0].count("[SEP]") == 2 and set(pairs.segments[0]) == {0, 1}
     assert pairs.value_norms[0][0].shape == (model.config.num_attention_heads, len(pairs.tokens[0]))
 
@@ -132,7 +133,7 @@ def test_value_norms_parity_with_an_independent_computation(tiny):
     """‖f^h(x_j)‖ from the hooks equals (x W_V^h + b_V^h) W_O^h computed from the block's input and
     weights; Σ_h Σ_j α_ij f^h(x_j) + b_O reproduces the output projection's output."""
     model, tok = tiny
-    maps = att.attention_maps(model, tok, SENTS[:1])
+    maps = norms.attention_maps(model, tok, SENTS[:1])
     enc = tok(SENTS[0], is_split_into_words=True, return_tensors="pt")
     seen = {}
     block = model.bert.encoder.layer[1]
@@ -155,18 +156,18 @@ def test_value_norms_parity_with_an_independent_computation(tiny):
 
 def test_norm_maps_and_special_focus(tiny):
     model, tok = tiny
-    maps = att.attention_maps(model, tok, SENTS)
-    nm = att.norm_maps(maps)
+    maps = norms.attention_maps(model, tok, SENTS)
+    nm = norms.norm_maps(maps)
     assert torch.allclose(nm[0][1].sum(-1), torch.ones_like(nm[0][1][:, :, 0]), atol=1e-5)
-    raw = att.norm_maps(maps, normalize=False)
+    raw = norms.norm_maps(maps, normalize=False)
     assert torch.allclose(raw[1][0], maps.weights[1][0] * maps.value_norms[1][0][:, None, :])
-    sf = att.special_focus(maps)
+    sf = norms.special_focus(maps)
     assert list(sf.columns) == ["layer", "weight_share", "norm_share", "disappears"] and len(sf) == 2
     assert ((sf.weight_share >= 0) & (sf.weight_share <= 1)).all()
-    roles = att.value_norms_by_role(maps)
+    roles = norms.value_norms_by_role(maps)
     assert set(roles.token) == {"[CLS]", "[SEP]", "punctuation", "other"}
     with pytest.raises(ValueError, match="with_norms=False"):
-        att.norm_maps(att.attention_maps(model, tok, SENTS, with_norms=False))
+        norms.norm_maps(norms.attention_maps(model, tok, SENTS, with_norms=False))
 
 
 def test_bad_inputs_name_the_problem(tiny):
@@ -174,6 +175,6 @@ def test_bad_inputs_name_the_problem(tiny):
     with pytest.raises(ValueError, match="do not match|does not match"):
         att.head_stats([[torch.ones(1, 3, 3)]], [["[CLS]", "a"]])
     with pytest.raises(ValueError, match="text_pairs"):
-        att.attention_maps(model, tok, SENTS, [SENTS[0]])
+        norms.attention_maps(model, tok, SENTS, [SENTS[0]])
     with pytest.raises(TypeError, match="BERT-family"):
-        att.attention_maps(torch.nn.Linear(2, 2), tok, SENTS)
+        norms.attention_maps(torch.nn.Linear(2, 2), tok, SENTS)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections import Counter
 
 import numpy as np
@@ -24,6 +23,7 @@ from bertology_lib.data.bios import (
     vocabulary,
     words,
 )
+from bertology_lib.errors import ParameterError
 
 PRONOUNS = {"he", "she", "his", "her", "him", "hers", "himself", "herself"}
 SENT_RE = re.compile(r"(?<=\.) (?=[A-Z])")
@@ -55,8 +55,8 @@ def test_pools_and_templates() -> None:
     for a in ATTRIBUTES:
         assert len(set(bios.TEMPLATES[a])) >= 20, a
     assert set(bios.QA_TEMPLATES) == set(ATTRIBUTES)
-    with pytest.raises(ValueError):
-        bios._compile("{S} was born on{v}.")  # placeholder glued to a word would break word spans
+    with pytest.raises(ParameterError):
+        bios.compile_template("{S} was born on{v}.")  # placeholder glued to a word would break word spans
 
 
 def test_determinism() -> None:
@@ -131,7 +131,7 @@ def test_multi_copies_distinct() -> None:
         assert [e.copy for e in entries] == list(range(5))
         assert len({e.text for e in entries}) == 5
         assert all([a for a, _ in e.sentence_starts] == list(ATTRIBUTES) for e in entries)  # no permute
-    rows = bios._distinct_rows(np.random.default_rng(0), 4, [2, 2])  # collision fallback
+    rows = bios.distinct_rows(np.random.default_rng(0), 4, [2, 2])  # collision fallback
     assert len({tuple(r) for r in rows.tolist()}) == 4
 
 
@@ -210,9 +210,9 @@ def test_qa_split_and_validation() -> None:
     assert ds2.split_people("val") == val and ds2.split_people("fit") == fit
     pairs = ds2.qa_pairs("test")
     assert len(pairs) == 6 * 500 and {q.person for q in pairs} == set(ds2.qa_test)
-    with pytest.raises(ValueError, match="nope"):
+    with pytest.raises(ParameterError, match="nope"):
         ds2.qa_pairs("nope")
-    with pytest.raises(ValueError, match="1.5"):
+    with pytest.raises(ParameterError, match="1.5"):
         ds2.split_validation(1.5)
 
 
@@ -230,7 +230,7 @@ def test_qa_format_and_accuracy() -> None:
     acc = qa_accuracy(pairs, preds)
     assert acc["major"] == 0.0 and acc["birth_city"] == 1.0 and acc["overall"] == pytest.approx(5 / 6)
     assert pairs[0].text.endswith(f"Answer: {pairs[0].answer}.")
-    with pytest.raises(ValueError, match="colour"):
+    with pytest.raises(ParameterError, match="colour"):
         ds.qa(0, "colour")
 
 
@@ -260,14 +260,14 @@ def test_config_validation_messages() -> None:
                         ({"n_people": 10**9}, "n_people=1000000000"),
                         ({"n_people": 10, "n_minority": 10}, "n_minority=10"),
                         ({"n_people": 2.5}, "n_people=2.5"), ({"n_people": 10, "fullname": 1}, "fullname=1")]:
-        with pytest.raises(ValueError, match=re.escape(bad)) as err:
+        with pytest.raises(ParameterError, match=re.escape(bad)) as err:
             BioConfig(**kwargs)
         assert "allowed" in str(err.value)
     for name in ("multi", "permutex", "multi5+multi2", "single+multi5", "fullname2", "bogus", ""):
-        with pytest.raises(ValueError, match="allowed") as err:
+        with pytest.raises(ParameterError, match="allowed") as err:
             BioConfig.from_augmentation(name, n_people=10)
         assert repr(name) in str(err.value)
-    with pytest.raises(ValueError, match="n_people=0"):
+    with pytest.raises(ParameterError, match="n_people=0"):
         BioConfig.from_augmentation("single", n_people=0)
 
 
@@ -315,17 +315,17 @@ def test_vocabulary_covers_everything() -> None:
 
 
 def test_pack_sequences() -> None:
-    packed = bios.pack_sequences([[1, 2], [3], [4, 5, 6]], seq_len=3, eos_id=0)
+    from bertology_lib.training.objectives import pack_sequences
+
+    assert not hasattr(bios, "pack_sequences")  # one home: the training objectives
+    packed = pack_sequences([[1, 2], [3], [4, 5, 6]], seq_len=3, eos_id=0)
     assert packed == [[1, 2, 0], [3, 0, 4], [5, 6, 0]]
     with pytest.raises(ValueError, match="seq_len=0"):
-        bios.pack_sequences([[1]], 0, 0)
+        pack_sequences([[1]], 0, 0)
 
 
 @pytest.mark.slow  # ~2.5 s on 2 CPU cores
-def test_large_generation_is_fast() -> None:
-    t0 = time.perf_counter()
+def test_full_scale_generation_gives_distinct_people() -> None:
     ds = generate_dataset(BioConfig(n_people=100_000, seed=0))
-    elapsed = time.perf_counter() - t0
     assert len(ds.people) == len(ds.bios) == 100_000
     assert len({p.full_name for p in ds.people}) == 100_000
-    assert elapsed < 20, elapsed

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -35,10 +34,9 @@ def bertology(*args: str, env: dict | None = None, timeout: float = 120) -> subp
 )
 def test_bad_parameters_fail_fast_with_allowed_values(args, expect, tmp_path):
     before = (ROOT / NB).read_bytes()
-    t0 = time.perf_counter()
     r = bertology("run", NB, *args, env={"HF_ENDPOINT": "http://127.0.0.1:9", "BERTOLOGY_CACHE": str(tmp_path)})
-    assert time.perf_counter() - t0 < 10
     assert r.returncode != 0
+    assert "running " not in r.stdout  # refused before any kernel started
     assert expect in r.stderr, r.stderr
     assert "allowed" in r.stderr
     assert (ROOT / NB).read_bytes() == before  # nothing half-written
@@ -113,45 +111,46 @@ def test_build_skips_notebooks_executed_from_the_same_inputs(tmp_path, monkeypat
 
     import nbformat
 
-    from bertology_lib.book import cli
+    from bertology_lib.book import stamps
 
     src = Path(__file__).resolve().parents[1] / "notebooks" / "survey_02_architecture.ipynb"
     nb_path = tmp_path / src.name
     shutil.copy(src, nb_path)
     nb = nbformat.read(nb_path, as_version=4)
-    nb.metadata.pop(cli.STAMP, None)
+    nb.metadata.pop(stamps.STAMP, None)
     nbformat.write(nb, nb_path)
-    assert not cli.up_to_date(nb_path, {})  # never stamped
-    cli._stamp(nb_path, {})
-    assert cli.up_to_date(nb_path, {})
-    assert not cli.up_to_date(nb_path, {"seed": 3})  # other parameters
-    assert not cli.up_to_date(nb_path, {}, lib="another library")  # the library changed
+    assert not stamps.up_to_date(nb_path, {})  # never stamped
+    stamps.stamp(nb_path, {})
+    assert stamps.up_to_date(nb_path, {})
+    assert not stamps.up_to_date(nb_path, {"seed": 3})  # other parameters
+    assert not stamps.up_to_date(nb_path, {}, lib="another library")  # the library changed
     nb = nbformat.read(nb_path, as_version=4)
     nb.cells[-1].source += "\n"  # an edited cell
     nbformat.write(nb, nb_path)
-    assert not cli.up_to_date(nb_path, {})
+    assert not stamps.up_to_date(nb_path, {})
 
 
 def test_library_closure_follows_imports_and_ignores_unrelated_modules(tmp_path):
     """A notebook's stamp depends on the library modules it reaches, directly or through other modules."""
     import nbformat
 
-    from bertology_lib.book import cli
+    from bertology_lib.book import stamps
 
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("%matplotlib inline\nfrom bertology_lib import physics_experiments as px"),
+        nbformat.v4.new_code_cell("%matplotlib inline\nfrom bertology_lib.experiments.physics import grid as px"),
         nbformat.v4.new_code_cell("import bertology_lib.data.tasks\nx = 1"),
     ])
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
-    names = {f.relative_to(Path(cli.__file__).parent).as_posix() for f in cli.library_closure(path)}
-    assert {"physics_experiments.py", "physics.py", "physics_probing.py", "data/bios.py", "data/tasks.py",
-            "data/__init__.py", "__init__.py"} <= names  # direct, transitive (relative imports), parents
-    assert "behaviour.py" not in names and "compression.py" not in names
-    assert cli.library_sha(path) != cli.library_sha()  # the whole package is a different set
-    nb.cells.append(nbformat.v4.new_code_cell("from bertology_lib import compression"))
+    pkg = Path(stamps.__file__).parents[1]
+    names = {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
+    assert {"experiments/physics/grid.py", "experiments/physics/training.py", "experiments/physics/probing.py",
+            "data/bios/__init__.py", "data/tasks/__init__.py", "data/__init__.py", "__init__.py"} <= names
+    assert "experiments/survey/behaviour.py" not in names and "experiments/survey/model_size.py" not in names
+    assert stamps.library_sha(path) != stamps.library_sha()  # the whole package is a different set
+    nb.cells.append(nbformat.v4.new_code_cell("from bertology_lib.experiments.survey import model_size"))
     nbformat.write(nb, path)
-    assert "compression.py" in {f.name for f in cli.library_closure(path)}
+    assert "model_size.py" in {f.name for f in stamps.library_closure(path)}
     nb.cells.append(nbformat.v4.new_code_cell("def broken(:"))
     nbformat.write(nb, path)
-    assert len(cli.library_closure(path)) == len(cli.library_closure())  # unparsable: everything counts
+    assert len(stamps.library_closure(path)) == len(stamps.library_closure())  # unparsable: everything counts

@@ -1,27 +1,29 @@
 import pytest
 import torch
 
+from bertology_lib.analysis.reconstruction import reconstruction_by_layer
+from bertology_lib.interventions import duplication as dup
 from bertology_lib.interventions import hooks as iv
 from bertology_lib.analysis.similarity import cka_matrix, linear_cka
 from bertology_lib.models.registry import load_model, load_tokenizer
 
 
 def test_patterns():
-    assert iv.duplication_pattern(3, "first", k=2) == [0, 0, 1, 1, 2]
-    assert iv.duplication_pattern(2, "every") == [0, 0, 1, 1]
-    assert iv.duplication_pattern(3, "set", layers=[2]) == [0, 1, 2, 2]
-    assert iv.duplication_pattern(3, "none") == [0, 1, 2]
+    assert dup.duplication_pattern(3, "first", k=2) == [0, 0, 1, 1, 2]
+    assert dup.duplication_pattern(2, "every") == [0, 0, 1, 1]
+    assert dup.duplication_pattern(3, "set", layers=[2]) == [0, 1, 2, 2]
+    assert dup.duplication_pattern(3, "none") == [0, 1, 2]
     with pytest.raises(ValueError, match="k=5 is out of range"):
-        iv.duplication_pattern(3, "first", k=5)
+        dup.duplication_pattern(3, "first", k=5)
     with pytest.raises(ValueError, match="kind='all'"):
-        iv.duplication_pattern(3, "all")
+        dup.duplication_pattern(3, "all")
 
 
 def test_duplicated_model_roundtrips_and_has_independent_copies(tiny_bert_dir, tmp_path):
     from transformers import AutoModelForMaskedLM
 
     m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
-    deep = iv.duplicate_layers(m, [0, 0, 1, 1])
+    deep = dup.duplicate_layers(m, [0, 0, 1, 1])
     assert deep.config.num_hidden_layers == 4 and len(iv.blocks(m)) == 2
     b = iv.blocks(deep)
     assert torch.equal(b[0].attention.self.query.weight, b[1].attention.self.query.weight)
@@ -32,20 +34,20 @@ def test_duplicated_model_roundtrips_and_has_independent_copies(tiny_bert_dir, t
     with torch.no_grad():
         assert torch.allclose(back(**enc).logits, deep(**enc).logits, atol=1e-6)
     # identity pattern: same function as the original
-    same = iv.duplicate_layers(m, [0, 1])
+    same = dup.duplicate_layers(m, [0, 1])
     with torch.no_grad():
         assert torch.allclose(same(**enc).logits, m(**enc).logits, atol=1e-6)
 
 
 def test_reconstruction_by_layer(tiny_bert_dir):
     m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
-    df = iv.reconstruction_by_layer(m, tok, ["the chef tipped the waiter", "a robin is a bird"])
+    df = reconstruction_by_layer(m, tok, ["the chef tipped the waiter", "a robin is a bird"])
     assert list(df.layer) == [0, 1, 2] and df.n_tokens[0] == 10
     assert df.agrees_with_final.iloc[-1] == 1.0
     assert ((0 <= df.reconstruction) & (df.reconstruction <= 1)).all()
     base = load_model(str(tiny_bert_dir), head="base")
     with pytest.raises(ValueError, match="no MLM head"):
-        iv.reconstruction_by_layer(base, tok, ["a"])
+        reconstruction_by_layer(base, tok, ["a"])
 
 
 def test_linear_cka_parity_and_invariances():

@@ -4,7 +4,6 @@ from bertology_lib.experiments.duplication import boost as dup
 from bertology_lib.training import finetune as ft
 from bertology_lib.book.claims import IntervalContains, Verdict
 from bertology_lib.data.tasks import toy_classification
-from bertology_lib.profiles import get_profile
 
 
 def test_interval_contains_rule():
@@ -26,7 +25,7 @@ def test_boost_table_and_fair_ensembles(tiny_bert_dir):
     assert len(e) == 2 and set(e.metric) == {"accuracy"}
     with pytest.raises(ValueError, match="3 ensemble members need at least 3 baseline seeds"):
         dup.fair_ensembles(res, ["baseline"] * 3)
-    assert dup.BoostSizes.for_profile(get_profile("quick")).n_seeds >= 5
+    assert dup.BoostSizes.for_profile("quick").n_seeds >= 5
 
 
 def test_second_variant_every_or_last_block(tiny_bert_dir):
@@ -35,8 +34,8 @@ def test_second_variant_every_or_last_block(tiny_bert_dir):
     base = ft.as_source(str(tiny_bert_dir))
     last = dup.variants(base, n_blocks=2, k=1, second="last")
     assert list(last) == ["baseline", "first 1 duplicated", "last block duplicated"]
-    assert len(__import__("bertology_lib.interventions", fromlist=["blocks"]).blocks(
+    assert len(__import__("bertology_lib.interventions.hooks", fromlist=["blocks"]).blocks(
         last["last block duplicated"].load_model())) == 3
-    with pytest.raises(ParameterError, match="second='middle' is not allowed; allowed: every, last"):
+    with pytest.raises(ParameterError, match="second='middle' is not allowed; allowed: 'every', 'last'"):
         dup.variants(base, n_blocks=2, k=1, second="middle")
-    assert dup.BoostSizes.for_profile(get_profile("full")).second == "every"
+    assert dup.BoostSizes.for_profile("full").second == "every"

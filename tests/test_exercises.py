@@ -143,6 +143,7 @@ def _errors(nb) -> list[tuple[int, str]]:
             for o in c.get("outputs", []) if o["output_type"] == "error"]
 
 
+@pytest.mark.notebook
 def test_student_notebook_runs_up_to_notimplementederror_only(exported_any, tmp_path):
     nb = _execute(exported_any[1], tmp_path / "student.ipynb", allow_errors=True)
     errors = _errors(nb)
@@ -151,6 +152,7 @@ def test_student_notebook_runs_up_to_notimplementederror_only(exported_any, tmp_
     assert all(ex.is_solution_cell(nb.cells[i]) for i, _ in errors)
 
 
+@pytest.mark.notebook
 def test_teacher_notebook_runs_fully_at_smoke_and_passes_its_checks(exported_any, tmp_path):
     source, _, teacher = exported_any
     nb = _execute(teacher, tmp_path / "teacher.ipynb", allow_errors=False)
@@ -212,11 +214,11 @@ def test_physics_bits_checker():
 
 
 def test_physics_unseen_checker_matches_the_probe_split():
-    from bertology_lib.experiments.physics import pipeline as physics
-    from bertology_lib.experiments.physics.probing import _people_split
+    from bertology_lib.experiments.physics import config as pcfg
+    from bertology_lib.experiments.physics.probing import people_split
 
-    ds = physics.PhysicsConfig.for_profile("quick").dataset()  # N = 300, seed 0: the exercise's dataset
-    tr, te = _people_split(len(ds.people), None, 0.5, 0)
+    ds = pcfg.PhysicsConfig.for_profile("quick").dataset()  # N = 300, seed 0: the exercise's dataset
+    tr, te = people_split(len(ds.people), None, 0.5, 0)
     seen = {ds.people[i].university for i in tr}
     truth = sum(ds.people[i].university not in seen for i in te) / len(te)
     assert ex.physics_unseen_truth() == pytest.approx(truth) and 0 < truth < 1

@@ -8,7 +8,9 @@ import pytest
 from conftest import save_toy_bert
 import torch
 
+from bertology_lib.interventions.duplication import duplicated
 from bertology_lib.training import finetune as F
+from bertology_lib.training import predictions
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.book.claims import IntervalAbove, Verdict
 from bertology_lib.data import tasks as T
@@ -113,7 +115,7 @@ def test_callable_and_duplicated_sources(toy_bert_dir, tmp_path):
     r = F.finetune(task, F.as_source(fresh, tokenizer=tok), FAST, cache=ArtifactCache(tmp_path))
     assert not r.cached and r.model == "fresh"
     assert not list(ArtifactCache(tmp_path).entries())  # a factory without a key is not cached
-    dup = F.duplicated(toy_bert_dir, [0, 0, 1, 1])
+    dup = duplicated(toy_bert_dir, [0, 0, 1, 1])
     assert dup.cache_key()["factory_key"]["duplicate"] == [0, 0, 1, 1]
     d = F.finetune(task, dup, FAST, seed=0, cache=ArtifactCache(tmp_path))
     assert d.train["n_layers"] == 4
@@ -144,7 +146,7 @@ def test_ensemble_sums_probabilities_and_identical_members_change_nothing(toy_be
     task = T.toy_qa(n_train=8, n_dev=0, n_test=8)
     p = F.finetune(task, toy_bert_dir, FAST, seed=0, use_cache=False).predictions["test"]
     assert F.ensemble([p, p]) == p.metrics()
-    assert F.ensemble_predictions([p, p]).predicted() == p.predicted()
+    assert predictions.ensemble_predictions([p, p]).predicted() == p.predicted()
 
 
 def test_decode_spans_hand_example():
@@ -152,52 +154,14 @@ def test_decode_spans_hand_example():
     start = torch.tensor([[0.1, 0.1, 0.6, 0.1, 0.1], [0.7, 0.1, 0.1, 0.05, 0.05]])
     end = torch.tensor([[0.1, 0.5, 0.1, 0.1, 0.2], [0.7, 0.15, 0.1, 0.025, 0.025]])
     # row 0: best start w2 (index 1 of words); an end before it is not allowed -> end w4 (0.2)
-    assert F.decode_spans(start, end) == [(1, 4), None]
-    assert F.decode_spans(start, end, max_answer_words=1) == [(1, 2), None]  # w2 alone: .6 * .1
+    assert predictions.decode_spans(start, end) == [(1, 4), None]
+    assert predictions.decode_spans(start, end, max_answer_words=1) == [(1, 2), None]  # w2 alone: .6 * .1
     # a threshold makes "no answer" harder to choose
-    assert F.decode_spans(start, end, null_threshold=10.0)[1] == (0, 1)
+    assert predictions.decode_spans(start, end, null_threshold=10.0)[1] == (0, 1)
     preds = F.Predictions("qa", ["a", "b"], [[1, 4], None], {"start": start, "end": end},
                           contexts=[["x", "the", "big", "dog"], ["y", "z", "u", "v"]])
     assert preds.answers() == ["the big dog", ""]
     assert preds.metrics()["exact"] == 1.0
-
-
-# -- paired tests ---------------------------------------------------------------------------------
-
-def test_paired_test_on_known_differences():
-    from scipy import stats
-
-    b = [70.0, 71.0, 69.5, 72.0, 70.5]
-    d = [1.0, 1.2, 0.8, 1.1, 0.9]
-    a = [x + y for x, y in zip(b, d)]
-    r = F.paired_test(a, b)
-    sd = math.sqrt(sum((x - 1.0) ** 2 for x in d) / 4)  # 0.1581
-    half = 2.7764451051977987 * sd / math.sqrt(5)  # t_{0.975, 4}
-    assert r.mean_diff == pytest.approx(1.0) and r.std_diff == pytest.approx(sd)
-    assert (r.ci_low, r.ci_high) == (pytest.approx(1 - half), pytest.approx(1 + half))
-    t = 1.0 / (sd / math.sqrt(5))
-    assert r.p_value == pytest.approx(2 * stats.t.sf(t, 4)) and r.p_value < 1e-3
-    assert IntervalAbove(0.0).verdict(None, r.interval()) is Verdict.REPRODUCED
-    w = F.paired_test(a, b, method="wilcoxon")
-    assert w.p_value == pytest.approx(2 / 32)  # all 5 signs positive: the exact minimum
-    assert F.paired_test(b, a).mean_diff == pytest.approx(-1.0)
-    noisy = F.paired_test([1, 2, 3, 4], [2, 1, 4, 3])
-    assert noisy.p_value == pytest.approx(1.0) and noisy.ci_low < 0 < noisy.ci_high
-    assert IntervalAbove(0.0).verdict(None, noisy.interval()) is Verdict.INCONCLUSIVE
-    assert F.paired_test([1, 1], [1, 1]).p_value == 1.0
-    assert F.paired_test([2, 2], [1, 1]).p_value == 0.0
-
-
-@pytest.mark.parametrize("args, match", [
-    (([1, 2], [1]), "equal lengths"),
-    (([1], [1]), "n=1"),
-    (([1, float("nan")], [1, 2]), "NaN"),
-])
-def test_paired_test_rejects_bad_input(args, match):
-    with pytest.raises(ValueError, match=match):
-        F.paired_test(*args)
-    with pytest.raises(ValueError, match="method='z'"):
-        F.paired_test([1, 2], [2, 3], method="z")
 
 
 @pytest.mark.parametrize("field, value", [
@@ -221,20 +185,34 @@ def test_bad_sources_and_seeds(toy_bert_dir):
     assert F.FinetuneConfig.for_profile("smoke").max_steps == 10
 
 
-def test_paired_points_and_ratio_interval():
-    a = {0: 0.90, 1: 0.80, 2: 0.85}
-    b = {0: 0.85, 1: 0.78, 2: 0.80, 3: 0.5}
-    est, lo, hi = F.paired_points(a, b)
-    assert est == 4.0 and lo < est < hi  # mean of (5, 2, 5) points
-    t = F.paired_test([0.90, 0.80, 0.85], [0.85, 0.78, 0.80])
-    assert (lo, hi) == (round(100 * t.ci_low, 1), round(100 * t.ci_high, 1))
-    r, rlo, rhi = F.ratio_interval(a, b)
-    assert r == round((0.90 / 0.85 + 0.80 / 0.78 + 0.85 / 0.80) / 3, 3) and rlo < r < rhi
-    m, mlo, mhi = F.one_sample_interval([1.0, 2.0, 3.0])
-    assert m == 2.0 and mlo < 2.0 < mhi
-    with pytest.raises(F.ParameterError, match="paired seeds"):
-        F.paired_points(b, a)
-    with pytest.raises(F.ParameterError, match="paired seeds"):
-        F.ratio_interval({7: 1.0, 8: 1.0}, a)
-    with pytest.raises(F.ParameterError, match="zero"):
-        F.ratio_interval({0: 1.0, 1: 1.0}, {0: 0.0, 1: 1.0})
+
+
+def test_finetune_model_returns_the_model_and_keep_model_round_trips_through_the_cache(toy_bert_dir, tmp_path):
+    task = T.toy_classification(n_train=16, n_dev=4, n_test=8)
+    cfg = F.FinetuneConfig(max_steps=3, batch_size=8, eval_batch_size=16)
+    r = F.finetune_model(task, toy_bert_dir, cfg, seed=0)
+    assert r.fine_tuned is not None and r.tokenizer is not None and r.train["n_trainable"] == r.train["n_params"]
+    cache = ArtifactCache(tmp_path / "c")
+    plain = F.finetune(task, toy_bert_dir, cfg, seed=0, cache=cache)
+    assert plain.fine_tuned is None and plain.metrics == r.metrics  # same run, metrics only
+    kept = F.finetune(task, toy_bert_dir, cfg, seed=0, cache=cache, keep_model=True)
+    again = F.finetune(task, toy_bert_dir, cfg, seed=0, cache=cache, keep_model=True)
+    assert not kept.cached and again.cached and again.metrics == kept.metrics
+    for (k, v), (k2, v2) in zip(kept.fine_tuned.state_dict().items(), again.fine_tuned.state_dict().items()):
+        assert k == k2 and torch.equal(v, v2)
+    assert {e.kind for e in cache.entries()} == {"finetune", "finetuned-model"}
+
+
+def test_lora_folds_in_through_peft_merge_and_unload(toy_bert_dir):
+    task = T.toy_classification(n_train=16, n_dev=4, n_test=8)
+    cfg = F.FinetuneConfig(max_steps=4, batch_size=8, eval_batch_size=16, lr=5e-2)
+    r = F.finetune_model(task, toy_bert_dir, cfg, seed=0, strategy="lora", lora_rank=2)
+    assert r.train["n_trainable"] < r.train["n_params"] / 2
+    merged = F.merged_encoder(r.fine_tuned)
+    assert not any("lora_" in k for k in merged.state_dict())
+    batch = F.collate(F.encode(task, "test", r.tokenizer, 64).rows, r.tokenizer.pad_token_id)
+    with torch.no_grad():  # the folded encoder computes what the encoder with adapters computes
+        a = r.fine_tuned.encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+        b = merged(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+    assert torch.allclose(a, b, atol=1e-5)
+    assert any("lora_" in k for k in r.fine_tuned.state_dict())  # the original keeps its adapters

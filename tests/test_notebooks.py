@@ -52,9 +52,30 @@ def test_notebook_is_executed_in_order_without_errors(path):
     for c in nb["cells"]:
         for o in c.get("outputs", []):
             assert o["output_type"] != "error", f"a cell ends in {o.get('ename')}"
-    meta = nb["cells"][1]["metadata"].get("papermill", {})
     assert nb["metadata"].get("papermill", {}).get("parameters", {}).get("profile", "quick") == "quick"
-    assert meta is not None
+    assert all(c.get("metadata", {}).get("papermill", {}).get("status", "completed") == "completed"
+               for c in nb["cells"]), "a cell did not complete"
+
+
+NOTEBOOK_CELL_LINES = 25  # logic lines (not blank, not comments) in one code cell
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_are_thin(path):
+    """Notebooks hold parameters, calls, figures and prose: no code cell over the limit, no function
+    longer than a few lines (a longer one belongs in ``experiments/`` with a test)."""
+    import ast
+
+    for c in json.loads(path.read_text())["cells"]:
+        if c["cell_type"] != "code":
+            continue
+        src = "".join(c["source"])
+        logic = [ln for ln in src.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+        assert len(logic) <= NOTEBOOK_CELL_LINES, f"a {len(logic)}-line cell: {logic[0][:60]}"
+        code = "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.FunctionDef):
+                assert node.end_lineno - node.lineno < 5, f"def {node.name} belongs in the library"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

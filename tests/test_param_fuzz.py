@@ -9,7 +9,6 @@ with the cache left unchanged.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import papermill as pm
@@ -55,28 +54,27 @@ def test_resolve_cell_rejects(path, name, kind, value, tmp_cache):
     ns: dict = {}
     exec(params_src, ns)
     ns[name] = value
-    t0 = time.perf_counter()
     with pytest.raises(ParameterError) as e:
         exec(resolve_src, ns)
-    assert time.perf_counter() - t0 < 5
     msg = str(e.value)
     assert f"{name}=" in msg and "allowed" in msg
     assert not tmp_cache.exists() or not any(tmp_cache.iterdir())
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS[:2], ids=lambda p: p.stem)
 def test_papermill_unknown_name_and_wrong_type_fail_fast(path, tmp_path, tmp_cache):
     for params, expect in (({"profle": "smoke"}, "unknown parameter(s) profle"),
                            ({"seed": "zero"}, "seed='zero'")):
-        t0 = time.perf_counter()
         with pytest.raises(pm.PapermillExecutionError) as e:
             pm.execute_notebook(str(path), str(tmp_path / "out.ipynb"), parameters=params,
                                 progress_bar=False, kernel_name="python3", cwd=str(path.parent))
-        assert time.perf_counter() - t0 < 15  # kernel start included
+        assert e.value.exec_count <= 3  # the resolve cell, right after the parameters: before any work
         assert e.value.ename == "ParameterError" and expect in e.value.evalue
     assert not tmp_cache.exists() or not any(tmp_cache.iterdir())
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("name", ["survey_03_4_probing_limits"])
 def test_encoder_without_mlm_head_runs_with_skipped_sections(name, tmp_path):
     """model=minilm: the probing sections run, the sections that score masked words explain why they skip."""

@@ -25,7 +25,7 @@ def datasets():
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from bertology_lib.experiments.physics.pipeline import bios_tokenizer
+    from bertology_lib.experiments.physics.config import bios_tokenizer
 
     return bios_tokenizer()
 

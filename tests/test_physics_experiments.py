@@ -10,7 +10,13 @@ import pandas as pd
 import pytest
 import torch
 
-from bertology_lib.experiments.physics import pipeline as physics
+from bertology_lib import stats
+from bertology_lib.experiments.physics import bert as pbert
+from bertology_lib.experiments.physics import config as pcfg
+from bertology_lib.experiments.physics import evaluation as pev
+from bertology_lib.experiments.physics import training as ptrain
+from bertology_lib.models import decoder
+from bertology_lib.training import objectives
 from bertology_lib.experiments.physics import grid as px
 from bertology_lib.training import loop as training
 from bertology_lib.cache import ArtifactCache
@@ -33,10 +39,10 @@ def no_training(monkeypatch):
 @pytest.mark.parametrize("call, match", [
     (lambda c, cache: px.finetune_grid(c, ["single", "multi7x"], [0], cache=cache, progress=False),
      r"multi7x.*allowed"),
-    (lambda c, cache: px.finetune_grid(c, ["single"], [0, 0], cache=cache, progress=False), r"repeats a seed"),
+    (lambda c, cache: px.finetune_grid(c, ["single"], [0, 0], cache=cache, progress=False), r"seeds=\[0, 0\] are invalid"),
     (lambda c, cache: px.finetune_grid(c, ["single"], [], cache=cache, progress=False), r"seeds=\[\].*allowed"),
     (lambda c, cache: px.finetune_grid(c, ["single"], [0], methods=["adapter"], cache=cache, progress=False),
-     r"methods=\['adapter'\].*allowed: a non-empty subset of full, lora"),
+     r"methods=\['adapter'\].*allowed: distinct values from 'full', 'lora'"),
     (lambda c, cache: px.n_sweep(c, [20, 1], cache=cache, progress=False), r"n_values=.*ints >= 2"),
     (lambda c, cache: px.n_sweep(c, [20], qa_shares=[1.0], cache=cache, progress=False), r"qa_share=1.0"),
     (lambda c, cache: px.celebrity_grid(c, [0], n_minority=0, cache=cache, progress=False), r"n_minority=0"),
@@ -45,7 +51,7 @@ def no_training(monkeypatch):
 def test_bad_input_fails_before_training(tmp_path, no_training, call, match):
     cache = ArtifactCache(tmp_path)
     with pytest.raises(ValueError, match=match):
-        call(physics.PhysicsConfig(**TINY), cache)
+        call(pcfg.PhysicsConfig(**TINY), cache)
     assert not any(tmp_path.rglob("*.safetensors"))
 
 
@@ -83,12 +89,12 @@ def test_n_sweep_and_celebrity_keep_exposures(monkeypatch):
     seen = []
     monkeypatch.setattr(px, "mixed_run", lambda c, cache=None, curve_points=10: (
         seen.append(c) or pd.DataFrame([{"n_people": c.n_people}]), None))
-    base = physics.PhysicsConfig(**{**TINY, "mixed_steps": 100})
+    base = pcfg.PhysicsConfig(**{**TINY, "mixed_steps": 100})
     px.n_sweep(base, [10, 40], qa_shares=[0.25, 0.5], progress=False)
     # equal biography exposures: steps scale with N and with 1 / (1 - qa_share) (base share 0.5)
     assert [(c.n_people, c.mixed_steps, c.qa_share) for c in seen] == [
         (10, 33, 0.25), (10, 50, 0.5), (40, 133, 0.25), (40, 200, 0.5)]
-    celeb = px.celebrity_config(physics.PhysicsConfig(**{**TINY, "pretrain_steps": 100}), n_minority=10)
+    celeb = px.celebrity_config(pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100}), n_minority=10)
     assert (celeb.n_people, celeb.n_minority, celeb.augmentation) == (30, 10, "multi5+permute")
     assert celeb.pretrain_steps == 110  # 100 majority bios + 10 minority bios, over 100
     ds = celeb.dataset()
@@ -114,20 +120,20 @@ class _Oracle(torch.nn.Module):
 
 
 def test_bio_accuracy_scores_memorisation():
-    tok = physics.bios_tokenizer()
+    tok = pcfg.bios_tokenizer()
     ds = bios.generate_dataset(bios.BioConfig(n_people=5, seed=0))
     entries = list(ds.bios)
-    assert physics.bio_accuracy(_Oracle(None), tok, entries) == 1.0
-    assert physics.bio_accuracy(_Oracle(None, wrong=1), tok, entries) == 0.0
+    assert pev.bio_accuracy(_Oracle(None), tok, entries) == 1.0
+    assert pev.bio_accuracy(_Oracle(None, wrong=1), tok, entries) == 0.0
     with pytest.raises(ValueError, match="entries is empty"):
-        physics.bio_accuracy(_Oracle(None), tok, [])
+        pev.bio_accuracy(_Oracle(None), tok, [])
 
 
 def test_spearman_and_extraction_vs_probe():
-    assert px.spearman([1, 2, 3, 4], [10, 20, 25, 40]) == pytest.approx(1.0)
-    assert px.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert stats.spearman([1, 2, 3, 4], [10, 20, 25, 40]) == pytest.approx(1.0)
+    assert stats.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
     with pytest.raises(ValueError, match="equal length >= 3"):
-        px.spearman([1, 2], [1, 2])
+        stats.spearman([1, 2], [1, 2])
     ft = pd.DataFrame([dict(augmentation=a, seed=0, method=m, attribute="mean", accuracy=v)
                        for a, v in (("single", 0.1), ("multi5", 0.6)) for m in ("full", "lora")])
     qp = pd.DataFrame([dict(augmentation=a, seed=0, attribute="mean", accuracy=v)
@@ -138,7 +144,7 @@ def test_spearman_and_extraction_vs_probe():
 
 def test_tiny_grid_end_to_end_is_cached_and_shared(tmp_path):
     cache = ArtifactCache(tmp_path)
-    base = physics.PhysicsConfig(**TINY)
+    base = pcfg.PhysicsConfig(**TINY)
     g = px.finetune_grid(base, ["single", "permute1"], [0], cache=cache, progress=False)
     assert set(g["method"]) == {"full", "lora"} and set(g["augmentation"]) == {"single", "permute1"}
     assert ((g["accuracy"] >= 0) & (g["accuracy"] <= 1)).all()
@@ -157,18 +163,18 @@ def test_tiny_grid_end_to_end_is_cached_and_shared(tmp_path):
 
 
 def test_spearman_of_constant_input_is_nan():
-    assert math.isnan(px.spearman([0.0, 0.0, 0.0], [0.1, 0.2, 0.3]))
+    assert math.isnan(stats.spearman([0.0, 0.0, 0.0], [0.1, 0.2, 0.3]))
 
 
 def test_full_profile_pretraining_step_runs_on_cpu(tmp_path):
     """`full` resolves to GPT-2-small size with bf16 autocast; two of its steps run on a CPU (tiny batch)."""
-    full = physics.PhysicsConfig.for_profile("full")
+    full = pcfg.PhysicsConfig.for_profile("full")
     assert full.device == "auto" and full.dtype == "bfloat16" and full.model_size == "full"
     plan = px.Plan.for_profile("full")
     assert max(plan.n_sweep) == full.n_people == 100_000 and all(len(s) >= 2 for s in plan.grid_seeds.values())
     cfg = full.replace(n_people=30, batch_size=2, seq_len=64, pretrain_steps=2, warmup_steps=1, device="cpu")
-    path = physics.pretrain(cfg, ArtifactCache(tmp_path))
-    log = physics.train_log(path)
+    path = ptrain.pretrain(cfg, ArtifactCache(tmp_path))
+    log = ptrain.train_log(path)
     assert log["steps"] == 2 and all(math.isfinite(x) for x in log["losses"])
     assert 80e6 < log["n_params"] < 100e6  # 12 x 768 with the bioS vocabulary
 
@@ -191,43 +197,43 @@ def bpe_folder(tmp_path_factory):
 
 
 def test_encode_qa_with_word_and_bpe_tokenizers(bpe_folder):
-    for tok in (physics.bios_tokenizer(), physics.get_tokenizer(bpe_folder)):
-        ids, labels = training.encode_qa(tok, "What is the birth city of Anya Briar Forger? Answer:", "Princeton, NJ.")
+    for tok in (pcfg.bios_tokenizer(), pcfg.get_tokenizer(bpe_folder)):
+        ids, labels = objectives.encode_qa(tok, "What is the birth city of Anya Briar Forger? Answer:", "Princeton, NJ.")
         kept = [i for i, y in zip(ids, labels) if y != -100]
         assert tok.decode(kept, skip_special_tokens=True).strip() == "Princeton, NJ."
         assert ids == tok("What is the birth city of Anya Briar Forger? Answer: Princeton, NJ.",
                           add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
-    bpe = physics.get_tokenizer(bpe_folder)
+    bpe = pcfg.get_tokenizer(bpe_folder)
     assert bpe.pad_token_id == bpe.eos_token_id  # GPT-2 style tokenizers get their EOS as padding
     with pytest.raises(ValueError, match="tokenizer=''"):
-        physics.PhysicsConfig(**TINY, tokenizer="")
+        pcfg.PhysicsConfig(**TINY, tokenizer="")
 
 
 def test_bpe_tokenizer_pipeline_trains_answers_and_keys_the_cache(tmp_path, bpe_folder):
     cache = ArtifactCache(tmp_path)
-    word = physics.PhysicsConfig(**TINY)
+    word = pcfg.PhysicsConfig(**TINY)
     bpe = word.replace(tokenizer=bpe_folder)
-    assert physics._pretrain_key(word).get("tokenizer") is None  # word-level keys are unchanged
-    assert physics._pretrain_key(bpe)["tokenizer"]["name"] == bpe_folder
-    pre = physics.pretrain(bpe, cache)
-    assert pre != physics.pretrain(word, cache)
-    model, tok = physics.load_model(physics.finetune_qa(pre, bpe, cache=cache))
+    assert ptrain.pretrain_key(word).get("tokenizer") is None  # word-level keys are unchanged
+    assert ptrain.pretrain_key(bpe)["tokenizer"]["name"] == bpe_folder
+    pre = ptrain.pretrain(bpe, cache)
+    assert pre != ptrain.pretrain(word, cache)
+    model, tok = ptrain.load_model(ptrain.finetune_qa(pre, bpe, cache=cache))
     assert model.config.vocab_size == len(tok) and model.config.eos_token_id == tok.eos_token_id
-    assert physics._max_answer_tokens(tok) > physics._longest_answer() + 2  # subwords: more tokens per answer
-    table = physics.evaluate_qa(model, tok, bpe.dataset(), "test")
+    assert pev._max_answer_tokens(tok) > pev._longest_answer() + 2  # subwords: more tokens per answer
+    table = pev.evaluate_qa(model, tok, bpe.dataset(), "test")
     assert 0.0 <= table.loc["mean", "accuracy"] <= 1.0
 
 
 def test_probes_refuse_a_tokenizer_that_splits_words_differently(bpe_folder):
     from bertology_lib.experiments.physics import probing as pp
 
-    bpe = physics.get_tokenizer(bpe_folder)
-    ids, _ = pp._encode(bpe, ["Anya Briar Forger"])  # plain names split alike: Q-probing works
+    bpe = pcfg.get_tokenizer(bpe_folder)
+    ids, _ = pev.encode_words(bpe, ["Anya Briar Forger"])  # plain names split alike: Q-probing works
     assert ids[0][0] == bpe.eos_token_id
     with pytest.raises(ValueError, match=r"splits .* words.*allowed: a tokenizer that splits words like bios.words"):
-        pp._encode(bpe, ["He joined Texas A&M University's staff."])
-    word = physics.bios_tokenizer()
-    pp._encode(word, ["He joined Texas A&M University's staff."])
+        pev.encode_words(bpe, ["He joined Texas A&M University's staff."])
+    word = pcfg.bios_tokenizer()
+    pev.encode_words(word, ["He joined Texas A&M University's staff."])
 
 
 def test_curve_lag_and_paired_gap():
@@ -244,4 +250,4 @@ def test_curve_lag_and_paired_gap():
 
 def test_final_loss(tmp_path):
     (tmp_path / "train_log.json").write_text('{"losses": [5.0, 3.0, 1.0, 2.0]}')
-    assert physics.final_loss(tmp_path, last=2) == 1.5
+    assert ptrain.final_loss(tmp_path, last=2) == 1.5

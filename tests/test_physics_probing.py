@@ -9,7 +9,13 @@ import pandas as pd
 import pytest
 import torch
 
-from bertology_lib.experiments.physics import pipeline as physics
+from bertology_lib import stats
+from bertology_lib.experiments.physics import bert as pbert
+from bertology_lib.experiments.physics import config as pcfg
+from bertology_lib.experiments.physics import evaluation as pev
+from bertology_lib.experiments.physics import training as ptrain
+from bertology_lib.models import decoder
+from bertology_lib.training import objectives
 from bertology_lib.experiments.physics import probing as pp
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
@@ -24,7 +30,7 @@ FAST = ProbeConfig(max_iter=30)
 
 @pytest.fixture(scope="module")
 def tok():
-    return physics.bios_tokenizer()
+    return pcfg.bios_tokenizer()
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +99,7 @@ def test_states_at_matches_unbatched_prefix_forward(tok, ds):
     from transformers import LlamaForCausalLM
 
     torch.manual_seed(0)
-    model = LlamaForCausalLM(physics.decoder_config("tiny", len(tok))).eval()
+    model = LlamaForCausalLM(decoder.decoder_config("tiny", len(tok))).eval()
     entries = list(ds.bios[:5])
     pos = [[(where, word) for _, where, word in pp.bio_positions(e)] for e in entries]
     H = pp.states_at(model, tok, [e.text for e in entries], pos, batch_size=2)
@@ -151,11 +157,11 @@ def test_p_probe_reads_the_month_only_at_the_name(tok, ds):
 
 
 def test_probe_split_is_by_person_and_seeded():
-    tr, te = pp._people_split(100, None, 0.5, seed=3)
+    tr, te = pp.people_split(100, None, 0.5, seed=3)
     assert len(tr) == len(te) == 50 and not set(tr) & set(te)
-    tr2, _ = pp._people_split(100, None, 0.5, seed=3)
-    assert np.array_equal(tr, tr2) and not np.array_equal(tr, pp._people_split(100, None, 0.5, seed=4)[0])
-    assert len(pp._people_split(100, 10, 0.5, seed=0)[0]) == 5
+    tr2, _ = pp.people_split(100, None, 0.5, seed=3)
+    assert np.array_equal(tr, tr2) and not np.array_equal(tr, pp.people_split(100, None, 0.5, seed=4)[0])
+    assert len(pp.people_split(100, 10, 0.5, seed=0)[0]) == 5
 
 
 def test_probe_arguments_are_validated(tok, ds):
@@ -185,8 +191,8 @@ def test_probe_arguments_are_validated(tok, ds):
 # -- the BERT comparison ---------------------------------------------------------------------------
 
 def test_bert_qa_example_masks_the_answer():
-    tok = pp.bert_tokenizer()
-    ids, labels = pp.bert_qa_example(tok, "What is the birth city of Anya? Answer:", "Winston-Salem, NC")
+    tok = pbert.bert_tokenizer()
+    ids, labels = pbert.bert_qa_example(tok, "What is the birth city of Anya? Answer:", "Winston-Salem, NC")
     masks = [i for i, t in enumerate(ids) if t == tok.mask_token_id]
     assert len(masks) == 5 and ids[0] == tok.cls_token_id and ids[-1] == tok.sep_token_id
     assert [i for i, y in enumerate(labels) if y != -100] == masks
@@ -195,42 +201,42 @@ def test_bert_qa_example_masks_the_answer():
 
 def test_bert_pipeline_is_cached_and_comparable(tmp_path):
     cache = ArtifactCache(tmp_path)
-    cfg = physics.PhysicsConfig(**TINY)
-    pre = pp.bert_pretrain(cfg, cache)
-    assert pp.bert_pretrain(cfg.replace(device="auto"), cache) == pre
-    assert pp.bert_pretrain(cfg, cache, lr=5e-4) != pre
-    log = physics.train_log(pre)
+    cfg = pcfg.PhysicsConfig(**TINY)
+    pre = pbert.bert_pretrain(cfg, cache)
+    assert pbert.bert_pretrain(cfg.replace(device="auto"), cache) == pre
+    assert pbert.bert_pretrain(cfg, cache, lr=5e-4) != pre
+    log = ptrain.train_log(pre)
     assert log["steps"] == 4 and log["rows_per_batch"] >= 1 and log["n_params"] > 0
-    model, tok = pp.load_bert(pre)
+    model, tok = pbert.load_bert(pre)
     assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
-    out = pp.bert_extraction(cfg, cache, probe_cfg=FAST)
+    out = pbert.bert_extraction(cfg, cache, probe_cfg=FAST)
     assert list(out.index) == [*bios.ATTRIBUTES, "mean"]
     assert list(out.columns) == ["qa_accuracy", "qa_majority", "q_probe_accuracy", "q_probe_layer",
                                  "q_probe_majority"]
     assert out[["qa_accuracy", "q_probe_accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
-    tuned = pp.bert_finetune_qa(pre, cfg, cache)
-    assert [e["step"] for e in physics.train_log(tuned)["evals"]] == [2, 4]
-    table = pp.bert_evaluate_qa(pp.load_bert(tuned)[0], tok, cfg.dataset(), "test")
+    tuned = pbert.bert_finetune_qa(pre, cfg, cache)
+    assert [e["step"] for e in ptrain.train_log(tuned)["evals"]] == [2, 4]
+    table = pbert.bert_evaluate_qa(pbert.load_bert(tuned)[0], tok, cfg.dataset(), "test")
     assert list(table.index) == [*bios.ATTRIBUTES, "mean", "mean_without_birth_date"]
     assert table.loc["mean", "n"] == 6 * len(cfg.dataset().qa_test)
     with pytest.raises(ValueError, match="size='xl'"):
-        pp.bert_config("xl", 100)
+        decoder.matching_bert_config("xl", 100)
 
 
 def test_bert_qa_evaluation_on_a_memorising_bert():
     """Fill-the-masks QA: a tiny BERT trained on all QA pairs of 10 people answers them."""
     from bertology_lib.training import loop as training
-    from bertology_lib.models.minibert import MaskedOnlyMLM
+    from bertology_lib.training.masking import MaskedOnlyMLM
     from transformers import BertForMaskedLM
 
-    tok = pp.bert_tokenizer()
+    tok = pbert.bert_tokenizer()
     small = bios.generate_dataset(bios.BioConfig(n_people=10, seed=0))
     torch.manual_seed(0)
-    model = BertForMaskedLM(pp.bert_config("tiny", len(tok)))
-    examples = [pp.bert_qa_example(tok, p.question, p.answer) for p in small.qa_pairs("all")]
+    model = BertForMaskedLM(decoder.matching_bert_config("tiny", len(tok)))
+    examples = [pbert.bert_qa_example(tok, p.question, p.answer) for p in small.qa_pairs("all")]
     tc = training.TrainConfig(lr=3e-3, max_steps=250, warmup_steps=10, weight_decay=0.0, batch_size=20)
-    training.train(MaskedOnlyMLM(model), training.QABatches(examples, 20, tok.pad_token_id), tc, progress=False)
-    preds = pp.bert_qa_predictions(model, tok, small, "all")
+    training.train(MaskedOnlyMLM(model), objectives.QABatches(examples, 20, tok.pad_token_id), tc, progress=False)
+    preds = pbert.bert_qa_predictions(model, tok, small, "all")
     assert preds["correct"].mean() >= 0.9
     row = preds[preds.correct].iloc[0]
     assert bios.exact_match(row.prediction, row.answer)
@@ -239,8 +245,8 @@ def test_bert_qa_evaluation_on_a_memorising_bert():
 def test_q_probe_rank_trains_only_its_update_and_head(tmp_path, tok):
     from bertology_lib.cache import ArtifactCache
 
-    cfg = physics.PhysicsConfig(**TINY)
-    model, wtok = physics.load_model(physics.pretrain(cfg, ArtifactCache(tmp_path)))
+    cfg = pcfg.PhysicsConfig(**TINY)
+    model, wtok = ptrain.load_model(ptrain.pretrain(cfg, ArtifactCache(tmp_path)))
     before = {k: v.clone() for k, v in model.state_dict().items()}
     res = pp.q_probe_rank(model, wtok, cfg.dataset(), rank=2, steps=30, seed=0)
     assert list(res["attribute"]) == list(bios.ATTRIBUTES) and set(res["rank"]) == {2}
@@ -288,7 +294,7 @@ def test_q_probe_vocab_names_values_no_training_person_has(tok):
     res = pp.q_probe_vocab(model, tok, ds, rank=48, steps=150, lr=1e-2, seed=0)
     assert len(res) == 6 * 2 and set(res.n_classes[res.attribute == "major"]) == {len(bios.MAJORS)}
     acc = res.groupby("attribute").accuracy.max()
-    tr, te = pp._people_split(len(ds.people), None, 0.5, 0)
+    tr, te = pp.people_split(len(ds.people), None, 0.5, 0)
     seen = {ds.people[i].major for i in tr}
     unseen_share = np.mean([ds.people[i].major not in seen for i in te])
     assert unseen_share > 0.3

@@ -1,4 +1,5 @@
-"""The survey §4 figures build from small synthetic frames with the columns the notebooks pass."""
+"""The survey §4 figures draw what they are given: small synthetic frames with the columns the notebooks
+pass, and checks of the titles, labels, ticks, legends and plotted values against them."""
 
 from __future__ import annotations
 
@@ -6,17 +7,19 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
 
 from bertology_lib import plots
 
 MODELS = ["mini-bert (toy)", "minilm (UD EWT)"]
 LAYERS = range(4)
-RNG = np.random.default_rng(0)
+GEOMETRY = ["anisotropy", "self_similarity", "self_similarity_adj", "intra_similarity", "intra_similarity_adj",
+            "mev", "mev_adj"]
+TARGETS = ["cls", "sep", "punct", "self", "prev", "next"]
 
 
 @pytest.fixture(autouse=True)
@@ -25,118 +28,183 @@ def _close_figures():
     plt.close("all")
 
 
-def _check(fig, n_axes: int) -> None:
-    assert isinstance(fig, Figure)
-    assert len(fig.axes) == n_axes
+def texts(items) -> list[str]:
+    return [t.get_text() for t in items]
+
+
+def ydata(ax) -> list[list[float]]:
+    """y values of the lines that carry data (legend proxies and reference lines have fewer than 2 points
+    or are constant)."""
+    return [list(np.round(ln.get_ydata(), 6)) for ln in ax.lines if len(ln.get_ydata()) > 2]
 
 
 def geometry() -> pd.DataFrame:
-    cols = ["anisotropy", "self_similarity", "self_similarity_adj", "intra_similarity", "intra_similarity_adj",
-            "mev", "mev_adj"]
-    return pd.DataFrame([{"model": m, "layer": L, **{c: RNG.random() for c in cols}, "n_types": 5}
-                         for m in MODELS for L in LAYERS])
-
-
-def senses() -> pd.DataFrame:
-    return pd.DataFrame([{"model": m, "word": w, "senses": "NOUN/VERB", "layer": L, "accuracy": 0.8,
-                          "majority": 0.6, "gain": RNG.random() - 0.3, "n": 20}
-                         for m in MODELS for w in ("run", "set") for L in LAYERS])
-
-
-def pooling() -> pd.DataFrame:
-    rows = [{"model": m, "pooling": p, "layer": L, "train_acc": 0.9, "test_acc": RNG.random()}
-            for m in MODELS for p in ("cls", "mean") for L in LAYERS]
-    rows += [{"model": m, "pooling": "concat last 3 (mean)", "layer": 3, "train_acc": 0.9, "test_acc": 0.7}
-             for m in MODELS]
-    return pd.DataFrame(rows)
+    # value = column index / 10 + layer / 100 + model index: every line is identifiable
+    return pd.DataFrame([{"model": m, "layer": L, **{c: i / 10 + L / 100 + j for i, c in enumerate(GEOMETRY)},
+                          "n_types": 5} for j, m in enumerate(MODELS) for L in LAYERS])
 
 
 def head_stats() -> pd.DataFrame:
-    cols = ["cls", "sep", "punct", "self", "prev", "next"]
-    return pd.DataFrame([{"model": m, "layer": L, "head": h, **{c: RNG.random() for c in cols},
-                          "entropy": RNG.random() * 2, "uniform_entropy": 2.3}
+    return pd.DataFrame([{"model": m, "layer": L, "head": h, **{c: (i + 1) / 10 for i, c in enumerate(TARGETS)},
+                          "entropy": L + h / 10, "uniform_entropy": 2.3}
                          for m in MODELS for L in LAYERS for h in range(3)])
-
-
-def type_shares() -> pd.DataFrame:
-    types = ["vertical", "diagonal", "vertical+diagonal", "block", "heterogeneous"]
-    frames = {m: pd.DataFrame(RNG.dirichlet(np.ones(len(types)), len(LAYERS)), columns=types,
-                              index=pd.Index(list(LAYERS), name="layer")) for m in MODELS}
-    return pd.concat(frames, names=["model"])
-
-
-def syntax() -> pd.DataFrame:
-    frames = {m: pd.DataFrame({"relation": ["all", "det", "nsubj", "obj"], "direction": "dep->head",
-                               "layer": 1, "head": 2, "accuracy": RNG.random(4),
-                               "baseline_accuracy": RNG.random(4), "n": 30}) for m in MODELS}
-    return pd.concat(frames, names=["model"]).droplevel(1)
 
 
 def structural() -> pd.DataFrame:
     return pd.DataFrame([{"data": k, "model": m, "probe": p, "rank": 8, "layer": L,
-                          "uuas": RNG.random() if p == "distance" else np.nan,
-                          "root_acc": RNG.random() if p == "depth" else np.nan, "spearman": RNG.random()}
-                         for k in ("toy", "ud") for m in ("trained", "random init")
+                          "uuas": 0.1 * L + j / 100 if p == "distance" else np.nan,
+                          "root_acc": 0.2 * L + j / 100 if p == "depth" else np.nan, "spearman": 0.5}
+                         for k in ("toy", "ud") for j, m in enumerate(("trained", "random init"))
                          for p in ("distance", "depth") for L in LAYERS])
 
 
-def test_embedding_geometry():
-    _check(plots.embedding_geometry(geometry()), 4)  # anisotropy, self-similarity, intra-sentence, MEV
+def test_embedding_geometry_one_panel_per_measure_dashed_corrected():
+    fig = plots.embedding_geometry(geometry())
+    assert isinstance(fig, Figure)
+    assert [ax.get_title() for ax in fig.axes] == ["measure = anisotropy", "measure = self-similarity",
+                                                   "measure = intra-sentence", "measure = MEV"]
+    assert texts(fig.legends[0].get_texts()) == ["model", *MODELS, "version", "raw", "corrected"]
+    ax = fig.axes[1]  # self-similarity: raw and corrected per model
+    assert ydata(ax)[:2] == [[0.1, 0.11, 0.12, 0.13], [0.2, 0.21, 0.22, 0.23]]
+    assert [ln.get_linestyle() for ln in ax.lines[:2]] == ["-", "--"]
+    assert ydata(fig.axes[0]) == [[0.0, 0.01, 0.02, 0.03], [1.0, 1.01, 1.02, 1.03]]  # anisotropy per model
 
 
-def test_sense_clusters():
-    examples = {f"{m}: 'run', layer 2": (RNG.normal(size=(12, 2)), ["NOUN", "VERB"] * 6) for m in MODELS}
-    _check(plots.sense_clusters(senses(), examples), 3)
+def test_sense_clusters_gain_lines_and_pca_panels():
+    senses = pd.DataFrame([{"model": m, "word": w, "layer": L, "gain": 0.1 * L + (0.05 if w == "set" else 0)}
+                           for m in MODELS[:1] for w in ("run", "set") for L in LAYERS])
+    xy = np.arange(24, dtype=float).reshape(12, 2)
+    examples = {f"{m}: 'run', layer 2": (xy, ["NOUN", "VERB"] * 6) for m in MODELS}
+    fig = plots.sense_clusters(senses, examples)
+    left, *right = fig.axes
+    assert left.get_ylabel() == "accuracy - majority" and list(left.get_xticks()) == [0, 1, 2, 3]
+    assert ydata(left) == [[0.0, 0.1, 0.2, 0.3], [0.05, 0.15, 0.25, 0.35]]  # one line per word
+    assert [ax.get_title() for ax in right] == list(examples)
+    assert right[0].collections[0].get_offsets().tolist() == xy.tolist()
+    assert texts(right[0].get_legend().get_texts()) == ["NOUN", "VERB"]
 
 
-def test_pooling_curves():
-    _check(plots.pooling_curves(pooling()), 2)
+def test_pooling_curves_cls_mean_lines_and_concatenation_star():
+    rows = [{"model": m, "pooling": p, "layer": L, "test_acc": 0.5 + 0.1 * L + (0.02 if p == "mean" else 0)}
+            for m in MODELS for p in ("cls", "mean") for L in LAYERS]
+    rows += [{"model": m, "pooling": "concat last 3 (mean)", "layer": 3, "test_acc": 0.95} for m in MODELS]
+    fig = plots.pooling_curves(pd.DataFrame(rows), chance=0.5)
+    assert [ax.get_title() for ax in fig.axes] == MODELS
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "held-out accuracy"
+    assert ydata(ax) == [[0.5, 0.6, 0.7, 0.8], [0.52, 0.62, 0.72, 0.82]]
+    assert ax.collections[-1].get_offsets().tolist() == [[3, 0.95]]
+    assert texts(ax.get_legend().get_texts()) == ["cls", "mean", "concat last 3 (mean)"]
+    assert any(tuple(ln.get_ydata()) == (0.5, 0.5) for ln in ax.lines)
 
 
-def test_attention_targets():
-    _check(plots.attention_targets(head_stats()), 2)
+def test_attention_targets_one_strip_per_target_and_layer():
+    fig = plots.attention_targets(head_stats())
+    assert [ax.get_title() for ax in fig.axes] == [f"model = {m}" for m in MODELS]
+    ax = fig.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("layer", "attention")
+    assert texts(ax.get_xticklabels()) == ["0", "1", "2", "3"]
+    assert texts(fig.legends[0].get_texts()) == ["[CLS]", "[SEP]", "punctuation", "self", "previous", "next"]
+    # one strip of 3 heads per (layer, target); attention to [CLS] is 0.1 for every head
+    assert len(ax.collections) == len(LAYERS) * len(TARGETS)
+    assert sorted(np.round(ax.collections[0].get_offsets()[:, 1], 6)) == [0.1, 0.1, 0.1]
 
 
-def test_attention_entropy():
-    _check(plots.attention_entropy(head_stats()), 2)
+def test_attention_entropy_dots_per_head_and_uniform_line():
+    fig = plots.attention_entropy(head_stats())
+    assert [ax.get_title() for ax in fig.axes] == MODELS
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "attention entropy (nats)" and ax.get_ylim()[0] == 0
+    assert [sorted(np.round(c.get_offsets()[:, 1], 6)) for c in ax.collections] == \
+        [[L, L + 0.1, L + 0.2] for L in LAYERS]
+    assert list(ax.lines[0].get_ydata()) == [2.3] * 4 and texts(ax.get_legend().get_texts()) == ["uniform"]
 
 
-def test_attention_type_shares():
-    _check(plots.attention_type_shares(type_shares()), 2)
+def test_attention_type_shares_stacked_bars_per_layer():
+    types = ["vertical", "diagonal", "block"]
+    frames = {m: pd.DataFrame([[0.5, 0.3, 0.2]] * 2, columns=types, index=pd.Index([0, 1], name="layer"))
+              for m in MODELS}
+    fig = plots.attention_type_shares(pd.concat(frames, names=["model"]))
+    assert [ax.get_title() for ax in fig.axes] == MODELS
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "share of maps" and texts(ax.get_xticklabels()) == ["0", "1"]
+    assert [round(p.get_height(), 6) for p in ax.patches] == [0.5, 0.5, 0.3, 0.3, 0.2, 0.2]
+    assert [round(p.get_y(), 6) for p in ax.patches] == [0, 0, 0.5, 0.5, 0.8, 0.8]  # stacked
+    assert fig.axes[0].get_legend() is None and texts(fig.axes[1].get_legend().get_texts()) == types
 
 
-def test_attention_examples():
+def test_attention_examples_show_the_chosen_maps():
     examples = pd.DataFrame({"type": ["vertical", "diagonal", "block"], "layer": [0, 1, 3], "head": [0, 2, 1],
                              "sentence": [0, 1, 0]})
-    weights = [[RNG.dirichlet(np.ones(6), (3, 6)) for _ in range(2)] for _ in LAYERS]  # [L][s]: (heads, T, T)
-    _check(plots.attention_examples(examples, weights), 3)
+    rng = np.random.default_rng(0)
+    weights = [[rng.dirichlet(np.ones(6), (3, 6)) for _ in range(2)] for _ in LAYERS]  # [L][s]: (heads, T, T)
+    fig = plots.attention_examples(examples, weights)
+    assert [ax.get_title() for ax in fig.axes] == ["vertical\nlayer 0, head 0", "diagonal\nlayer 1, head 2",
+                                                   "block\nlayer 3, head 1"]
+    for ax, r in zip(fig.axes, examples.itertuples()):
+        assert np.array_equal(ax.images[0].get_array(), weights[r.layer][r.sentence][r.head])
 
 
-def test_syntactic_heads():
-    M = pd.DataFrame(RNG.random((4, 3)), index=pd.Index(list(LAYERS), name="layer"),
+def test_syntactic_heads_bars_per_model_and_head_heatmap():
+    frames = {m: pd.DataFrame({"relation": ["all", "det", "nsubj"], "accuracy": [0.5, 0.9, 0.6],
+                               "baseline_accuracy": [0.3, 0.4, 0.2]}) for m in MODELS}
+    syntax = pd.concat(frames, names=["model"]).droplevel(1)
+    M = pd.DataFrame(np.arange(12).reshape(4, 3) / 12, index=pd.Index(list(LAYERS), name="layer"),
                      columns=pd.Index(range(3), name="head"))
-    _check(plots.syntactic_heads(syntax(), M, title="minilm: det (dep->head)"), 4)  # 2 bars + heatmap + colorbar
+    fig = plots.syntactic_heads(syntax, M, title="minilm: det (dep->head)", n_relations=2)
+    bars, _, heat, _ = fig.axes  # two bar panels, the heatmap and its colour bar
+    assert bars.get_title() == MODELS[0] and bars.get_xlabel() == "held-out accuracy"
+    assert texts(bars.get_yticklabels()) == ["all", "det"]  # the first n_relations, top to bottom
+    assert [p.get_width() for p in bars.patches] == [0.5, 0.9, 0.3, 0.4]
+    assert texts(bars.get_legend().get_texts()) == ["accuracy", "baseline_accuracy"]
+    assert heat.get_title() == "minilm: det (dep->head)"
+    assert np.allclose(heat.collections[0].get_array().reshape(4, 3), M.to_numpy())
 
 
-def test_attention_norms():
-    focus = pd.DataFrame([{"model": m, "layer": L, "weight_share": RNG.random(), "norm_share": RNG.random()}
-                          for m in MODELS for L in LAYERS])
-    roles = pd.DataFrame([{"model": MODELS[1], "layer": L, "token": t, "value_norm": RNG.random()}
-                          for L in LAYERS for t in ("[CLS]", "[SEP]", "punctuation", "other")])
-    _check(plots.attention_norms(focus, roles, title=MODELS[1]), 2)
+def test_attention_norms_focus_lines_and_value_norm_bars():
+    focus = pd.DataFrame([{"model": m, "layer": L, "weight_share": 0.1 * L + j, "norm_share": 0.05 * L + j}
+                          for j, m in enumerate(MODELS) for L in LAYERS])
+    tokens = ["[CLS]", "[SEP]", "other"]
+    roles = pd.DataFrame([{"layer": L, "token": t, "value_norm": L + i / 10} for L in LAYERS
+                          for i, t in enumerate(tokens)])
+    fig = plots.attention_norms(focus, roles, title=MODELS[1])
+    a, b = fig.axes
+    assert a.get_ylabel() == "attention on [CLS] + [SEP]" and list(a.get_xticks()) == [0, 1, 2, 3]
+    assert ydata(a)[0] == [0.0, 0.1, 0.2, 0.3]
+    assert texts(a.get_legend().get_texts()) == ["model", *MODELS, "measure", "weight_share", "norm_share"]
+    assert (b.get_title(), b.get_ylabel()) == (MODELS[1], "mean ‖f(x)‖")
+    assert [round(p.get_height(), 6) for p in b.patches[:4]] == [0, 1, 2, 3]  # [CLS] in each layer
+    assert texts(b.get_legend().get_texts()) == tokens
 
 
-def test_expected_layers():
-    cog = pd.DataFrame([{"data": k, "target": t, "model": "trained", "expected_layer": RNG.random() * 3}
-                        for k in ("toy", "ud") for t in ("upos", "deprel", "depth")])
-    _check(plots.expected_layers(cog, labels={"toy": MODELS[0], "ud": MODELS[1]}), 1)
+def test_expected_layers_one_dot_per_target_and_data_set():
+    cog = pd.DataFrame([{"data": k, "target": t, "expected_layer": x + (0.5 if k == "ud" else 0)}
+                        for k in ("toy", "ud") for t, x in (("upos", 1.0), ("deprel", 2.0))])
+    fig = plots.expected_layers(cog, labels={"toy": MODELS[0], "ud": MODELS[1]})
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "expected layer (Tenney et al.)"
+    assert texts(ax.get_legend().get_texts()) == MODELS
+    assert sorted(ax.collections[0].get_offsets()[:, 0].tolist()) == [1.0, 1.5, 2.0, 2.5]
+    assert texts(ax.get_yticklabels()) == ["upos", "deprel"]
 
 
-def test_structural_probe_curves():
-    _check(plots.structural_probe_curves(structural(), {"toy": 0.4, "ud": 0.3}, names={"ud": "UD EWT"}), 4)
+def test_structural_probe_curves_rows_per_data_set():
+    fig = plots.structural_probe_curves(structural(), {"toy": 0.4, "ud": 0.3}, names={"ud": "UD EWT"})
+    assert [ax.get_title() for ax in fig.axes] == ["toy: distance probe", "toy: depth probe",
+                                                   "UD EWT: distance probe", "UD EWT: depth probe"]
+    dist, depth = fig.axes[:2]
+    assert ydata(dist) == [[0.0, 0.1, 0.2, 0.3], [0.01, 0.11, 0.21, 0.31]]
+    assert ydata(depth) == [[0.0, 0.2, 0.4, 0.6], [0.01, 0.21, 0.41, 0.61]]
+    assert any(tuple(ln.get_ydata()) == (0.4, 0.4) for ln in dist.lines)
+    assert texts(dist.get_legend().get_texts()) == ["trained", "random init", "right-branching"]
+    assert texts(depth.get_legend().get_texts()) == ["trained", "random init"]
 
 
-def test_rank_sweep():
-    sweep = pd.DataFrame([{"model": "minilm", "probe": "distance", "rank": r, "layer": L, "uuas": RNG.random()}
-                          for r in (2, 8, 32) for L in LAYERS])
-    _check(plots.rank_sweep(sweep, baseline=0.3), 1)
+def test_rank_sweep_one_line_per_layer_log2_ranks():
+    sweep = pd.DataFrame([{"rank": r, "layer": L, "uuas": 0.1 * L + r / 1000} for r in (2, 8, 32) for L in (1, 2)])
+    fig = plots.rank_sweep(sweep, baseline=0.3)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_ylabel() == "held-out UUAS"
+    assert ax.get_legend().get_title().get_text() == "layer" and texts(ax.get_legend().get_texts()) == ["1", "2"]
+    assert ydata(ax) == [[0.102, 0.108, 0.132], [0.202, 0.208, 0.232]]
+    assert any(tuple(ln.get_ydata()) == (0.3, 0.3) for ln in ax.lines)

@@ -11,8 +11,7 @@ import torch
 
 from bertology_lib import plots
 from bertology_lib.analysis import probing
-from bertology_lib.experiments.survey import knowledge as survey
-from bertology_lib.profiles import get_profile
+from bertology_lib.experiments.survey import probing_limits as survey
 
 
 def _lexical_table(n_words=40, n_tokens=1200, layers=3, d=16, seed=0):
@@ -31,7 +30,7 @@ def _lexical_table(n_words=40, n_tokens=1200, layers=3, d=16, seed=0):
 
 def test_sizes_and_probe_configs_for_every_profile():
     for name in ("smoke", "quick", "full"):
-        s = survey.ProbingLimitsSizes.for_profile(get_profile(name))
+        s = survey.ProbingLimitsSizes.for_profile(name)
         cfgs = s.probe_configs(probe_iter=20, seed=3)
         assert cfgs["linear"].kind == "linear" and cfgs["mlp"].kind == "mlp"
         assert cfgs["mlp"].max_iter == s.mlp_epochs and cfgs["mlp"].seed == 3
@@ -88,7 +87,7 @@ TEXTS = ["the chef tipped the waiter .", "a robin is a bird .", "the waiter tipp
 
 
 def test_amnesic_mlm_drop_identity_is_zero_and_hook_is_removed(tiny_bert_dir):
-    from bertology_lib.models.minibert import mlm_accuracy
+    from bertology_lib.analysis.mlm import masked_accuracy
 
     model, tok = _tiny_mlm(tiny_bert_dir)
     d = model.config.hidden_size
@@ -96,7 +95,7 @@ def test_amnesic_mlm_drop_identity_is_zero_and_hook_is_removed(tiny_bert_dir):
     assert same["drop"] == pytest.approx(0.0, abs=1e-9)
     gone = survey.amnesic_mlm_drop(model, tok, TEXTS, layer=1, P=torch.zeros(d, d))
     assert gone["before"] == same["before"]
-    assert mlm_accuracy(model, tok, TEXTS) == pytest.approx(gone["before"])  # no hook left behind
+    assert masked_accuracy(model, tok, TEXTS, corruption="80/10/10", bucket=0) == pytest.approx(gone["before"])  # no hook left behind
 
 
 def test_amnesic_probe_removes_the_property_with_matched_controls(tiny_bert_dir):

@@ -1,23 +1,56 @@
 import pytest
 
 from bertology_lib.errors import ParameterError
-from bertology_lib.book.specs import SPECS, get_spec
-from bertology_lib.profiles import PROFILE_NAMES, Param, get_profile, resolve, validate_values
+from bertology_lib.book.specs import SPECS, RunContext, get_spec, resolve, validate_values
+from bertology_lib.profiles import PROFILE_NAMES, SizeTable, check_profile, size_tables, sizes_frame
+from bertology_lib.validation import Param, check_choice, check_float, check_int, check_seeds
 
 
-def test_every_profile_resolves_to_concrete_sizes():
-    for name in PROFILE_NAMES:
-        p = get_profile(name)
-        assert p.name == name and p.n_examples > 0 and p.max_steps > 0
-    assert get_profile("smoke").n_train < get_profile("quick").n_train < get_profile("full").n_train
+def test_every_size_table_has_every_profile_and_full_is_largest():
+    tables = size_tables()
+    assert len(tables) >= 10  # mini-BERT, fine-tuning, physics, every notebook's sizes
+    for name, table in tables.items():
+        assert issubclass(table, SizeTable)
+        frame = sizes_frame(table)
+        assert list(frame.columns) == list(PROFILE_NAMES), name
+    from bertology_lib.models.minibert import MiniBertConfig
+
+    sizes = [MiniBertConfig.for_profile(p) for p in PROFILE_NAMES]
+    assert sizes[0].max_steps < sizes[1].max_steps < sizes[2].max_steps
+    assert MiniBertConfig.for_profile("smoke", seed=3, n_layers=1).n_layers == 1
+
+
+def test_size_table_rejects_unknown_profile_and_field():
+    from bertology_lib.models.minibert import MiniBertConfig
+
+    with pytest.raises(ParameterError, match="profile='tiny'.*smoke, quick, full"):
+        MiniBertConfig.for_profile("tiny")
+    with pytest.raises(ParameterError, match="unknown MiniBertConfig field.*n_layerz"):
+        MiniBertConfig.for_profile("smoke", n_layerz=2)
 
 
 @pytest.mark.parametrize("bad", ["bogus", "", "QUICK", None, 3])
 def test_unknown_profile_names_value_and_allowed(bad):
     with pytest.raises(ParameterError) as e:
-        get_profile(bad)
+        check_profile(bad)
     msg = str(e.value)
     assert repr(bad) in msg and all(n in msg for n in PROFILE_NAMES)
+
+
+def test_check_helpers_name_the_value_and_what_is_allowed():
+    with pytest.raises(ParameterError, match=r"steps=0 is out of range; allowed: an int >= 1"):
+        check_int("steps", 0, minimum=1)
+    with pytest.raises(ParameterError, match=r"steps=True has type bool"):
+        check_int("steps", True, minimum=1)
+    with pytest.raises(ParameterError, match=r"lr=0.0 is out of range; allowed: a float > 0"):
+        check_float("lr", 0.0, minimum=0.0, open_min=True)
+    with pytest.raises(ParameterError, match=r"p=nan is not finite"):
+        check_float("p", float("nan"))
+    with pytest.raises(ParameterError, match=r"kind='x' is not allowed; allowed: 'a', 'b'"):
+        check_choice("kind", "x", ("a", "b"))
+    with pytest.raises(ParameterError, match=r"seeds=\[0, 0\] are invalid"):
+        check_seeds([0, 0])
+    assert check_seeds((2, 1)) == [2, 1] and check_float("x", 1) == 1.0
 
 
 def test_param_type_range_and_choices():
@@ -46,9 +79,14 @@ def test_unknown_parameter_name_is_rejected():
         validate_values(spec.name, spec.params, {"colour": "red"})
 
 
-def test_resolve_returns_profile_seed_and_values():
+def test_resolve_returns_a_run_context():
     r = resolve("survey_02_architecture", profile="smoke", seed=3, model="minilm")
-    assert r.profile.name == "smoke" and r.seed == 3 and r.model == "minilm"
+    assert isinstance(r, RunContext)
+    assert r.profile == "smoke" and r.seed == 3 and r.model == "minilm" and r.device == "cpu"
+    assert r.source().profile == "smoke" and r.source().seed == 3  # profile and seed travel with the model
+    from bertology_lib.experiments.survey.architecture import ArchitectureSizes
+
+    assert r.sizes(ArchitectureSizes).n_examples == ArchitectureSizes.for_profile("smoke").n_examples
 
 
 def test_resolve_rejects_before_any_work(monkeypatch):

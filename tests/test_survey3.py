@@ -19,17 +19,6 @@ def _scored(correct, **cols):
     return pd.DataFrame({"item": range(len(correct)), "correct": correct, **cols})
 
 
-def test_proportion_ci_matches_scipy_wilson():
-    from scipy.stats import binomtest
-
-    for k, n in [(0, 10), (3, 10), (10, 10), (37, 52)]:
-        ref = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-        lo, hi = survey.proportion_ci(k, n)
-        # scipy uses the exact normal quantile, we use 1.96
-        assert lo == pytest.approx(ref.low, abs=2e-4) and hi == pytest.approx(ref.high, abs=2e-4)
-    assert all(math.isnan(v) for v in survey.proportion_ci(0, 0))
-
-
 def test_suite_accuracy_overall_and_by_group_carry_chance():
     df = _scored([True, True, False, True], g=["a", "a", "b", "b"])
     overall = survey.suite_accuracy(df)
@@ -40,19 +29,6 @@ def test_suite_accuracy_overall_and_by_group_carry_chance():
     assert list(by.g) == ["a", "b"] and list(by.accuracy) == [1.0, 0.5] and set(by.chance) == {0.25}
     summary = survey.suite_summary({"x": df, "y": df[df.g == "a"]})
     assert list(summary.suite) == ["x", "y"] and list(summary.n) == [4, 2]
-
-
-def test_accuracy_gap_is_agresti_caffo():
-    a = [1] * 8 + [0] * 2
-    b = [1] * 3 + [0] * 7
-    gap, lo, hi = survey.accuracy_gap(a, b)
-    pa, pb = 9 / 12, 4 / 12  # one success and one failure added to each side
-    se = math.sqrt(pa * (1 - pa) / 12 + pb * (1 - pb) / 12)
-    assert gap == pytest.approx(0.5)
-    assert (lo, hi) == pytest.approx((pa - pb - 1.96 * se, pa - pb + 1.96 * se))
-    same = survey.accuracy_gap([1] * 20, [1] * 20)  # both perfect: still an interval
-    assert same[0] == 0 and same[1] < 0 < same[2]
-    assert all(math.isnan(v) for v in survey.accuracy_gap([], [1]))
 
 
 def test_accuracy_by_bins_drops_empty_bins():

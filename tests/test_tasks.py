@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from bertology_lib.data import tasks as T
-from bertology_lib.data.toy_english import SIZE_ORDER, ToyEnglishConfig, knowledge_base, lexicon
+from bertology_lib.data.toy_english import NUMERALS, SIZE_ORDER, ToyEnglishConfig, knowledge_base, lexicon
+from bertology_lib.errors import ParameterError
 
 from conftest import SHARED_DATA
 
@@ -119,7 +122,7 @@ def test_qa_spans_point_to_the_answer_and_unanswerable_ones_lack_it(qa):
         elif qt == "person_with_job":
             key, valid = q[-1], {p for p in kb.people if kb.occupation[p] == q[-1]}
         elif qt == "owner":
-            n = T.NUMERALS.index(q[2]) + 1
+            n = NUMERALS.index(q[2]) + 1
             key, valid = q[3], {p for p in kb.people if kb.owns[p][0] == n}
         elif qt == "bigger":
             key = q[-1]
@@ -158,7 +161,7 @@ def test_nli_overlap_subset_mixes_labels(nli):
 def test_nli_hand_checked_constructions(nli):
     kb = knowledge_base(0)
     for e in nli.examples("train"):
-        p, h = e.text.split(), e.text_pair.split()
+        h = e.text_pair.split()
         if e.meta["kind"] == "conjunction" and e.label == 0:
             assert " ".join(h[:-1]) in e.text  # the hypothesis is one conjunct
         if e.meta["kind"] == "chain" and h[0] in kb.people and e.label == 0:
@@ -222,16 +225,49 @@ def test_sst2_in_the_task_shape():
     train_all = {e.text for e in T.sst2("train", path=SHARED_DATA, n_dev=20)}
     assert not {e.text for e in task.examples("dev")} <= train_all  # dev is held out of train
     assert "path" not in task.key()["config"]
+    files = {g: hashlib.sha256((SHARED_DATA / "sst2" / f"{g}.tsv").read_bytes()).hexdigest() for g in ("train", "dev")}
+    assert task.key()["data"] == {"train_sha256": files["train"], "dev_sha256": files["dev"]}
+
+
+def _sst2_folder(folder, n_train=30, dev_rows=(("a good film .", 1), ("a bad film .", 0))):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "train.tsv").write_text("sentence\tlabel\n" + "".join(f"phrase {i}\t{i % 2}\n" for i in range(n_train)))
+    (folder / "dev.tsv").write_text("label\tcontent\n" + "".join(f"{y}\t{s}\n" for s, y in dev_rows))
+    return folder
+
+
+def test_sst2_key_covers_the_data_files(tmp_path):
+    a = _sst2_folder(tmp_path / "a")
+    b = _sst2_folder(tmp_path / "b")
+    c = _sst2_folder(tmp_path / "c", dev_rows=(("a good film .", 1), ("a dull film .", 0)))
+    ka, kb, kc = (T.sst2_task(n_dev=5, path=str(p)).key() for p in (a, b, c))
+    assert ka == kb  # same content, another folder: same key
+    assert ka != kc and ka["data"]["train_sha256"] == kc["data"]["train_sha256"]  # another dev file
+    task = T.sst2_task(n_dev=5, path=str(c))
+    assert task.sizes() == {"train": 25, "dev": 5, "test": 2}
+    assert [e.text for e in task.examples("test")] == ["a good film .", "a dull film ."]
+
+
+def test_sst2_task_never_trains_and_tests_on_one_file(tmp_path):
+    folder = _sst2_folder(tmp_path / "sst")
+    for f in ("train.tsv", "dev.tsv"):
+        with pytest.raises(ParameterError, match="single file.*folder holding train.tsv and dev.tsv"):
+            T.sst2_task(path=str(folder / f))
+    (tmp_path / "only").mkdir()
+    (tmp_path / "only" / "dev.tsv").write_text((folder / "dev.tsv").read_text())
+    with pytest.raises(FileNotFoundError, match="holds no sst2/train.tsv"):
+        T.sst2_task(path=str(tmp_path / "only")).examples("train")
 
 
 @pytest.mark.parametrize("make, kw, match", [
     (T.toy_classification, {"n_train": 0}, "n_train=0"),
     (T.toy_classification, {"label": "tense"}, "label='tense'"),
     (T.toy_classification, {"seed": -1}, "seed=-1"),
-    (T.toy_nli, {"kinds": ("hans",)}, "kinds=\\('hans',\\)"),
+    (T.toy_nli, {"kinds": ("hans",)}, "kinds=\\['hans'\\]"),
+    (T.toy_nli, {"kinds": 3}, "kinds=3"),
     (T.toy_nli, {"world": "mars"}, "world='mars'"),
     (T.toy_qa, {"p_unanswerable": 1.5}, "p_unanswerable=1.5"),
-    (T.toy_qa, {"qtypes": ()}, "qtypes=\\(\\)"),
+    (T.toy_qa, {"qtypes": ()}, "qtypes=\\[\\]"),
     (T.toy_qa, {"n_facts": 0}, "n_facts=0"),
     (T.toy_qa, {"vocab_size": 10}, "vocab_size=10"),
     (T.sst2_task, {"n_dev": -1}, "n_dev=-1"),
@@ -239,7 +275,7 @@ def test_sst2_in_the_task_shape():
     (T.toy_nli, {"config": T.QAConfig()}, "is not a NLIConfig"),
 ])
 def test_bad_config_values_raise_naming_the_value(make, kw, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ParameterError, match=match):
         make(**kw)
 
 

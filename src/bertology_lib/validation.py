@@ -149,10 +149,10 @@ def check_seeds(seeds: Any, name: str = "seeds") -> list[int]:
     except TypeError:
         raise ParameterError(f"{name}={seeds!r} is not a list; allowed: a non-empty list of distinct ints >= 0") \
             from None
-    if not out or len(set(out)) != len(out) or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
-                                                   for s in out):
+    if not out or len(set(out)) != len(out) or any(isinstance(s, bool) or not (isinstance(s, int) or _is_numpy_int(s))
+                                                   or s < 0 for s in out):
         raise ParameterError(f"{name}={out!r} are invalid; allowed: a non-empty list of distinct ints >= 0")
-    return out
+    return [int(s) for s in out]
 
 
 def check_subset(name: str, values: Any, allowed: Sequence[Any], non_empty: bool = True) -> list[Any]:

@@ -26,6 +26,9 @@ from typing import Sequence
 
 import torch
 
+from bertology_lib.cache import load_json, load_tensors, memo, save_json, save_tensors
+from bertology_lib.errors import ParameterError
+
 POOLING = ("first", "mean")
 
 
@@ -106,9 +109,9 @@ def run_with_cache(
     keyed by :func:`activation_key`.
     """
     if pooling not in POOLING:
-        raise ValueError(f"pooling={pooling!r} is not allowed; allowed: {', '.join(POOLING)}")
+        raise ParameterError(f"pooling={pooling!r} is not allowed; allowed: {', '.join(POOLING)}")
     if not sentences:
-        raise ValueError("sentences is empty; give at least one sentence (a list of words)")
+        raise ParameterError("sentences is empty; give at least one sentence (a list of words)")
     kw = dict(batch_size=batch_size, pooling=pooling, with_attention=with_attention,
               keep_subword_attention=keep_subword_attention, max_length=max_length, device=device,
               progress=progress)
@@ -150,7 +153,7 @@ def _pass(model, tokenizer, sentences, batch_size, pooling, with_attention, keep
                 if w is not None and w < n_words:
                     P[w, t] = 1.0
             if (P.sum(1) == 0).any():
-                raise ValueError(f"sentence {start + b} was truncated at {max_length} tokens; "
+                raise ParameterError(f"sentence {start + b} was truncated at {max_length} tokens; "
                                  "shorten it or raise max_length")
             if pooling == "first":
                 first = P.cumsum(1).eq(1) & P.bool()
@@ -217,30 +220,21 @@ def activation_key(model, tokenizer, sentences, **options) -> dict:
             "n_sentences": len(sentences), **opts}
 
 
-def _cached_pass(model, tokenizer, sentences, kw) -> ActivationCache:
-    from bertology_lib.cache import ArtifactCache, load_json, load_tensors, save_json, save_tensors
+def _save_pass(acts: ActivationCache, folder: Path) -> None:
+    tensors = {"resid": acts.resid}
+    for name, pats in (("pattern", acts.patterns), ("subword_pattern", acts.subword_patterns)):
+        for L, per_sentence in enumerate(pats or []):
+            for i, a in enumerate(per_sentence):
+                tensors[f"{name}.{L}.{i}"] = a
+    save_tensors(folder / "activations.safetensors", tensors)
+    save_json(folder / "meta.json", {"offsets": acts.offsets, "tokens": acts.tokens,
+                                     "n_forward_calls": acts.n_forward_calls,
+                                     "n_layers": len(acts.patterns or []),
+                                     "has_patterns": acts.patterns is not None,
+                                     "has_subword_patterns": acts.subword_patterns is not None})
 
-    config = activation_key(model, tokenizer, sentences, **kw)
-    computed: list[ActivationCache] = []
 
-    def build(tmp: Path) -> None:
-        acts = _pass(model, tokenizer, sentences, **kw)
-        computed.append(acts)
-        tensors = {"resid": acts.resid}
-        for name, pats in (("pattern", acts.patterns), ("subword_pattern", acts.subword_patterns)):
-            for L, per_sentence in enumerate(pats or []):
-                for i, a in enumerate(per_sentence):
-                    tensors[f"{name}.{L}.{i}"] = a
-        save_tensors(tmp / "activations.safetensors", tensors)
-        save_json(tmp / "meta.json", {"offsets": acts.offsets, "tokens": acts.tokens,
-                                      "n_forward_calls": acts.n_forward_calls,
-                                      "n_layers": len(acts.patterns or []),
-                                      "has_patterns": acts.patterns is not None,
-                                      "has_subword_patterns": acts.subword_patterns is not None})
-
-    folder = ArtifactCache().get_or_create("activations", config, build)
-    if computed:  # computed in this call: no need to read it back
-        return computed[0]
+def _load_pass(folder: Path) -> ActivationCache:
     meta = load_json(folder / "meta.json")
     t = load_tensors(folder / "activations.safetensors")
     n_sent = len(meta["offsets"]) - 1
@@ -254,3 +248,8 @@ def _cached_pass(model, tokenizer, sentences, kw) -> ActivationCache:
                            patterns=patterns("pattern", meta["has_patterns"]),
                            subword_patterns=patterns("subword_pattern", meta["has_subword_patterns"]),
                            tokens=meta["tokens"], n_forward_calls=meta["n_forward_calls"], from_cache=True)
+
+
+def _cached_pass(model, tokenizer, sentences, kw) -> ActivationCache:
+    config = activation_key(model, tokenizer, sentences, **kw)
+    return memo("activations", config, lambda: _pass(model, tokenizer, sentences, **kw), _save_pass, _load_pass)

@@ -16,6 +16,8 @@ from typing import Any, Sequence
 import pandas as pd
 import torch
 
+from bertology_lib.errors import ParameterError
+
 
 def _single_id(tokenizer, word: str) -> int | None:
     ids = tokenizer(word, add_special_tokens=False)["input_ids"]
@@ -33,7 +35,7 @@ def score_items(model, tokenizer, items: Sequence[Any], batch_size: int = 64) ->
     ``df.attrs["skipped"]`` counts items whose fillers are not single tokens.
     """
     if tokenizer.mask_token is None:
-        raise ValueError(f"{type(tokenizer).__name__} has no mask token: cloze scoring needs an MLM")
+        raise ParameterError(f"{type(tokenizer).__name__} has no mask token: cloze scoring needs an MLM")
     device = next(model.parameters()).device
     model.eval()
     rows, skipped = [], 0
@@ -98,3 +100,20 @@ def insensitivity(model, tokenizer, items: Sequence[Any], transforms: dict[str, 
                      "accuracy_transformed": float(t.loc[both, "correct"].mean()),
                      "same_preference": same, "n": len(both)})
     return pd.DataFrame(rows)
+
+
+def suite_across_checkpoints(checkpoints, items, by: str) -> pd.DataFrame:
+    """Score ``items`` with every kept checkpoint: accuracy per (step, ``by`` group).
+
+    ``checkpoints``: (step, folder) pairs (:func:`bertology_lib.models.minibert.checkpoints`).
+    """
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    frames = []
+    for step, folder in checkpoints:
+        model = AutoModelForMaskedLM.from_pretrained(folder).eval()
+        tok = AutoTokenizer.from_pretrained(folder)
+        acc = accuracy_by(score_items(model, tok, items), by)
+        acc.insert(0, "step", step)
+        frames.append(acc)
+    return pd.concat(frames, ignore_index=True)

@@ -35,10 +35,13 @@ import numpy as np
 import pandas as pd
 import torch
 
+from bertology_lib.analysis.probing import probe_sweep
+from bertology_lib.errors import ParameterError
+
 
 def _check(X: torch.Tensor, n: int, what: str) -> None:
     if X.dim() != 3 or X.shape[1] != n:
-        raise ValueError(f"X has shape {tuple(X.shape)}; expected (n_layers+1, N={n}, d) aligned with {what}")
+        raise ParameterError(f"X has shape {tuple(X.shape)}; expected (n_layers+1, N={n}, d) aligned with {what}")
 
 
 def _unit(X: torch.Tensor) -> torch.Tensor:
@@ -81,7 +84,7 @@ def anisotropy(X: torch.Tensor, sentence_ids: Sequence[int], n_pairs: int = 2000
     keep = sid[i] != sid[j]
     i, j = i[keep][:n_pairs], j[keep][:n_pairs]
     if len(i) == 0:
-        raise ValueError("need words from at least two sentences to pair them")
+        raise ParameterError("need words from at least two sentences to pair them")
     U = _unit(X)
     return (U[:, i] * U[:, j]).sum(-1).mean(-1).numpy()
 
@@ -97,7 +100,7 @@ def self_similarity(X: torch.Tensor, words: Sequence[str], min_count: int = 5,
     _check(X, len(words), "words")
     rows, idx, names = _type_index(words, min_count, max_occurrences, seed)
     if not names:
-        raise ValueError(f"no word type occurs {min_count} times or more; lower min_count")
+        raise ParameterError(f"no word type occurs {min_count} times or more; lower min_count")
     U = _unit(X[:, rows])  # (P, n, d)
     S = torch.zeros(U.shape[0], len(names), U.shape[-1], dtype=U.dtype).index_add_(1, torch.as_tensor(idx), U)
     k = torch.as_tensor(np.bincount(idx), dtype=U.dtype)
@@ -142,7 +145,7 @@ def mev(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrenc
     _check(X, len(words), "words")
     rows, idx, names = _type_index(words, min_count, max_occurrences, seed)
     if not names:
-        raise ValueError(f"no word type occurs {min_count} times or more; lower min_count")
+        raise ParameterError(f"no word type occurs {min_count} times or more; lower min_count")
     rng = np.random.default_rng(seed + 1)
     ours, base = [], []
     for t in range(len(names)):
@@ -182,7 +185,7 @@ def position_labels(positions: Sequence[int], cap: int = 10) -> list[str]:
     exact at the embedding layer (position embeddings) and fades with depth.
     """
     if cap < 1:
-        raise ValueError(f"cap={cap} is out of range; allowed: cap >= 1")
+        raise ParameterError(f"cap={cap} is out of range; allowed: cap >= 1")
     return [str(int(p)) if p < cap else f"{cap}+" for p in positions]
 
 
@@ -199,7 +202,7 @@ def sentence_states(model, tokenizer, texts: Sequence[str], batch_size: int = 32
     one forward pass per batch.
     """
     if not texts:
-        raise ValueError("texts is empty")
+        raise ParameterError("texts is empty")
     model.eval()
     device = next(model.parameters()).device
     cls, mean = [], []
@@ -230,8 +233,6 @@ def pooling_comparison(states: dict[str, torch.Tensor], labels: Sequence, train_
     2019 concatenate the last four layers for feature-based NER); its
     ``layer`` is the last layer.
     """
-    from bertology_lib.analysis.probing import probe_sweep
-
     frames = []
     for name in POOLINGS:
         df = probe_sweep(states[name], labels, train_idx, test_idx, cfg)
@@ -283,7 +284,7 @@ def sense_separability(X: torch.Tensor, senses: Sequence, n_folds: int = 5, seed
     _check(X, len(y), "senses")
     classes = sorted(set(y))
     if len(classes) < 2:
-        raise ValueError(f"senses has one value ({classes}); need two or more")
+        raise ParameterError(f"senses has one value ({classes}); need two or more")
     rng = np.random.default_rng(seed)
     fold = rng.permutation(len(y)) % n_folds
     Xd = X.double()

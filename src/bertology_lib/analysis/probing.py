@@ -8,6 +8,13 @@ is multinomial logistic regression solved with full-batch L-BFGS; an MLP probe
 uses Adam). ``tests/test_probing.py`` checks the linear probe against
 scikit-learn's ``LogisticRegression``.
 
+Layout: classes sit on the middle axis. Logits are ``(P, C, n)`` =
+``baddbmm(b, W, Xᵀ)`` with ``W`` of shape ``(P, C, d)``, and the loss is
+``F.cross_entropy(Z, y.expand(P, n))``: the softmax then runs along ``n``-long
+rows and the matmuls have an ``n``-wide output, which is what makes the sweep
+fast (``benchmarks/README.md``, section *Probing*). ``LayerProbes.forward`` still
+returns ``(P, n, C)`` (a transposed view).
+
 Also here: control tasks and selectivity (Hewitt & Liang 2019), online
 (MDL) codelength (Voita & Titov 2020), and iterative nullspace projection for
 amnesic probing (Ravfogel et al. 2020; Elazar et al. 2021).
@@ -17,21 +24,25 @@ Used by the survey §3 and §4 notebooks and by Physics P-/Q-probing.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from bertology_lib.errors import ParameterError
+from bertology_lib.validation import check_choice, check_float, check_int
+
 PROBE_KINDS = ("linear", "mlp")
 
 
 @dataclass(frozen=True)
 class ProbeConfig:
-    """How probes are trained. ``l2`` is the weight penalty (mean over weights x l2)."""
+    """How probes are trained. ``l2`` weighs the penalty: ``l2`` x the sum of squared weights (biases free)."""
 
     kind: str = "linear"
     l2: float = 1e-3
@@ -42,62 +53,77 @@ class ProbeConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.kind not in PROBE_KINDS:
-            raise ValueError(f"kind={self.kind!r} is not a probe kind; allowed: {', '.join(PROBE_KINDS)}")
-        if self.l2 < 0:
-            raise ValueError(f"l2={self.l2} is out of range; allowed: l2 >= 0")
-        if self.max_iter < 1 or self.hidden < 1 or self.batch_size < 1:
-            raise ValueError(
-                f"max_iter={self.max_iter}, hidden={self.hidden}, batch_size={self.batch_size}: "
-                "each must be >= 1"
-            )
+        check_choice("kind", self.kind, PROBE_KINDS)
+        check_float("l2", self.l2, minimum=0.0)
+        for name in ("max_iter", "hidden", "batch_size"):
+            check_int(name, getattr(self, name), minimum=1)
+        check_float("lr", self.lr, minimum=0.0, open_min=True)
+        check_int("seed", self.seed, minimum=0)
 
 
 class LayerProbes(torch.nn.Module):
-    """``n_probes`` independent probes applied to ``X[l]`` for each l."""
+    """``n_probes`` independent probes, probe ``p`` applied to ``X[p]``.
+
+    Parameters put classes (and MLP hidden units) before inputs: ``W`` is
+    ``(P, C, d)`` (``(P, C, hidden)`` for an MLP, whose first layer ``W1`` is
+    ``(P, hidden, d)``), biases are ``(P, C, 1)`` and ``(P, hidden, 1)``.
+    """
 
     def __init__(self, n_probes: int, d_in: int, n_classes: int, cfg: ProbeConfig) -> None:
         super().__init__()
         g = torch.Generator().manual_seed(cfg.seed)
         self.kind = cfg.kind
         if cfg.kind == "linear":
-            self.W = torch.nn.Parameter(torch.zeros(n_probes, d_in, n_classes))
-            self.b = torch.nn.Parameter(torch.zeros(n_probes, 1, n_classes))
+            self.W = torch.nn.Parameter(torch.zeros(n_probes, n_classes, d_in))
+            self.b = torch.nn.Parameter(torch.zeros(n_probes, n_classes, 1))
         else:
+            # drawn in (P, in, out) order, then transposed: the same initial weights as before the
+            # classes-in-the-middle layout, so MLP results do not move
             s1, s2 = 1 / math.sqrt(d_in), 1 / math.sqrt(cfg.hidden)
-            self.W1 = torch.nn.Parameter((torch.rand(n_probes, d_in, cfg.hidden, generator=g) * 2 - 1) * s1)
-            self.b1 = torch.nn.Parameter(torch.zeros(n_probes, 1, cfg.hidden))
-            self.W = torch.nn.Parameter((torch.rand(n_probes, cfg.hidden, n_classes, generator=g) * 2 - 1) * s2)
-            self.b = torch.nn.Parameter(torch.zeros(n_probes, 1, n_classes))
+            W1 = (torch.rand(n_probes, d_in, cfg.hidden, generator=g) * 2 - 1) * s1
+            W = (torch.rand(n_probes, cfg.hidden, n_classes, generator=g) * 2 - 1) * s2
+            self.W1 = torch.nn.Parameter(W1.transpose(1, 2).contiguous())
+            self.b1 = torch.nn.Parameter(torch.zeros(n_probes, cfg.hidden, 1))
+            self.W = torch.nn.Parameter(W.transpose(1, 2).contiguous())
+            self.b = torch.nn.Parameter(torch.zeros(n_probes, n_classes, 1))
 
-    def forward(self, X: torch.Tensor) -> torch.Tensor:  # X: (P, N, d) -> (P, N, C)
+    def scores(self, X: torch.Tensor) -> torch.Tensor:
+        """Logits with classes on the middle axis: X (P, n, d) -> (P, C, n)."""
+        h = X.transpose(1, 2)  # (P, d, n), a view
         if self.kind == "mlp":
-            X = torch.relu(torch.baddbmm(self.b1, X, self.W1))
-        return torch.baddbmm(self.b, X, self.W)
+            h = torch.relu(torch.baddbmm(self.b1, self.W1, h))  # (P, hidden, n)
+        return torch.baddbmm(self.b, self.W, h)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:  # X: (P, n, d) -> (P, n, C)
+        return self.scores(X).transpose(1, 2)
 
     def penalty(self) -> torch.Tensor:
-        return sum((p**2).sum(dim=tuple(range(1, p.dim()))) for n, p in self.named_parameters()
-                   if n.startswith("W")).sum()
+        """Sum over probes of the squared weights (biases not penalised)."""
+        return sum((p**2).sum() for n, p in self.named_parameters() if n.startswith("W"))
 
 
-def _standardize(X: torch.Tensor, train: torch.Tensor) -> torch.Tensor:
-    mu = X[:, train].mean(1, keepdim=True)
-    sd = X[:, train].std(1, keepdim=True).clamp_min(1e-6)
-    return (X - mu) / sd
+def standardize(X: torch.Tensor, train: torch.Tensor) -> torch.Tensor:
+    """Features standardised per probe and dimension with the ``train`` rows' mean and std: (P, N, d)."""
+    Xtr = X[:, train]  # gathered once for both statistics
+    return (X - Xtr.mean(1, keepdim=True)) / Xtr.std(1, keepdim=True).clamp_min(1e-6)
 
 
 def fit_probes(X: torch.Tensor, y: torch.Tensor, train: torch.Tensor, n_classes: int,
                cfg: ProbeConfig) -> LayerProbes:
-    """Fit one probe per leading index of ``X`` (already standardised) on rows ``train``."""
+    """Fit one probe per leading index of ``X`` (P, N, d; already standardised) on rows ``train``.
+
+    Each probe minimises mean cross-entropy + ``l2`` * sum of squared weights on its own layer;
+    the P losses are summed, so the P problems are solved together but stay independent.
+    """
     torch.manual_seed(cfg.seed)
     P, _, d = X.shape
     probes = LayerProbes(P, d, n_classes, cfg)
-    Xt, yt = X[:, train], y[train]
+    Xt, yt = X[:, train].contiguous(), y[train]
     n = len(train)
 
     def loss_fn(xb, yb):
-        logits = probes(xb)  # (P, n, C)
-        ce = F.cross_entropy(logits.reshape(-1, n_classes), yb.repeat(P), reduction="sum") / len(yb)
+        logits = probes.scores(xb)  # (P, C, m)
+        ce = F.cross_entropy(logits, yb.expand(P, -1), reduction="sum") / len(yb)
         return ce + cfg.l2 * probes.penalty()
 
     if cfg.kind == "linear":
@@ -129,15 +155,17 @@ def _as_index(idx) -> torch.Tensor:
     return torch.as_tensor(np.asarray(idx), dtype=torch.long)
 
 
-def _encode_labels(labels: Sequence) -> tuple[torch.Tensor, list]:
+def encode_labels(labels: Sequence) -> tuple[torch.Tensor, list]:
+    """Labels of any hashable type as class indices (N,), and the classes in index order (sorted as strings)."""
     classes = sorted(set(labels), key=str)
     lookup = {c: i for i, c in enumerate(classes)}
     return torch.tensor([lookup[v] for v in labels], dtype=torch.long), classes
 
 
 @torch.no_grad()
-def _accuracy(probes: LayerProbes, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    return (probes(X).argmax(-1) == y).float().mean(1)  # (P,)
+def probe_accuracy(probes: LayerProbes, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Accuracy of each probe on its own features: X (P, n, d), y (n,) -> (P,)."""
+    return (probes.scores(X).argmax(1) == y).float().mean(1)
 
 
 def probe_sweep(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig | None = None,
@@ -150,16 +178,17 @@ def probe_sweep(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: Pro
     """
     cfg = cfg or ProbeConfig()
     if X.dim() != 3 or X.shape[1] != len(labels):
-        raise ValueError(f"X has shape {tuple(X.shape)}; expected (n_layers+1, N={len(labels)}, d)")
-    y, classes = _encode_labels(labels)
+        raise ParameterError(f"X has shape {tuple(X.shape)}; allowed: (n_layers+1, N={len(labels)}, d), "
+                             "one row per label")
+    y, classes = encode_labels(labels)
     tr, te = _as_index(train_idx), _as_index(test_idx)
-    Xs = _standardize(X.float(), tr)
+    Xs = standardize(X.float(), tr)
     probes = fit_probes(Xs, y, tr, len(classes), cfg)
     names = list(layer_names) if layer_names is not None else list(range(X.shape[0]))
     return pd.DataFrame({
         "layer": names,
-        "train_acc": _accuracy(probes, Xs[:, tr], y[tr]).numpy(),
-        "test_acc": _accuracy(probes, Xs[:, te], y[te]).numpy(),
+        "train_acc": probe_accuracy(probes, Xs[:, tr], y[tr]).numpy(),
+        "test_acc": probe_accuracy(probes, Xs[:, te], y[te]).numpy(),
         "probe": cfg.kind,
     })
 
@@ -172,7 +201,8 @@ def control_labels(word_types: Sequence[str], labels: Sequence, seed: int = 0) -
     linguistic content.
     """
     if len(word_types) != len(labels):
-        raise ValueError(f"{len(word_types)} word types but {len(labels)} labels; they must align")
+        raise ParameterError(f"{len(word_types)} word types but {len(labels)} labels; they must align "
+                             "(allowed: one word type per label)")
     rng = np.random.default_rng(seed)
     pool = list(labels)
     assign: dict[str, object] = {}
@@ -204,19 +234,19 @@ def online_codelength(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeCo
     codelength / online codelength (higher = labels easier to extract).
     """
     cfg = cfg or ProbeConfig()
-    y, classes = _encode_labels(labels)
+    y, classes = encode_labels(labels)
     tr = _as_index(train_idx)
     g = torch.Generator().manual_seed(cfg.seed)
     tr = tr[torch.randperm(len(tr), generator=g)]
     n, C = len(tr), len(classes)
-    ends = sorted({max(2, int(round(f * n))) for f in fractions} | {n})
-    Xs = _standardize(X.float(), tr)
+    ends = sorted({max(2, round(f * n)) for f in fractions} | {n})
+    Xs = standardize(X.float(), tr)
     bits = torch.full((X.shape[0],), ends[0] * math.log2(C))
-    for start, end in zip(ends[:-1], ends[1:]):
+    for start, end in itertools.pairwise(ends):
         probes = fit_probes(Xs, y, tr[:start], C, cfg)
         with torch.no_grad():
-            logp = F.log_softmax(probes(Xs[:, tr[start:end]]), -1)  # (P, m, C)
-            nll = -logp.gather(-1, y[tr[start:end]].view(1, -1, 1).expand(X.shape[0], -1, 1)).squeeze(-1)
+            logp = F.log_softmax(probes.scores(Xs[:, tr[start:end]]), 1)  # (P, C, m)
+            nll = -logp.gather(1, y[tr[start:end]].view(1, 1, -1).expand(X.shape[0], 1, -1)).squeeze(1)
         bits += nll.sum(1) / math.log(2)
     uniform = n * math.log2(C)
     return pd.DataFrame({"layer": range(X.shape[0]), "codelength_bits": bits.numpy(),
@@ -232,7 +262,7 @@ def inlp_projection(X: torch.Tensor, labels: Sequence, n_iter: int = 10,
     accuracy (it should fall towards the majority rate).
     """
     cfg = cfg or ProbeConfig(max_iter=100)
-    y, classes = _encode_labels(labels)
+    y, classes = encode_labels(labels)
     d = X.shape[1]
     Xc = X.float() - X.float().mean(0)
     P = torch.eye(d)
@@ -241,9 +271,8 @@ def inlp_projection(X: torch.Tensor, labels: Sequence, n_iter: int = 10,
     for _ in range(n_iter):
         Z = (Xc @ P).unsqueeze(0)
         probes = fit_probes(Z, y, all_idx, len(classes), cfg)
-        accs.append(float(_accuracy(probes, Z, y)[0]))
-        W = probes.W.detach()[0]  # (d, C)
-        directions.append(W.T)
+        accs.append(float(probe_accuracy(probes, Z, y)[0]))
+        directions.append(probes.W.detach()[0])  # (C, d)
         basis = torch.linalg.qr(torch.cat(directions).T).Q  # (d, k) orthonormal
         P = torch.eye(d) - basis @ basis.T
     return P, accs
@@ -251,8 +280,8 @@ def inlp_projection(X: torch.Tensor, labels: Sequence, n_iter: int = 10,
 
 def random_projection(d: int, rank: int, seed: int = 0) -> torch.Tensor:
     """Projection removing ``rank`` random directions: the amnesic control."""
-    if not 0 <= rank <= d:
-        raise ValueError(f"rank={rank} is out of range; allowed: 0..{d}")
+    check_int("d", d, minimum=0)
+    check_int("rank", rank, minimum=0, maximum=d)
     g = torch.Generator().manual_seed(seed)
     Q = torch.linalg.qr(torch.randn(d, rank, generator=g)).Q if rank else torch.zeros(d, 0)
     return torch.eye(d) - Q @ Q.T
@@ -291,14 +320,14 @@ def layer_report(X: torch.Tensor, table: pd.DataFrame, targets: Sequence[str], t
     words = table["word"].tolist()
     test_idx = np.asarray(test_idx)
     out = []
+    tr = _as_index(train_idx)
+    Xs = standardize(X.float(), tr)
     for target in targets:
         labels = table[target].tolist()
-        y, classes = _encode_labels(labels)
-        tr = _as_index(train_idx)
-        Xs = _standardize(X.float(), tr)
+        y, classes = encode_labels(labels)
         probes = fit_probes(Xs, y, tr, len(classes), cfg)
         with torch.no_grad():
-            pred = probes(Xs[:, _as_index(test_idx)]).argmax(-1)  # (P, n_test)
+            pred = probes.scores(Xs[:, _as_index(test_idx)]).argmax(1)  # (P, n_test)
         for name, mask in subsets.items():
             keep = torch.as_tensor(mask[test_idx])
             if not bool(keep.any()):

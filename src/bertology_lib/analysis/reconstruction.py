@@ -19,7 +19,7 @@ def reconstruction_by_layer(mlm, tokenizer, texts: list[str], batch_size: int = 
     """
     head = getattr(mlm, "cls", None) or getattr(mlm, "predictions", None)
     if head is None:
-        raise ValueError(f"{type(mlm).__name__} has no MLM head (cls); load it with head='mlm'")
+        raise ParameterError(f"{type(mlm).__name__} has no MLM head (cls); load it with head='mlm'")
     dev = next(mlm.parameters()).device
     special = set(tokenizer.all_special_ids)
     hits = agree = None

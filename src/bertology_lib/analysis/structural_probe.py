@@ -40,6 +40,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from bertology_lib.analysis.activations import run_with_cache
+from bertology_lib.errors import ParameterError
+
 KINDS = ("distance", "depth")
 PUNCT_UPOS = ("PUNCT",)
 
@@ -60,11 +63,11 @@ class StructuralProbeConfig:
         for name in ("rank", "epochs", "batch_size", "min_len", "max_len"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name}={v!r} is out of range; allowed: an int >= 1")
+                raise ParameterError(f"{name}={v!r} is out of range; allowed: an int >= 1")
         if not self.lr > 0:
-            raise ValueError(f"lr={self.lr} is out of range; allowed: lr > 0")
+            raise ParameterError(f"lr={self.lr} is out of range; allowed: lr > 0")
         if self.min_len > self.max_len:
-            raise ValueError(f"min_len={self.min_len} > max_len={self.max_len}; allowed: min_len <= max_len")
+            raise ParameterError(f"min_len={self.min_len} > max_len={self.max_len}; allowed: min_len <= max_len")
 
     @classmethod
     def for_profile(cls, profile, **overrides) -> "StructuralProbeConfig":
@@ -73,7 +76,7 @@ class StructuralProbeConfig:
         base = {"smoke": dict(rank=32, epochs=10), "quick": dict(rank=64, epochs=12),
                 "full": dict(rank=128, epochs=40)}
         if name not in base:
-            raise ValueError(f"profile={name!r} is not a profile; allowed: {', '.join(base)}")
+            raise ParameterError(f"profile={name!r} is not a profile; allowed: {', '.join(base)}")
         return cls(**{**base[name], **overrides})
 
 
@@ -84,7 +87,7 @@ def rank_sweep(profile) -> tuple[int, ...]:
     """Probe ranks compared per profile (Hewitt & Manning 2019, Fig. 2: UUAS saturates near rank 64)."""
     name = getattr(profile, "name", profile)
     if name not in RANK_SWEEPS:
-        raise ValueError(f"profile={name!r} is not a profile; allowed: {', '.join(RANK_SWEEPS)}")
+        raise ParameterError(f"profile={name!r} is not a profile; allowed: {', '.join(RANK_SWEEPS)}")
     return RANK_SWEEPS[name]
 
 
@@ -99,12 +102,12 @@ def tree_distances(heads: Sequence[int]) -> np.ndarray:
     if n == 0:
         return np.zeros((0, 0))
     if len(arcs) != n - 1:
-        raise ValueError(f"heads {list(heads)} do not form a tree with one root")
+        raise ParameterError(f"heads {list(heads)} do not form a tree with one root")
     r, c = zip(*arcs) if arcs else ((), ())
     g = coo_matrix((np.ones(len(arcs)), (r, c)), shape=(n, n)).tocsr()
     D = shortest_path(g, method="D", directed=False, unweighted=True)
     if not np.isfinite(D).all():
-        raise ValueError(f"heads {list(heads)} do not form a connected tree")
+        raise ParameterError(f"heads {list(heads)} do not form a connected tree")
     return D
 
 
@@ -112,7 +115,7 @@ def tree_depths(heads: Sequence[int]) -> np.ndarray:
     """(n,) edges from each word to the root."""
     root = [i for i, h in enumerate(heads) if h == 0]
     if len(root) != 1:
-        raise ValueError(f"heads {list(heads)} have {len(root)} roots; allowed: exactly one")
+        raise ParameterError(f"heads {list(heads)} have {len(root)} roots; allowed: exactly one")
     return tree_distances(heads)[root[0]]
 
 
@@ -216,17 +219,17 @@ def _targets(kind: str, heads: Sequence[Sequence[int]], sents: Sequence[int], n:
 
 def _check_kind(kind: str) -> None:
     if kind not in KINDS:
-        raise ValueError(f"kind={kind!r} is not a structural probe; allowed: {', '.join(KINDS)}")
+        raise ParameterError(f"kind={kind!r} is not a structural probe; allowed: {', '.join(KINDS)}")
 
 
 def _check_inputs(X: torch.Tensor, offsets: Sequence[int], heads: Sequence[Sequence[int]]) -> None:
     if X.dim() != 3 or X.shape[1] != offsets[-1]:
-        raise ValueError(f"X has shape {tuple(X.shape)}; expected (n_layers+1, N={offsets[-1]}, d)")
+        raise ParameterError(f"X has shape {tuple(X.shape)}; expected (n_layers+1, N={offsets[-1]}, d)")
     if len(offsets) != len(heads) + 1:
-        raise ValueError(f"{len(offsets) - 1} sentences in offsets but {len(heads)} head lists; they must align")
+        raise ParameterError(f"{len(offsets) - 1} sentences in offsets but {len(heads)} head lists; they must align")
     for s, h in enumerate(heads):
         if offsets[s + 1] - offsets[s] != len(h):
-            raise ValueError(f"sentence {s}: {offsets[s + 1] - offsets[s]} rows but {len(h)} heads")
+            raise ParameterError(f"sentence {s}: {offsets[s + 1] - offsets[s]} rows but {len(h)} heads")
 
 
 def fit_structural_probe(X: torch.Tensor, offsets: Sequence[int], heads: Sequence[Sequence[int]],
@@ -238,7 +241,7 @@ def fit_structural_probe(X: torch.Tensor, offsets: Sequence[int], heads: Sequenc
     cfg = cfg or StructuralProbeConfig()
     train = list(train)
     if not train:
-        raise ValueError("train is empty; give the indices of the training sentences")
+        raise ParameterError("train is empty; give the indices of the training sentences")
     rows = torch.cat([torch.arange(offsets[s], offsets[s + 1]) for s in train])
     Xtr = X[:, rows].float()
     scale = Xtr.pow(2).mean(1).sqrt().clamp_min(1e-6)[:, None, None, :]
@@ -380,7 +383,7 @@ def probe_report(X: torch.Tensor | dict[str, torch.Tensor], offsets: Sequence[in
     states = X if isinstance(X, dict) else {model_label: X}
     sizes = {label: x.shape[0] for label, x in states.items()}
     if len({x.shape[1:] for x in states.values()}) != 1:
-        raise ValueError(f"states have shapes {[tuple(x.shape) for x in states.values()]}; "
+        raise ParameterError(f"states have shapes {[tuple(x.shape) for x in states.values()]}; "
                          "they must describe the same words with the same width")
     stacked = torch.cat([x.float() for x in states.values()]) if len(states) > 1 else next(iter(states.values()))
     model_of = [label for label, n in sizes.items() for _ in range(n)]
@@ -413,8 +416,6 @@ def probe_models(models: dict[str, tuple], sentences: Sequence, train: Sequence[
     One activation pass per model (from the artifact cache when ``cache``); the
     models' probes are trained together.
     """
-    from bertology_lib.analysis.activations import run_with_cache
-
     states, offsets = {}, None
     for label, (model, tok) in models.items():
         words = [[w.lower() for w in s.words] if lowercase else list(s.words) for s in sentences]

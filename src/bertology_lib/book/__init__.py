@@ -1,1 +1,19 @@
-"""(package docstring to be written)"""
+"""The book: what turns the library's results into the rendered, reproducible report.
+
+=============  =====================================================================================
+module         holds
+=============  =====================================================================================
+``specs``      the notebooks' parameter specs, :func:`resolve` and the :class:`RunContext` a notebook reads
+``claims``     the claims ledger: rules, verdicts, recording a claim in a notebook, the ledger pages
+``prose``      values glued into a notebook's prose (myst-nb ``glue``)
+``exercises``  exercise checkers and the student / teacher notebook export
+``stamps``     execution stamps: what an executed notebook depends on
+``cli``        the ``bertology`` command
+=============  =====================================================================================
+
+The book imports the tools and the experiments; nothing below it imports the book.
+"""
+
+from bertology_lib.book.specs import RunContext, resolve
+
+__all__ = ["RunContext", "resolve"]

@@ -15,8 +15,8 @@ back from the notebooks, for the book's "Claims ledger" page and
 from __future__ import annotations
 
 import json
-import re
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -221,7 +221,7 @@ def make_claim(
         verdict=(Verdict.INCONCLUSIVE if unmeasured else rule.verdict(paper, ours)).value,
         unit=unit,
         notebook=getattr(params, "notebook", ""),
-        profile=getattr(getattr(params, "profile", None), "name", ""),
+        profile=str(getattr(params, "profile", "") or ""),
         model=str(getattr(params, "values", {}).get("model", "")) if params is not None else "",
         seed=getattr(params, "seed", None),
         details=_plain(details or {}),

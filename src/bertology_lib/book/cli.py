@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -19,9 +18,10 @@ import typer
 
 from bertology_lib import cache as cache_mod
 from bertology_lib.book import claims as claims_mod
+from bertology_lib.book.specs import SPECS, get_spec, notebook_paths, repo_root, validate_values
+from bertology_lib.book.stamps import stamp, up_to_date
 from bertology_lib.errors import BertologyError, ParameterError
-from bertology_lib.book.specs import SPECS, get_spec, notebook_paths, repo_root
-from bertology_lib.profiles import PROFILE_NAMES, validate_values
+from bertology_lib.profiles import PROFILE_NAMES
 
 app = typer.Typer(
     help="BERTology Lab: run the book's notebooks, build the book, read the claims ledger.",
@@ -116,112 +116,20 @@ def execute(path: Path, params: dict[str, Any], output: Path, progress: bool = T
     return time.perf_counter() - t0
 
 
-def _library_modules() -> dict[str, Path]:
-    """Every module of the package: dotted name -> file (packages by their ``__init__.py``)."""
-    pkg = Path(__file__).resolve().parent
-    out = {}
-    for f in sorted(pkg.rglob("*.py")):
-        parts = list(f.relative_to(pkg.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        out[".".join(parts)] = f
-    return out
 
 
-def _imported_modules(source: str, module: str, is_package: bool, known: Mapping[str, Path]) -> set[str]:
-    """Package modules that ``source`` imports anywhere (top level or inside functions), absolute or relative."""
-    import ast
-
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = module.split(".") if is_package else module.split(".")[:-1]
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            found.add(target)
-            found.update(f"{target}.{a.name}" for a in node.names)
-    closed = set()
-    for name in found:
-        parts = name.split(".")
-        for k in range(1, len(parts) + 1):  # importing a.b.c runs a and a.b first
-            if ".".join(parts[:k]) in known:
-                closed.add(".".join(parts[:k]))
-    return closed
 
 
-def library_closure(notebook: Path | None = None) -> list[Path]:
-    """The library files a notebook's results can depend on: the package modules its code cells import,
-    and everything those import in turn (a notebook that cannot be parsed, or no notebook: all of them)."""
-    known = _library_modules()
-    if notebook is None:
-        return sorted(known.values())
-    nb = json.loads(Path(notebook).read_text())
-    code = "\n".join(
-        "\n".join(line for line in "".join(c["source"]).splitlines() if not line.lstrip().startswith(("%", "!")))
-        for c in nb["cells"] if c["cell_type"] == "code")
-    try:
-        todo = _imported_modules(code, "__notebook__", False, known)
-    except SyntaxError:
-        return sorted(known.values())
-    done: set[str] = set()
-    while todo:
-        name = todo.pop()
-        if name in done:
-            continue
-        done.add(name)
-        f = known[name]
-        todo |= _imported_modules(f.read_text(), name, f.name == "__init__.py", known) - done
-    return sorted(known[n] for n in done)
 
 
-def library_sha(notebook: Path | None = None) -> str:
-    """SHA-256 over the library sources a notebook depends on (:func:`library_closure`; without a
-    notebook, the whole package): changing a module no notebook cell reaches leaves its stamp valid."""
-    import hashlib
-
-    pkg = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for f in library_closure(notebook):
-        h.update(str(f.relative_to(pkg)).encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()
 
 
-def inputs_sha(path: Path, params: dict[str, Any], lib: str | None = None) -> str:
-    """What an executed notebook's results depend on: its cells' sources (not outputs, not the
-    injected-parameters cell), the parameters it ran with, and the library sources it imports."""
-    import hashlib
-
-    nb = json.loads(path.read_text())
-    cells = [(c["cell_type"], "".join(c["source"])) for c in nb["cells"]
-             if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
-    blob = json.dumps({"cells": cells, "params": params, "lib": lib or library_sha(path)}, sort_keys=True,
-                      default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()
 
 
-STAMP = "bertology_run"  # notebook metadata key: {"inputs_sha": ..., "params": ...}
 
 
-def _stamp(path: Path, params: dict[str, Any]) -> None:
-    import nbformat
-
-    nb = nbformat.read(path, as_version=4)
-    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params), "params": params}
-    tmp = path.with_name(f".{path.stem}.stamp.ipynb")
-    nbformat.write(nb, tmp)
-    os.replace(tmp, path)
 
 
-def up_to_date(path: Path, params: dict[str, Any], lib: str | None = None) -> bool:
-    """True when ``path`` was executed in place with these parameters, these sources and this library."""
-    stamp = json.loads(path.read_text()).get("metadata", {}).get(STAMP)
-    return bool(stamp) and stamp.get("inputs_sha") == inputs_sha(path, params, lib)
 
 
 def _run(notebooks, profile, params, output_dir, skip_up_to_date: bool = False) -> list[tuple[str, float]]:
@@ -244,7 +152,7 @@ def _run(notebooks, profile, params, output_dir, skip_up_to_date: bool = False) 
         typer.echo(f"running {_show(path, root)} with {p or 'defaults'} -> {out}")
         try:
             times.append((path.stem, execute(path, p, out)))
-            _stamp(out, p)
+            stamp(out, p)
         except PapermillExecutionError as e:
             _fail(
                 f"{_show(path, root)} failed in cell {e.exec_count} "
@@ -283,6 +191,21 @@ def run(
     _run(notebooks, profile, param, output_dir)
 
 
+@app.command("profiles")
+def profiles_cmd() -> None:
+    """Every size table of the library and the book's experiments, profile by profile."""
+    import pandas as pd
+
+    from bertology_lib.profiles import DESCRIPTIONS, sizes_frame, size_tables
+
+    for name, desc in DESCRIPTIONS.items():
+        typer.echo(f"{name:<6s} {desc}")
+    with pd.option_context("display.max_colwidth", 40, "display.width", 100):
+        for qualname, table in size_tables().items():
+            typer.secho(f"\n{qualname}", bold=True)
+            typer.echo(sizes_frame(table).to_string())
+
+
 @app.command("train-minibert")
 def train_minibert_cmd(
     profile: str = typer.Option("quick", "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
@@ -290,9 +213,8 @@ def train_minibert_cmd(
 ) -> None:
     """Train (or find in the cache) the embedded mini-BERT; runs data-parallel under `accelerate launch`."""
     from bertology_lib.models import minibert
-    from bertology_lib.profiles import get_profile
 
-    cfg = minibert.MiniBertConfig.for_profile(get_profile(profile), seed=seed)
+    cfg = minibert.MiniBertConfig.for_profile(profile, seed=seed)
     folder = minibert.train_minibert(cfg)
     evals = minibert.history(folder)["evals"]
     typer.echo(f"{folder}: held-out MLM accuracy {evals[-1]['mlm_acc']:.3f}" if evals else str(folder))

@@ -282,7 +282,10 @@ def _as_whole_number(answer: Any) -> int | None:
 
 def _encoder_params(n_layers: int, hidden_size: int = 768) -> int:
     """Self-attention + feed-forward parameters of ``n_layers`` BERT layers (no embeddings, no pooler)."""
-    from bertology_lib.experiments.survey.architecture import bert_config, param_breakdown
+    from bertology_lib.experiments.survey.architecture import (
+        bert_config,
+        param_breakdown,
+    )
 
     cfg = bert_config("bert-base")
     cfg.num_hidden_layers = n_layers
@@ -294,7 +297,10 @@ def _encoder_params(n_layers: int, hidden_size: int = 768) -> int:
 def survey2_params_truth() -> int:
     """The smallest number of 768-wide BERT layers whose encoder parameters exceed
     BERT-large's token-embedding matrix (computed, not typed in)."""
-    from bertology_lib.experiments.survey.architecture import bert_config, param_breakdown
+    from bertology_lib.experiments.survey.architecture import (
+        bert_config,
+        param_breakdown,
+    )
 
     target = param_breakdown(bert_config("bert-large"))["token embeddings"]
     n = 1
@@ -379,10 +385,10 @@ def physics_unseen_truth(n_people: int = 300, seed: int = 0, attribute: str = "u
     so one minus this share is the probe's accuracy ceiling.
     """
     from bertology_lib.data import bios
-    from bertology_lib.experiments.physics.probing import _people_split
+    from bertology_lib.experiments.physics.probing import people_split
 
     people = bios.sample_people(n_people, seed)
-    tr, te = _people_split(len(people), None, 0.5, seed)
+    tr, te = people_split(len(people), None, 0.5, seed)
     seen = {people[i].value(attribute) for i in tr}
     return float(sum(people[i].value(attribute) not in seen for i in te) / len(te))
 

@@ -9,7 +9,12 @@ Where the files come from, in order:
 4. a download of the public files into the artifact cache (a reader's machine),
    written atomically.
 
-Used by the survey notebooks' real-data checks (MiniLM on UD EWT and SST-2).
+An explicit ``path`` that is a single file must be the file of the split asked for: its
+name must say the split (``en_ewt-ud-dev.conllu``, ``train.tsv``, ``sst2_train.tsv``), and a
+file that names another split, or none, is refused rather than returned for any split.
+
+Used by the survey notebooks' real-data checks (MiniLM on UD EWT and SST-2) and by the
+SST-2 task (:mod:`bertology_lib.data.tasks.sst2`).
 """
 
 from __future__ import annotations
@@ -17,15 +22,20 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bertology_lib.errors import ParameterError
+from bertology_lib.validation import check_choice, check_int
+
 UD_URL = "https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/r2.15/en_ewt-ud-{split}.conllu"
 SST2_URL = "https://dl.fbaipublicfiles.com/glue/data/SST-2.zip"
 UD_SPLITS = ("train", "dev", "test")
 SST2_SPLITS = ("train", "dev")
+SPLIT_NAMES = ("train", "dev", "test")  # split words a data file's name may carry
 DOWNLOAD_TIMEOUT_S = 20
 
 
@@ -51,7 +61,8 @@ class UDSentence:
             while h != 0:
                 d, h = d + 1, self.heads[h - 1]
                 if d > len(self.words):
-                    raise ValueError(f"{self.sent_id}: heads contain a cycle")
+                    raise ParameterError(f"heads={self.heads!r} of sentence {self.sent_id} contain a cycle; "
+                                         "allowed: a tree (every word reaches the root)")
             out.append(d)
         return tuple(out)
 
@@ -93,11 +104,29 @@ def _download_dir() -> Path:
     return default_root() / "downloads"
 
 
+def split_of(name: str | Path) -> str | None:
+    """The split a data file's name says (``en_ewt-ud-dev.conllu`` -> ``dev``), None if it names
+    none or several."""
+    words = set(re.split(r"[^a-z0-9]+", Path(name).name.lower()))
+    found = [s for s in SPLIT_NAMES if s in words]
+    return found[0] if len(found) == 1 else None
+
+
 def find_file(relative: str, path: str | Path | None = None) -> Path | None:
-    """The first existing copy of ``relative`` (e.g. ``sst2/dev.tsv``), or None."""
+    """The first existing copy of ``relative`` (e.g. ``sst2/dev.tsv``), or None.
+
+    ``path`` may be a folder (searched for ``relative`` and its file name) or a file, which
+    must be named for ``relative``'s split (see :func:`split_of`): one file is never
+    returned for two splits.
+    """
     if path is not None:
         p = Path(path).expanduser()
         if p.is_file():
+            want, have = split_of(relative), split_of(p)
+            if want is not None and have != want:
+                said = f"is the {have!r} file" if have else "is a file whose name says no split"
+                raise ParameterError(f"path={str(path)!r} {said}; allowed: the {want!r} file (e.g. "
+                                     f"{Path(relative).name}) or a folder holding {relative}")
             return p
         for cand in (p / relative, p / Path(relative).name):
             if cand.is_file():
@@ -131,9 +160,10 @@ def parse_conllu(text: str) -> list[UDSentence]:
 
 
 def load_ud_ewt(split: str = "dev", path: str | Path | None = None, limit: int | None = None) -> list[UDSentence]:
-    """UD English EWT sentences of ``split`` (train | dev | test)."""
-    if split not in UD_SPLITS:
-        raise ValueError(f"split={split!r} is not a UD split; allowed: {', '.join(UD_SPLITS)}")
+    """UD English EWT sentences of ``split`` (train | dev | test); ``path``: see :func:`find_file`."""
+    check_choice("split", split, UD_SPLITS)
+    if limit is not None:
+        check_int("limit", limit, minimum=1)
     rel = f"ud_english_ewt/en_ewt-ud-{split}.conllu"
     f = find_file(rel, path)
     if f is None:
@@ -142,14 +172,15 @@ def load_ud_ewt(split: str = "dev", path: str | Path | None = None, limit: int |
     return sents[:limit] if limit is not None else sents
 
 
-def load_sst2(split: str = "dev", path: str | Path | None = None, limit: int | None = None) -> tuple[list[str], list[int]]:
-    """GLUE SST-2 ``(texts, labels)`` for ``split`` (train | dev).
+def sst2_file(split: str = "dev", path: str | Path | None = None) -> Path:
+    """The local file of SST-2 ``split`` (train | dev), found (see :func:`find_file`) or downloaded.
 
-    The two files name their text column differently (``sentence`` in train,
-    ``content`` in our dev copy); both are accepted.
+    GLUE's test labels are private, so ``split="test"`` is refused, with or without ``path``.
     """
-    if split not in SST2_SPLITS:
-        raise ValueError(f"split={split!r} is not an SST-2 split with labels; allowed: {', '.join(SST2_SPLITS)}")
+    if split == "test":
+        raise ParameterError("split='test' has no labels in GLUE SST-2 (they are private); allowed: 'train', "
+                             "'dev' (the sst2 task's test split is GLUE dev)")
+    check_choice("split", split, SST2_SPLITS)
     rel = f"sst2/{split}.tsv"
     f = find_file(rel, path)
     if f is None:
@@ -160,10 +191,29 @@ def load_sst2(split: str = "dev", path: str | Path | None = None, limit: int | N
         tmp = f.with_name(f.name + ".part")
         tmp.write_text(data, encoding="utf-8")
         os.replace(tmp, f)
-    reader = csv.DictReader(io.StringIO(f.read_text(encoding="utf-8")), delimiter="\t", quoting=csv.QUOTE_NONE)
+    return f
+
+
+def load_sst2(split: str = "dev", path: str | Path | None = None,
+              limit: int | None = None) -> tuple[list[str], list[int]]:
+    """GLUE SST-2 ``(texts, labels)`` for ``split`` (train | dev); ``path``: see :func:`find_file`."""
+    if limit is not None:
+        check_int("limit", limit, minimum=1)
+    f = sst2_file(split, path)
+    return parse_sst2(f.read_text(encoding="utf-8"), limit, source=str(f))
+
+
+def parse_sst2(text: str, limit: int | None = None, source: str = "text") -> tuple[list[str], list[int]]:
+    """``(texts, labels)`` of an SST-2 TSV file's content.
+
+    The two files name their text column differently (``sentence`` in train,
+    ``content`` in our dev copy); both are accepted.
+    """
+    reader = csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
     col = next((c for c in ("sentence", "content", "text") if c in (reader.fieldnames or [])), None)
     if col is None or "label" not in (reader.fieldnames or []):
-        raise ValueError(f"{f}: expected a 'label' and a 'sentence'/'content' column, got {reader.fieldnames}")
+        raise ParameterError(f"{source} has columns {reader.fieldnames}; allowed: a 'label' and a "
+                             "'sentence'/'content' column")
     texts, labels = [], []
     for row in reader:
         texts.append(row[col])

@@ -21,6 +21,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from bertology_lib.errors import ParameterError
+
 DEPTH_CAP = 6
 DIST_CAP = 5
 
@@ -32,7 +34,8 @@ def _depths(heads: Sequence[int]) -> list[int]:
         while h != 0:
             d, h = d + 1, heads[h - 1]
             if d > len(heads):
-                raise ValueError("heads contain a cycle")
+                raise ParameterError(f"heads={tuple(heads)!r} contain a cycle; allowed: a tree (every word "
+                                     "reaches the root)")
         out.append(d)
     return out
 

@@ -1,1 +1,13 @@
-"""(package docstring to be written)"""
+"""Changing a model: hooks, head gates and pruning, compression, layer duplication.
+
+==================  ===============================================================================
+module              holds
+==================  ===============================================================================
+``hooks``           the blocks of a model, editing a layer's output, projecting a subspace out
+``heads``           head gates (a (n_layers, n_heads) float mask, 1 = keep), importance, pruning
+``compression``     dropping blocks, int8 quantisation, magnitude pruning, lottery tickets
+``duplication``     duplicating blocks (Kao et al. 2020), as a model or a model source
+==================  ===============================================================================
+
+Every intervention returns a changed copy or works inside a context manager that undoes it.
+"""

@@ -29,17 +29,17 @@ def duplication_pattern(n_layers: int, kind: str = "first", k: int | None = None
     """
     kinds = ("first", "every", "set", "none")
     if kind not in kinds:
-        raise ValueError(f"kind={kind!r} is not a duplication pattern; allowed: {', '.join(kinds)}")
+        raise ParameterError(f"kind={kind!r} is not a duplication pattern; allowed: {', '.join(kinds)}")
     if kind == "first":
         if k is None or not 0 <= k <= n_layers:
-            raise ValueError(f"k={k!r} is out of range; allowed: 0..{n_layers}")
+            raise ParameterError(f"k={k!r} is out of range; allowed: 0..{n_layers}")
         chosen = set(range(k))
     elif kind == "every":
         chosen = set(range(n_layers))
     elif kind == "set":
         bad = [i for i in (layers or []) if not 0 <= i < n_layers]
         if layers is None or bad:
-            raise ValueError(f"layers={layers!r} must list block indices in 0..{n_layers - 1}")
+            raise ParameterError(f"layers={layers!r} must list block indices in 0..{n_layers - 1}")
         chosen = set(layers)
     else:
         chosen = set()
@@ -55,7 +55,7 @@ def duplicate_layers(model, pattern: list[int]):
     """
     src = blocks(model)
     if not pattern or any(not 0 <= i < len(src) for i in pattern):
-        raise ValueError(f"pattern={pattern!r} must list block indices in 0..{len(src) - 1}")
+        raise ParameterError(f"pattern={pattern!r} must list block indices in 0..{len(src) - 1}")
     new = copy.deepcopy(model)
     new_blocks = torch.nn.ModuleList(copy.deepcopy(src[i]) for i in pattern)
     for idx, blk in enumerate(new_blocks):

@@ -32,6 +32,8 @@ import torch
 
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.hooks import blocks
+from bertology_lib.training.encoding import collate
+from bertology_lib.training.predictions import DEFAULT_METRIC, predict
 
 
 def _attention_blocks(model: torch.nn.Module) -> torch.nn.ModuleList:
@@ -114,8 +116,6 @@ def gate_heads(model: torch.nn.Module, gates: torch.Tensor) -> Iterator[None]:
 
 
 def _batches(features, pad_id: int, batch_size: int):
-    from bertology_lib.training.finetune import collate
-
     for i in range(0, len(features.rows), batch_size):
         yield collate(features.rows[i: i + batch_size], pad_id)
 
@@ -157,8 +157,6 @@ def head_importance(model: torch.nn.Module, features, pad_id: int, mask: torch.T
 def score_with_mask(model: torch.nn.Module, features, pad_id: int, mask: torch.Tensor | None, cfg,
                     n_labels: int = 0) -> float:
     """The task metric (accuracy, or F1 for QA) of ``model`` on ``features`` with heads gated by ``mask``."""
-    from bertology_lib.training.finetune import DEFAULT_METRIC, predict
-
     if mask is None:
         preds = predict(model, features, pad_id, cfg, n_labels)
     else:

@@ -17,6 +17,8 @@ from typing import Iterator
 
 import torch
 
+from bertology_lib.errors import ParameterError
+
 
 def blocks_path(model) -> list[str]:
     """Attribute path of a model's ``ModuleList`` of transformer blocks (e.g. ``["bert", "encoder", "layer"]``)."""
@@ -29,7 +31,7 @@ def blocks_path(model) -> list[str]:
             continue
         if isinstance(obj, torch.nn.ModuleList):
             return path.split(".")
-    raise ValueError(f"{type(model).__name__}: no transformer blocks found (looked for encoder.layer, layers, h)")
+    raise ParameterError(f"{type(model).__name__}: no transformer blocks found (looked for encoder.layer, layers, h)")
 
 
 def blocks(model) -> torch.nn.ModuleList:
@@ -49,7 +51,7 @@ def embeddings_module(model) -> torch.nn.Module:
             return obj
         except AttributeError:
             continue
-    raise ValueError(f"{type(model).__name__}: no embedding module found")
+    raise ParameterError(f"{type(model).__name__}: no embedding module found")
 
 
 @contextmanager
@@ -62,7 +64,7 @@ def edit_layer_output(model, layer: int, fn) -> Iterator[None]:
     """
     n = len(blocks(model))
     if not 0 <= layer <= n:
-        raise ValueError(f"layer={layer} is out of range; allowed: 0..{n} (0 = embeddings)")
+        raise ParameterError(f"layer={layer} is out of range; allowed: 0..{n} (0 = embeddings)")
     module = embeddings_module(model) if layer == 0 else blocks(model)[layer - 1]
 
     def hook(_module, _inputs, output):

@@ -1,1 +1,15 @@
-"""(package docstring to be written)"""
+"""Models by name and the architectures the library builds.
+
+==================  ===============================================================================
+module              holds
+==================  ===============================================================================
+``registry``        model names (embedded, local folder, hub) -> HF models and tokenizers; the hub
+                    is asked once per process; :class:`~bertology_lib.models.registry.ModelSource`
+``minibert``        the embedded mini-BERT: config per profile, corpus, training through the one MLM
+                    pipeline, checkpoints
+``decoder``         Llama-style decoders trained from scratch, and a BERT of the same shape
+``task_heads``      classification and extractive-QA heads on any encoder
+``tokenization``    word-level tokenizers and the WordPiece trainer
+``baselines``       null models (the random-init twin)
+==================  ===============================================================================
+"""

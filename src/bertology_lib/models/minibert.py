@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -100,19 +100,35 @@ def corpus(cfg: MiniBertConfig):
     return sents[: -cfg.heldout], sents[-cfg.heldout:]
 
 
+def fresh_sentences(cfg: MiniBertConfig, n: int):
+    """``n`` toy sentences the mini-BERT never trained on: fresh draws from the same grammar and lexicon
+    (the corpus seed + 10,000), for probing and held-out evaluation."""
+    check_int("n", n, minimum=1)
+    cc = replace(cfg.corpus_config(), n_sentences=n, seed=cfg.corpus_seed + 10_000)
+    return generate_corpus(cc)
+
+
 def tokenizer_for(cfg: MiniBertConfig):
     """The word-level BERT tokenizer over the corpus vocabulary."""
     return build_word_tokenizer(vocabulary(cfg.corpus_config()), kind="bert")
 
 
-def build_model(cfg: MiniBertConfig, vocab_size: int):
-    from transformers import BertConfig, BertForMaskedLM
+def new_bert(vocab_size: int, n_layers: int, n_heads: int, d_model: int, seed: int = 0,
+             max_positions: int = 64, nsp: bool = False):
+    """A freshly initialised mini-BERT shape (MLP 4 x d_model): ``BertForMaskedLM``, or ``BertForPreTraining``
+    (MLM + next-sentence heads) with ``nsp``; initialised from ``seed``."""
+    from transformers import BertConfig, BertForMaskedLM, BertForPreTraining
 
-    torch.manual_seed(cfg.seed)
-    bc = BertConfig(vocab_size=vocab_size, hidden_size=cfg.d_model, num_hidden_layers=cfg.n_layers,
-                    num_attention_heads=cfg.n_heads, intermediate_size=4 * cfg.d_model,
-                    max_position_embeddings=64, type_vocab_size=2)
-    return BertForMaskedLM(bc)
+    bc = BertConfig(vocab_size=vocab_size, hidden_size=d_model, num_hidden_layers=n_layers,
+                    num_attention_heads=n_heads, intermediate_size=4 * d_model,
+                    max_position_embeddings=max_positions, type_vocab_size=2)
+    torch.manual_seed(seed)
+    return (BertForPreTraining if nsp else BertForMaskedLM)(bc)
+
+
+def build_model(cfg: MiniBertConfig, vocab_size: int):
+    """The untrained mini-BERT of ``cfg`` (a ``BertForMaskedLM``)."""
+    return new_bert(vocab_size, cfg.n_layers, cfg.n_heads, cfg.d_model, seed=cfg.seed)
 
 
 def train_minibert(cfg: MiniBertConfig, cache: ArtifactCache | None = None, progress: bool = True) -> Path:

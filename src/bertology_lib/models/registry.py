@@ -13,6 +13,7 @@ Three kinds of name resolve here:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -93,6 +94,23 @@ register_embedded(
         path=_minibert_path,
     )
 )
+
+
+@contextlib.contextmanager
+def quiet_hf():
+    """Silence transformers' notes and progress bars inside the block (e.g. "newly initialised pooler",
+    per-shard bars for a 1 MB model); the previous settings come back after it."""
+    from transformers.utils import logging as hf_logging
+
+    level, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 def embedded_names() -> list[str]:

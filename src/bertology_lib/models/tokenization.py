@@ -13,10 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+from tokenizers import (
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+)
 from transformers import PreTrainedTokenizerFast
 
-WORD_PATTERN = r"\w+|[^\w\s]"  # same as bios._WORD_RE
+from bertology_lib.errors import ParameterError
+
+WORD_PATTERN = r"\w+|[^\w\s]"  # same as bios.WORD_RE
 
 KINDS: tuple[str, ...] = ("gpt", "bert")
 SPECIAL_TOKENS: dict[str, dict[str, str]] = {  # HF attribute name -> token; ids follow this order
@@ -63,12 +73,12 @@ def build_word_tokenizer(vocab: Iterable[str], kind: str = "gpt", lowercase: boo
     ``[CLS] A [SEP]`` / ``[CLS] A [SEP] B [SEP]`` with token type ids). Unknown words map to the unk token.
     """
     if kind not in KINDS:
-        raise ValueError(f"kind={kind!r} is unknown; allowed: {', '.join(KINDS)}")
+        raise ParameterError(f"kind={kind!r} is unknown; allowed: {', '.join(KINDS)}")
     specials = SPECIAL_TOKENS[kind]
     words = list(dict.fromkeys(w.lower() if lowercase else w for w in vocab))
     clash = sorted(set(words) & set(specials.values()))
     if clash:
-        raise ValueError(f"vocab contains special tokens {clash}; allowed: ordinary words only")
+        raise ParameterError(f"vocab contains special tokens {clash}; allowed: ordinary words only")
     token_to_id = {t: i for i, t in enumerate([*specials.values(), *words])}
 
     tok = Tokenizer(models.WordLevel(vocab=token_to_id, unk_token=specials["unk_token"]))
@@ -107,7 +117,7 @@ def train_wordpiece_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrain
     and keep the result (the lab BERTs cache theirs, see ``training_variants.lab_tokenizer``).
     """
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 16:
-        raise ValueError(f"vocab_size={vocab_size!r} is out of range; allowed: an int >= 16")
+        raise ParameterError(f"vocab_size={vocab_size!r} is out of range; allowed: an int >= 16")
     from tokenizers import trainers
 
     specials = SPECIAL_TOKENS["bert"]

@@ -1,1 +1,16 @@
-"""(package docstring to be written)"""
+"""Training: one loop, the objectives as batch builders, and the pipelines built on them.
+
+==================  ===============================================================================
+module              holds
+==================  ===============================================================================
+``loop``            :func:`~bertology_lib.training.loop.train` (AdamW, schedules, callbacks,
+                    keep-best, data-parallel under accelerate) and its config
+``objectives``      causal-LM, QA and mixed-pool batch builders
+``masking``         the masked-LM objective: BERT masking, MLM and NSP batches, masked-only views
+``pretrain``        the one MLM pre-training pipeline (mini-BERT, lab BERTs, physics BERT)
+``encoding``        a task's splits tokenised for fine-tuning, padded batches
+``predictions``     per-example predictions of a fine-tuned head, metrics, ensembles
+``finetune``        the one fine-tuning entry point (strategies, tracking, cached weights)
+``distill``         task-specific distillation into a shallower student
+==================  ===============================================================================
+"""

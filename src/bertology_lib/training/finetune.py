@@ -19,10 +19,11 @@ Tasks come from :mod:`bertology_lib.data.tasks`; heads from :mod:`bertology_lib.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -33,17 +34,29 @@ from bertology_lib.cache import load_json, load_tensors, memo, save_json, save_t
 from bertology_lib.data.tasks import Task
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.registry import ModelSource, as_source
-from bertology_lib.models.task_heads import build_model, encoder_of
+from bertology_lib.models.task_heads import TaskHead, build_model, encoder_of
 from bertology_lib.profiles import SizeTable
 from bertology_lib.stats import PairedTest, paired_test
-from bertology_lib.training.encoding import Features, FeatureBatches, collate, encode, max_len_for
+from bertology_lib.training.encoding import (
+    FeatureBatches,
+    Features,
+    collate,
+    encode,
+    max_len_for,
+)
 from bertology_lib.training.loop import TrainConfig, train
-from bertology_lib.training.predictions import DEFAULT_METRIC, Predictions, ensemble, evaluate, predict
+from bertology_lib.training.predictions import (
+    DEFAULT_METRIC,
+    Predictions,
+    ensemble,
+    evaluate,
+    predict,
+)
 from bertology_lib.validation import check_choice, check_float, check_int, check_seed
 
 __all__ = [
     "FinetuneConfig", "FinetuneResult", "STRATEGIES", "finetune", "finetune_model", "seed_sweep", "results_frame",
-    "compare", "prepare", "trainable_names",
+    "compare", "prepare", "trainable_names", "merged_encoder", "finetune_key",
     # the fine-tuning API from the modules that implement it
     "ModelSource", "as_source", "build_model", "encoder_of", "Features", "FeatureBatches", "collate", "encode",
     "max_len_for", "Predictions", "predict", "evaluate", "ensemble", "DEFAULT_METRIC",
@@ -145,15 +158,26 @@ def prepare(model: torch.nn.Module, strategy: str, lora_rank: int = 8) -> torch.
     for p in model.encoder.parameters():
         p.requires_grad_(False)
     if strategy == "lora":
-        from peft import LoraConfig, inject_adapter_in_model
+        from peft import LoraConfig, LoraModel
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            inject_adapter_in_model(LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.0, bias="none",
-                                               target_modules=["query", "value"]), model.encoder)
+            tuner = LoraModel(model.encoder, LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.0,
+                                                        bias="none", target_modules=["query", "value"]), "default")
+        model.lora_tuners = [tuner]  # a list: kept out of parameters() and state_dict(); see merged_encoder
         for n, p in model.encoder.named_parameters():
             p.requires_grad_("lora_" in n)
     return model
+
+
+def merged_encoder(model: torch.nn.Module) -> torch.nn.Module:
+    """A copy of the encoder of ``model`` (a task head, or an encoder) with any LoRA adapters folded into
+    its weights by peft's ``merge_and_unload`` (W + B A x scale), under the encoder's own parameter names."""
+    head = copy.deepcopy(model)  # one deepcopy: the tuner still wraps the copied encoder
+    tuners = getattr(head, "lora_tuners", None)
+    if tuners:
+        return tuners[0].merge_and_unload()
+    return head.encoder if isinstance(head, TaskHead) else encoder_of(head)
 
 
 def trainable_names(model: torch.nn.Module) -> list[str]:
@@ -340,6 +364,13 @@ def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, s
     if not keep_model:
         r.fine_tuned = r.tokenizer = None
     return r
+
+
+def finetune_key(task: Task, model_source: Any, cfg: FinetuneConfig, seed: int) -> dict[str, Any]:
+    """What determines a fully fine-tuned model (task, source weights, config, seed): the key that derived
+    artifacts (e.g. a student distilled from it) use to name their teacher."""
+    return {"task": task.key(), "model": as_source(model_source).cache_key(), "finetune": cfg.to_dict(),
+            "seed": check_seed(seed)}
 
 
 def seed_sweep(task: Task, model_source: Any, seeds: Sequence[int], cfg: FinetuneConfig | None = None,

@@ -163,7 +163,7 @@ def shard_batch(batch: Batch, rank: int, world: int) -> dict[str, torch.Tensor]:
     """
     n = next(iter(batch.values())).shape[0]
     if n % world:
-        raise ValueError(f"batch of {n} rows cannot be split evenly over {world} processes; "
+        raise ParameterError(f"batch of {n} rows cannot be split evenly over {world} processes; "
                          f"allowed: a batch_size that is a multiple of {world}")
     k = n // world
     return {key: v[rank * k:(rank + 1) * k] for key, v in batch.items()}

@@ -34,7 +34,7 @@ def mask_tokens(input_ids: torch.Tensor, *, mask_id: int, candidate_ids: torch.T
     ``special_mask`` is its own word). Returns (masked input_ids, labels with -100 where not picked).
     """
     if not 0.0 < mask_prob < 1.0:
-        raise ValueError(f"mask_prob={mask_prob!r} is out of range; allowed: 0 < mask_prob < 1")
+        raise ParameterError(f"mask_prob={mask_prob!r} is out of range; allowed: 0 < mask_prob < 1")
     b, t = input_ids.shape
     if word_ids is None:
         special = special_mask if special_mask is not None else torch.zeros_like(input_ids, dtype=torch.bool)
@@ -65,9 +65,9 @@ def span_groups(word_ids: torch.Tensor, p: float, max_len: int = 10,
     while masked words come in contiguous runs.
     """
     if not 0.0 < p < 1.0:
-        raise ValueError(f"p={p!r} is out of range; allowed: 0 < p < 1")
+        raise ParameterError(f"p={p!r} is out of range; allowed: 0 < p < 1")
     if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len={max_len!r} is out of range; allowed: an int >= 1")
+        raise ParameterError(f"max_len={max_len!r} is out of range; allowed: an int >= 1")
     out = torch.full_like(word_ids, -1)
     log_q = math.log(1.0 - p)
     for r in range(word_ids.shape[0]):
@@ -96,11 +96,11 @@ class MLMBatches:
                  mask_prob: float = 0.15, whole_word: bool = True, seed: int = 0,
                  bucket: int = 0, span_p: float = 0.0, span_max: int = 10, corruption: str = "80/10/10") -> None:
         if not 0.0 <= span_p < 1.0:
-            raise ValueError(f"span_p={span_p!r} is out of range; allowed: 0 (no spans) <= span_p < 1")
+            raise ParameterError(f"span_p={span_p!r} is out of range; allowed: 0 (no spans) <= span_p < 1")
         check_choice("corruption", corruption, CORRUPTIONS)
         self.span_p, self.span_max, self.corruption = span_p, span_max, corruption
         if tokenizer.mask_token_id is None:
-            raise ValueError("tokenizer has no mask token; allowed: a BERT-style tokenizer (kind='bert')")
+            raise ParameterError("tokenizer has no mask token; allowed: a BERT-style tokenizer (kind='bert')")
         enc = tokenizer(list(texts), truncation=True, max_length=seq_len)
         self.ids = enc["input_ids"]
         special = set(tokenizer.all_special_ids)

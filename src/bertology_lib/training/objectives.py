@@ -47,7 +47,7 @@ def pack_windows(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int
     if windows and len(windows[-1]) < seq_len:
         windows.pop()
     if not windows:
-        raise ValueError(f"seq_len={seq_len} is longer than the whole token stream; allowed: a shorter "
+        raise ParameterError(f"seq_len={seq_len} is longer than the whole token stream; allowed: a shorter "
                          "seq_len or more text")
     return torch.tensor(windows, dtype=torch.long)
 
@@ -63,12 +63,12 @@ def pack_labeled(examples: Iterable[tuple[Sequence[int], Sequence[int]]], seq_le
     labels: list[int] = []
     for x, y in examples:
         if len(x) != len(y):
-            raise ValueError(f"input_ids ({len(x)}) and labels ({len(y)}) differ in length")
+            raise ParameterError(f"input_ids ({len(x)}) and labels ({len(y)}) differ in length")
         ids.extend(x)
         labels.extend(y)
     n = len(ids) // seq_len
     if n == 0:
-        raise ValueError(f"seq_len={seq_len} is longer than all examples together ({len(ids)} tokens); "
+        raise ParameterError(f"seq_len={seq_len} is longer than all examples together ({len(ids)} tokens); "
                          "allowed: a shorter seq_len or more examples")
     return (torch.tensor(ids[: n * seq_len]).view(n, seq_len),
             torch.tensor(labels[: n * seq_len]).view(n, seq_len))
@@ -83,9 +83,9 @@ class LMBatches:
     def __init__(self, windows: torch.Tensor, batch_size: int, seed: int = 0,
                  labels: torch.Tensor | None = None) -> None:
         if windows.ndim != 2 or len(windows) == 0:
-            raise ValueError(f"windows must be a non-empty (n, seq_len) tensor, got shape {tuple(windows.shape)}")
+            raise ParameterError(f"windows must be a non-empty (n, seq_len) tensor, got shape {tuple(windows.shape)}")
         if labels is not None and labels.shape != windows.shape:
-            raise ValueError(f"labels shape {tuple(labels.shape)} must equal windows shape {tuple(windows.shape)}")
+            raise ParameterError(f"labels shape {tuple(labels.shape)} must equal windows shape {tuple(windows.shape)}")
         self.windows, self.labels, self.batch_size = windows, labels, batch_size
         self._g = generator(seed)
 
@@ -111,7 +111,7 @@ def encode_qa(tokenizer, prompt: str, completion: str, eos: bool = True) -> tupl
     p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
     full = tokenizer(f"{prompt} {completion}", add_special_tokens=False)["input_ids"]
     if full[: len(p)] != p:
-        raise ValueError(f"the tokens of prompt {prompt!r} are not a prefix of those of the prompt followed by "
+        raise ParameterError(f"the tokens of prompt {prompt!r} are not a prefix of those of the prompt followed by "
                          f"its completion; allowed: a prompt that ends at a token boundary (e.g. after a colon)")
     c = full[len(p):] + ([tokenizer.eos_token_id] if eos else [])
     return p + c, [IGNORE_INDEX] * len(p) + c
@@ -123,7 +123,7 @@ class QABatches:
     def __init__(self, examples: Sequence[tuple[Sequence[int], Sequence[int]]], batch_size: int,
                  pad_id: int, seed: int = 0) -> None:
         if not examples:
-            raise ValueError("examples is empty; allowed: at least one (input_ids, labels) pair")
+            raise ParameterError("examples is empty; allowed: at least one (input_ids, labels) pair")
         self.examples, self.batch_size, self.pad_id = list(examples), batch_size, pad_id
         self._g = generator(seed)
 
@@ -161,12 +161,12 @@ class MixedBatches:
     def __init__(self, pools: Mapping[str, tuple[torch.Tensor, torch.Tensor | None]],
                  shares: Mapping[str, float], batch_size: int, seed: int = 0) -> None:
         if set(pools) != set(shares):
-            raise ValueError(f"shares keys {sorted(shares)} must equal pools keys {sorted(pools)}")
+            raise ParameterError(f"shares keys {sorted(shares)} must equal pools keys {sorted(pools)}")
         if any(s < 0 for s in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
-            raise ValueError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
+            raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
         lengths = {pools[k][0].shape[1] for k in pools}
         if len(lengths) != 1:
-            raise ValueError(f"all pools need the same window length, got {sorted(lengths)}")
+            raise ParameterError(f"all pools need the same window length, got {sorted(lengths)}")
         self.names = list(pools)
         self.pools = {k: (x, x if y is None else y) for k, (x, y) in pools.items()}
         self.probs = torch.tensor([float(shares[k]) for k in self.names])

@@ -1,7 +1,7 @@
 """The duplication boost (Kao et al. 2020 §4): fine-tune deeper copies, compare fairly.
 
 A deeper model is built by inserting independent copies of existing blocks
-(:func:`bertology_lib.interventions.hooks.duplicate_layers`), then every variant is
+(:func:`bertology_lib.interventions.duplication.duplicate_layers`), then every variant is
 fine-tuned with identical hyper-parameters over the same seeds
 (:mod:`bertology_lib.training.finetune`). Gains are paired by seed (a paired t-test
 and a 95% interval), and ensembles that sum the duplicated variants'
@@ -14,18 +14,22 @@ Used by ``notebooks/duplication_02_boost.ipynb``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import pandas as pd
 
-from bertology_lib.training import finetune as ft
 from bertology_lib.errors import ParameterError
-from bertology_lib.interventions.hooks import duplication_pattern
-from bertology_lib.profiles import Profile
+from bertology_lib.interventions.duplication import duplicated, duplication_pattern
+from bertology_lib.models.registry import ModelSource
+from bertology_lib.profiles import SizeTable
+from bertology_lib.validation import check_choice
+from bertology_lib.training import finetune as ft
 
 
 @dataclass(frozen=True)
-class BoostSizes:
+class BoostSizes(SizeTable):
+    """Sizes of the duplication boost notebook per profile."""
+
     n_train: int  # toy-task training examples
     n_test: int  # toy-task dev and test examples (each)
     n_seeds: int  # fine-tuning seeds per configuration
@@ -34,35 +38,31 @@ class BoostSizes:
     duplicate_k: int  # the "first k" pattern
     second: str = "every"  # the second duplicated variant: "every" block (2x deeper) or the "last" block
 
-    @classmethod
-    def for_profile(cls, profile: Profile) -> "BoostSizes":
-        # quick must fit ~15 min on 2 cores: 45 toy fine-tunes + 10 MiniLM ones (~1 min each on one core),
-        # so small training sets and a cheap second variant (one more block instead of twice the depth)
-        return {
-            "smoke": cls(n_train=48, n_test=32, n_seeds=2, sst2_train=32, sst2_test=32, duplicate_k=1,
-                         second="last"),
-            "quick": cls(n_train=400, n_test=300, n_seeds=5, sst2_train=300, sst2_test=None, duplicate_k=2,
-                         second="last"),
-            "full": cls(n_train=20000, n_test=2000, n_seeds=5, sst2_train=67000, sst2_test=None, duplicate_k=4,
-                        second="every"),
-        }[profile.name]
+    # quick must fit ~15 min on 2 cores: 45 toy fine-tunes + 10 MiniLM ones (~1 min each on one core),
+    # so small training sets and a cheap second variant (one more block instead of twice the depth)
+    SIZES: ClassVar[dict[str, dict[str, Any]]] = {
+        "smoke": dict(n_train=48, n_test=32, n_seeds=2, sst2_train=32, sst2_test=32, duplicate_k=1, second="last"),
+        "quick": dict(n_train=400, n_test=300, n_seeds=5, sst2_train=300, sst2_test=None, duplicate_k=2,
+                      second="last"),
+        "full": dict(n_train=20000, n_test=2000, n_seeds=5, sst2_train=67000, sst2_test=None, duplicate_k=4,
+                     second="every"),
+    }
 
 
 SECOND_VARIANTS = ("every", "last")
 
 
-def variants(base: ft.ModelSource, n_blocks: int, k: int, second: str = "every") -> dict[str, ft.ModelSource]:
+def variants(base: ModelSource, n_blocks: int, k: int, second: str = "every") -> dict[str, ModelSource]:
     """baseline, first-k duplicated, and every block (or only the last block) duplicated.
 
     Each variant is an independent deeper model (copies share no weights)."""
-    if second not in SECOND_VARIANTS:
-        raise ParameterError(f"second={second!r} is not allowed; allowed: {', '.join(SECOND_VARIANTS)}")
+    check_choice("second", second, SECOND_VARIANTS)
     other = ({"every block duplicated": duplication_pattern(n_blocks, "every")} if second == "every"
              else {"last block duplicated": duplication_pattern(n_blocks, "set", layers=[n_blocks - 1])})
     return {
         "baseline": base,
-        f"first {k} duplicated": ft.duplicated(base, duplication_pattern(n_blocks, "first", k=k)),
-        **{name: ft.duplicated(base, pattern) for name, pattern in other.items()},
+        f"first {k} duplicated": duplicated(base, duplication_pattern(n_blocks, "first", k=k)),
+        **{name: duplicated(base, pattern) for name, pattern in other.items()},
     }
 
 
@@ -98,7 +98,7 @@ def fair_ensembles(results: Mapping[str, Sequence[ft.FinetuneResult]], members: 
     base = results[baseline]
     n, k = len(base), len(members)
     if k > n:
-        raise ValueError(f"{k} ensemble members need at least {k} baseline seeds; got {n}")
+        raise ParameterError(f"{k} ensemble members need at least {k} baseline seeds; got {n}")
     rows = []
     kind = base[0].predictions[split].kind
     metric = ft.DEFAULT_METRIC[kind]

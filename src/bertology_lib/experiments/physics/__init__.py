@@ -1,1 +1,14 @@
-"""(package docstring to be written)"""
+"""Physics of Language Models 3.1 (Allen-Zhu & Li 2023): knowledge storage and extraction.
+
+================  =================================================================================
+module            holds
+================  =================================================================================
+``config``        :class:`~bertology_lib.experiments.physics.config.PhysicsConfig`: a run's settings
+``training``      pretraining, QA fine-tuning (full / LoRA), mixed training of the decoders
+``evaluation``    QA accuracy, memorisation, learning curves, word-aligned encoding
+``probing``       P-probing and Q-probing
+``bert``          the BERT comparison
+``grid``          the notebooks' grids over augmentations, seeds, N and QA shares
+``biographies``   inspecting the bioS data (tables, highlighted examples)
+================  =================================================================================
+"""

@@ -17,6 +17,7 @@ import pandas as pd
 
 from bertology_lib.data import bios
 from bertology_lib.data.bios import ATTRIBUTES, BioDataset, BioEntry, Person
+from bertology_lib.errors import ParameterError
 
 # the augmentations shown in the notebook, in the order of the paper's Fig. 3 discussion (§4)
 AUGMENTATIONS: tuple[str, ...] = ("single", "fullname", "permute1", "multi5", "multi5+permute")
@@ -40,7 +41,7 @@ def resolve_n_people(n_people: int, profile_size: int) -> int:
     """``n_people`` (a notebook parameter), or the profile's size when it is 0. At least 2 (QA halves)."""
     n = int(n_people) or int(profile_size)
     if n < 2:
-        raise ValueError(f"n_people={n_people!r} is out of range; allowed: 0 (the profile's size) or >= 2")
+        raise ParameterError(f"n_people={n_people!r} is out of range; allowed: 0 (the profile's size) or >= 2")
     return n
 
 
@@ -64,7 +65,7 @@ def person_table(person: Person) -> pd.DataFrame:
 
 def word_offsets(text: str) -> list[tuple[int, int]]:
     """Character (start, end) of every item of :func:`bios.words`, so word spans map back to text."""
-    return [m.span() for m in bios._WORD_RE.finditer(text)]
+    return [m.span() for m in bios.WORD_RE.finditer(text)]
 
 
 def highlight_html(entry: BioEntry, colors: Mapping[str, str] = COLORS) -> str:
@@ -180,7 +181,7 @@ def heldout_majority(dataset: BioDataset, attributes: Sequence[str] = ATTRIBUTES
     """Accuracy on QA-test people of always answering the most common QA-train answer.
 
     The baseline the QA evaluation reports beside each attribute
-    (:func:`bertology_lib.experiments.physics.pipeline.evaluate_qa` uses the same rule).
+    (:func:`bertology_lib.experiments.physics.evaluation.evaluate_qa` uses the same rule).
     """
     train = [dataset.people[i] for i in dataset.qa_train]
     test = [dataset.people[i] for i in dataset.qa_test]
@@ -239,7 +240,7 @@ def split_sizes(dataset: BioDataset, val_fraction: float = 0.1) -> pd.DataFrame:
 def celebrity_summary(dataset: BioDataset) -> pd.DataFrame:
     """Per group of a celebrity dataset: people, biographies per person, augmentation, QA role."""
     if not dataset.groups:
-        raise ValueError("dataset has no groups; allowed: a celebrity dataset (bios.celebrity_dataset)")
+        raise ParameterError("dataset has no groups; allowed: a celebrity dataset (bios.celebrity_dataset)")
     per_person = Counter(b.person for b in dataset.bios)
     cfg = dataset.config
     aug = {"majority": f"multi{cfg.multi}" + (f"+permute{cfg.permute}" if cfg.permute else ""),

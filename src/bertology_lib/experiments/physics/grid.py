@@ -1,6 +1,6 @@
 """Physics of Language Models 3.1: the experiments of notebooks physics_02 ... physics_06, as tables.
 
-Every function here trains through :mod:`bertology_lib.experiments.physics.pipeline` / :mod:`bertology_lib.experiments.physics.probing`
+Every function here trains through :mod:`bertology_lib.experiments.physics.training` / :mod:`~bertology_lib.experiments.physics.probing` / :mod:`~bertology_lib.experiments.physics.bert`
 (so every model is cached and shared: the augmentation grid's pretrained models are the ones that
 notebook 5 probes, and notebook 4's baseline is the grid's ``permute1`` run) and returns a tidy
 DataFrame with one row per (setting, seed, attribute). :func:`seed_summary` reduces seeds to mean,
@@ -18,15 +18,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from bertology_lib.experiments.physics import pipeline as physics
-from bertology_lib.experiments.physics import probing as pp
+from bertology_lib.analysis.probing import ProbeConfig
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
-from bertology_lib.analysis.probing import ProbeConfig
+from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.physics import evaluation, probing, training
+from bertology_lib.experiments.physics.bert import bert_extraction
+from bertology_lib.experiments.physics.config import PhysicsConfig
+from bertology_lib.profiles import SizeTable
+from bertology_lib.validation import check_seeds, check_subset
 
 GRID: tuple[str, ...] = ("single", "fullname", "permute1", "permute5", "multi5", "multi5+permute")
 METHODS: tuple[str, ...] = ("full", "lora")
@@ -34,7 +39,7 @@ SUMMARY_ROWS: tuple[str, ...] = ("mean", "mean_without_birth_date")
 
 
 @dataclasses.dataclass(frozen=True)
-class Plan:
+class Plan(SizeTable):
     """How many settings and seeds each physics notebook runs at a profile (sizes live in PhysicsConfig).
 
     ``quick`` spends two seeds on every headline cell and one on the middle of the augmentation grid.
@@ -47,49 +52,25 @@ class Plan:
     celebrity_seeds: tuple[int, ...]
     bert_seeds: tuple[int, ...]
 
-    @classmethod
-    def for_profile(cls, profile: str) -> Plan:
-        from bertology_lib.profiles import get_profile
-
-        return _PLANS[get_profile(profile).name]
-
-
-_PLANS = {
-    "smoke": Plan(grid_seeds={"single": (0,), "permute1": (0,), "multi5+permute": (0,)}, mixed_seeds=(0,),
-                  n_sweep=(20, 40), qa_shares=(0.5,), celebrity_seeds=(0,), bert_seeds=(0,)),
-    "quick": Plan(grid_seeds={"single": (0, 1), "fullname": (0,), "permute1": (0, 1), "permute5": (0,),
-                              "multi5": (0,), "multi5+permute": (0, 1)},
-                  mixed_seeds=(0, 1), n_sweep=(150, 300, 600), qa_shares=(0.25, 0.5), celebrity_seeds=(0, 1),
-                  bert_seeds=(0,)),
-    "full": Plan(grid_seeds={a: (0, 1) for a in GRID}, mixed_seeds=(0, 1), n_sweep=(10_000, 50_000, 100_000),
-                 qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1), bert_seeds=(0, 1)),
-}
-
-
-def _check_seeds(seeds: Sequence[int]) -> list[int]:
-    seeds = list(seeds)
-    if not seeds or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in seeds):
-        raise ValueError(f"seeds={seeds!r} is invalid; allowed: a non-empty list of ints >= 0")
-    if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds={seeds!r} repeats a seed; allowed: distinct ints >= 0")
-    return [int(s) for s in seeds]
+    SIZES: ClassVar[dict[str, dict[str, Any]]] = {
+        "smoke": dict(grid_seeds={"single": (0,), "permute1": (0,), "multi5+permute": (0,)}, mixed_seeds=(0,),
+                      n_sweep=(20, 40), qa_shares=(0.5,), celebrity_seeds=(0,), bert_seeds=(0,)),
+        "quick": dict(grid_seeds={"single": (0, 1), "fullname": (0,), "permute1": (0, 1), "permute5": (0,),
+                                  "multi5": (0,), "multi5+permute": (0, 1)},
+                      mixed_seeds=(0, 1), n_sweep=(150, 300, 600), qa_shares=(0.25, 0.5), celebrity_seeds=(0, 1),
+                      bert_seeds=(0,)),
+        "full": dict(grid_seeds={a: (0, 1) for a in GRID}, mixed_seeds=(0, 1), n_sweep=(10_000, 50_000, 100_000),
+                     qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1), bert_seeds=(0, 1)),
+    }
 
 
 def _check_augmentations(augmentations: Sequence[str], n_people: int) -> list[str]:
     augmentations = list(augmentations)
     if not augmentations:
-        raise ValueError("augmentations is empty; allowed: names such as " + ", ".join(GRID))
+        raise ParameterError("augmentations is empty; allowed: names such as " + ", ".join(GRID))
     for a in augmentations:
         bios.BioConfig.from_augmentation(a, n_people)  # raises with the allowed names
     return augmentations
-
-
-def _check_methods(methods: Sequence[str]) -> list[str]:
-    methods = list(methods)
-    bad = [m for m in methods if m not in METHODS]
-    if bad or not methods:
-        raise ValueError(f"methods={methods!r} is invalid; allowed: a non-empty subset of {', '.join(METHODS)}")
-    return methods
 
 
 def _progress(items: list, desc: str, progress: bool):
@@ -109,7 +90,7 @@ def _qa_rows(table: pd.DataFrame, **labels) -> list[dict]:
 # Pretrain + fine-tune (paper §4)
 # ----------------------------------------------------------------------------------------------
 
-def finetune_run(cfg: physics.PhysicsConfig, methods: Sequence[str] = METHODS, cache: ArtifactCache | None = None,
+def finetune_run(cfg: PhysicsConfig, methods: Sequence[str] = METHODS, cache: ArtifactCache | None = None,
                  progress: bool = False) -> pd.DataFrame:
     """Pretrain on ``cfg.augmentation`` and fine-tune with each method; QA-test accuracy per attribute.
 
@@ -117,22 +98,22 @@ def finetune_run(cfg: physics.PhysicsConfig, methods: Sequence[str] = METHODS, c
     ``majority``, ``n``, ``best_step`` and ``val_mean`` (the validation score that selected the
     checkpoint), plus ``augmentation``, ``seed``, ``pretrained`` and ``finetuned`` (cache folders).
     """
-    methods = _check_methods(methods)
+    methods = check_subset("methods", methods, METHODS)
     cache = cache or ArtifactCache()
-    pre = physics.pretrain(cfg, cache, progress=progress)
+    pre = training.pretrain(cfg, cache, progress=progress)
     ds = cfg.dataset()
     rows = []
     for m in methods:
-        tuned = physics.finetune_qa(pre, cfg, lora=(m == "lora"), cache=cache, progress=progress)
-        model, tok = physics.load_model(tuned)
-        log = physics.train_log(tuned)
-        rows += _qa_rows(physics.evaluate_qa(model, tok, ds, "test", cfg.val_fraction), augmentation=cfg.augmentation,
+        tuned = training.finetune_qa(pre, cfg, lora=(m == "lora"), cache=cache, progress=progress)
+        model, tok = training.load_model(tuned)
+        log = training.train_log(tuned)
+        rows += _qa_rows(evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction), augmentation=cfg.augmentation,
                          seed=cfg.seed, method=m, best_step=log.get("best_step"), val_mean=log.get("best_val_mean"),
                          pretrained=str(pre), finetuned=str(tuned))
     return pd.DataFrame(rows)
 
 
-def finetune_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = GRID, seeds: Sequence[int] = (0, 1),
+def finetune_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds: Sequence[int] = (0, 1),
                   methods: Sequence[str] = METHODS, cache: ArtifactCache | None = None,
                   progress: bool = True) -> pd.DataFrame:
     """:func:`finetune_run` for every (augmentation, seed): the paper's Fig. 3 grid at ``base``'s sizes.
@@ -141,18 +122,18 @@ def finetune_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = GR
     ``{augmentation: seeds}`` to spend more seeds on some cells.
     """
     plan = _plan(base, augmentations, seeds)
-    methods = _check_methods(methods)
+    methods = check_subset("methods", methods, METHODS)
     frames = [finetune_run(base.replace(augmentation=a, seed=s), methods, cache)
               for a, s in _progress(plan, "pretrain + fine-tune", progress)]
     return pd.concat(frames, ignore_index=True)
 
 
-def _plan(base: physics.PhysicsConfig, augmentations, seeds) -> list[tuple[str, int]]:
+def _plan(base: PhysicsConfig, augmentations, seeds) -> list[tuple[str, int]]:
     if isinstance(seeds, dict):
         augs = _check_augmentations(list(seeds), base.n_people)
-        return [(a, s) for a in augs for s in _check_seeds(seeds[a])]
+        return [(a, s) for a in augs for s in check_seeds(seeds[a])]
     augs = _check_augmentations(augmentations, base.n_people)
-    seeds = _check_seeds(seeds)
+    seeds = check_seeds(seeds)
     return [(a, s) for a in augs for s in seeds]
 
 
@@ -160,7 +141,7 @@ def seed_summary(df: pd.DataFrame, by: Sequence[str], attribute: str = "mean", v
                  ) -> pd.DataFrame:
     """Mean, sample std, min, max and number of seeds of ``value`` at one ``attribute`` row, per ``by`` group."""
     if attribute not in set(df["attribute"]):
-        raise ValueError(f"attribute={attribute!r} is not in the table; allowed: {', '.join(map(str, df['attribute'].unique()))}")
+        raise ParameterError(f"attribute={attribute!r} is not in the table; allowed: {', '.join(map(str, df['attribute'].unique()))}")
     sub = df[df["attribute"] == attribute]
     g = sub.groupby(list(by), sort=False)[value]
     out = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1), "min": g.min(), "max": g.max(), "seeds": g.size()})
@@ -180,15 +161,15 @@ def per_attribute(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 # Mixed training (paper §3)
 # ----------------------------------------------------------------------------------------------
 
-def mixed_run(cfg: physics.PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
+def mixed_run(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
               curve_points: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Mixed training of ``cfg``: (QA-test accuracy rows per attribute, learning-curve rows)."""
-    path = physics.mixed_train(cfg, cache, progress=progress, curve_points=curve_points)
-    model, tok = physics.load_model(path)
+    path = training.mixed_train(cfg, cache, progress=progress, curve_points=curve_points)
+    model, tok = training.load_model(path)
     labels = dict(augmentation=cfg.augmentation, seed=cfg.seed, n_people=cfg.n_people, qa_share=cfg.qa_share)
-    acc = pd.DataFrame(_qa_rows(physics.evaluate_qa(model, tok, cfg.dataset(), "test", cfg.val_fraction), **labels,
+    acc = pd.DataFrame(_qa_rows(evaluation.evaluate_qa(model, tok, cfg.dataset(), "test", cfg.val_fraction), **labels,
                                 steps=cfg.mixed_steps, path=str(path)))
-    curve = physics.learning_curve(path) if curve_points else pd.DataFrame()
+    curve = training.learning_curve(path) if curve_points else pd.DataFrame()
     for k, v in labels.items():
         curve[k] = v
     return acc, curve
@@ -212,11 +193,11 @@ def paired_gap(df: pd.DataFrame, high: str, low: str, method: str = "full", attr
         index="seed", columns="augmentation", values="accuracy")
     d = (t[high] - t[low]).dropna() if {high, low} <= set(t.columns) else pd.Series(dtype=float)
     if d.empty:
-        raise ValueError(f"{high!r} and {low!r} share no seed with method={method!r}; allowed: cells run with a common seed")
+        raise ParameterError(f"{high!r} and {low!r} share no seed with method={method!r}; allowed: cells run with a common seed")
     return float(d.mean()), float(d.min()), float(d.max())
 
 
-def mixed_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
+def mixed_grid(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
                seeds: Sequence[int] = (0, 1), cache: ArtifactCache | None = None, progress: bool = True,
                curve_points: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`mixed_run` for every (augmentation, seed); returns (accuracies, learning curves)."""
@@ -226,7 +207,7 @@ def mixed_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = ("sin
     return pd.concat([r[0] for r in runs], ignore_index=True), pd.concat([r[1] for r in runs], ignore_index=True)
 
 
-def n_sweep(base: physics.PhysicsConfig, n_values: Sequence[int], augmentation: str = "single", seed: int = 0,
+def n_sweep(base: PhysicsConfig, n_values: Sequence[int], augmentation: str = "single", seed: int = 0,
             qa_shares: Sequence[float] | None = None, cache: ArtifactCache | None = None,
             progress: bool = True, curve_points: int = 10) -> pd.DataFrame:
     """Mixed training at several numbers of people N (and QA shares), at a fixed number of exposures.
@@ -240,13 +221,13 @@ def n_sweep(base: physics.PhysicsConfig, n_values: Sequence[int], augmentation: 
     """
     ns = list(n_values)
     if not ns or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2 for n in ns):
-        raise ValueError(f"n_values={n_values!r} is invalid; allowed: a non-empty list of ints >= 2")
+        raise ParameterError(f"n_values={n_values!r} is invalid; allowed: a non-empty list of ints >= 2")
     shares = [base.qa_share] if qa_shares is None else list(qa_shares)
     cfgs = []
     for n in ns:
         for q in shares:
             if not (isinstance(q, (int, float)) and 0.0 <= q < 1.0):
-                raise ValueError(f"qa_share={q!r} is out of range; allowed: 0 <= qa_share < 1 (some rows must be "
+                raise ParameterError(f"qa_share={q!r} is out of range; allowed: 0 <= qa_share < 1 (some rows must be "
                                  "biographies)")
             steps = max(1, int(round(base.mixed_steps * n / base.n_people * (1 - base.qa_share) / (1 - q))))
             cfgs.append(base.replace(augmentation=augmentation, seed=seed, n_people=int(n), qa_share=float(q),
@@ -259,7 +240,7 @@ def n_sweep(base: physics.PhysicsConfig, n_values: Sequence[int], augmentation: 
 # Celebrities (paper §4.3)
 # ----------------------------------------------------------------------------------------------
 
-def celebrity_config(base: physics.PhysicsConfig, n_minority: int | None = None) -> physics.PhysicsConfig:
+def celebrity_config(base: PhysicsConfig, n_minority: int | None = None) -> PhysicsConfig:
     """The celebrity run's config: ``base.n_people`` celebrities (multi5+permute, QA-train) plus
     ``n_minority`` (default ``base.n_people``) minority people (single+permute1, QA-test).
 
@@ -268,14 +249,14 @@ def celebrity_config(base: physics.PhysicsConfig, n_minority: int | None = None)
     """
     n_min = base.n_people if n_minority is None else n_minority
     if isinstance(n_min, bool) or not isinstance(n_min, (int, np.integer)) or n_min < 1:
-        raise ValueError(f"n_minority={n_minority!r} is invalid; allowed: None (= n_people) or an int >= 1")
+        raise ParameterError(f"n_minority={n_minority!r} is invalid; allowed: None (= n_people) or an int >= 1")
     majority_bios = 5 * base.n_people
     steps = int(round(base.pretrain_steps * (majority_bios + n_min) / majority_bios))
     return base.replace(augmentation="multi5+permute", n_people=base.n_people + int(n_min), n_minority=int(n_min),
                         pretrain_steps=steps)
 
 
-def celebrity_grid(base: physics.PhysicsConfig, seeds: Sequence[int] = (0, 1), n_minority: int | None = None,
+def celebrity_grid(base: PhysicsConfig, seeds: Sequence[int] = (0, 1), n_minority: int | None = None,
                    baseline: str = "permute1", methods: Sequence[str] = ("full",),
                    cache: ArtifactCache | None = None, progress: bool = True) -> pd.DataFrame:
     """Minority accuracy with celebrities vs the same kind of biography without them.
@@ -286,18 +267,18 @@ def celebrity_grid(base: physics.PhysicsConfig, seeds: Sequence[int] = (0, 1), n
     :func:`finetune_run` with a ``setting`` column, plus ``bio`` (teacher-forced BIO accuracy of the test
     people's biographies: did the model at least memorise them?).
     """
-    seeds = _check_seeds(seeds)
-    methods = _check_methods(methods)
+    seeds = check_seeds(seeds)
+    methods = check_subset("methods", methods, METHODS)
     runs = [("with", celebrity_config(base, n_minority).replace(seed=s)) for s in seeds]
     runs += [("without", base.replace(augmentation=baseline, seed=s)) for s in seeds]
     frames = []
     for setting, cfg in _progress(runs, "celebrities", progress):
         df = finetune_run(cfg, methods, cache)
-        model, tok = physics.load_model(df["pretrained"].iloc[0])
+        model, tok = training.load_model(df["pretrained"].iloc[0])
         ds = cfg.dataset()
         test = set(ds.qa_test)
         entries = [e for e in ds.bios if e.person in test][:256]
-        df["bio"] = physics.bio_accuracy(model, tok, entries)
+        df["bio"] = evaluation.bio_accuracy(model, tok, entries)
         df["setting"] = setting
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
@@ -310,7 +291,7 @@ def celebrity_grid(base: physics.PhysicsConfig, seeds: Sequence[int] = (0, 1), n
 Q_PROBES = ("linear", "vocab")
 
 
-def q_probe_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = GRID, seeds: Sequence[int] = (0, 1),
+def q_probe_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds: Sequence[int] = (0, 1),
                  probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
                  progress: bool = True, probe: str = "linear") -> pd.DataFrame:
     """Q-probing of every pretrained grid model (cached, shared with :func:`finetune_grid`).
@@ -321,16 +302,16 @@ def q_probe_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = GRI
     best layer's test ``accuracy``, that ``layer`` and the ``majority`` baseline.
     """
     if probe not in Q_PROBES:
-        raise ValueError(f"probe={probe!r} is not allowed; allowed: {', '.join(Q_PROBES)}")
+        raise ParameterError(f"probe={probe!r} is not allowed; allowed: {', '.join(Q_PROBES)}")
     plan = _plan(base, augmentations, seeds)
     frames = []
     for a, s in _progress(plan, "Q-probing", progress):
         cfg = base.replace(augmentation=a, seed=s)
-        model, tok = physics.load_model(physics.pretrain(cfg, cache))
+        model, tok = training.load_model(training.pretrain(cfg, cache))
         if probe == "linear":
-            q = pp.q_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=s)
+            q = probing.q_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=s)
         else:
-            q = pp.q_probe_vocab(model, tok, cfg.dataset(), seed=s)
+            q = probing.q_probe_vocab(model, tok, cfg.dataset(), seed=s)
         best = q.loc[q.groupby("attribute", sort=False)["accuracy"].idxmax()]
         best = best.assign(augmentation=a, seed=s)[["augmentation", "seed", "attribute", "layer", "accuracy",
                                                       "majority"]]
@@ -341,7 +322,7 @@ def q_probe_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = GRI
     return pd.concat([out, means[out.columns]], ignore_index=True)
 
 
-def p_probe_tables(base: physics.PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
+def p_probe_tables(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
                    seed: int = 0, probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
                    bios_per_person: int | None = 2, progress: bool = True) -> dict[str, pd.DataFrame]:
     """P-probing 7 x 6 tables (position x attribute, best layer) for each augmentation's pretrained model."""
@@ -349,9 +330,9 @@ def p_probe_tables(base: physics.PhysicsConfig, augmentations: Sequence[str] = (
     out = {}
     for a in _progress(augs, "P-probing", progress):
         cfg = base.replace(augmentation=a, seed=seed)
-        model, tok = physics.load_model(physics.pretrain(cfg, cache))
-        res = pp.p_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=seed, bios_per_person=bios_per_person)
-        out[a] = pp.probe_table(res)
+        model, tok = training.load_model(training.pretrain(cfg, cache))
+        res = probing.p_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=seed, bios_per_person=bios_per_person)
+        out[a] = probing.probe_table(res)
     return out
 
 
@@ -364,34 +345,23 @@ def extraction_vs_probe(finetuned: pd.DataFrame, q_probed: pd.DataFrame, method:
     return m.rename(columns={"accuracy_qa": "qa_accuracy", "accuracy_q_probe": "q_probe_accuracy"})
 
 
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman rank correlation (average ranks for ties); NaN if either side is constant."""
-    from scipy.stats import spearmanr
-
-    if len(x) != len(y) or len(x) < 3:
-        raise ValueError(f"need two sequences of equal length >= 3, got {len(x)} and {len(y)}")
-    if len(set(map(float, x))) < 2 or len(set(map(float, y))) < 2:
-        return float("nan")  # undefined: a claim built on it is inconclusive
-    return float(spearmanr(x, y).statistic)
-
-
 # ----------------------------------------------------------------------------------------------
 # BERT (paper §7)
 # ----------------------------------------------------------------------------------------------
 
-def bert_grid(base: physics.PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
+def bert_grid(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
               seeds: Sequence[int] = (0,), probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
               progress: bool = True, lr: float | None = None) -> pd.DataFrame:
     """:func:`bertology_lib.experiments.physics.probing.bert_extraction` per (augmentation, seed), long format."""
     plan = _plan(base, augmentations, seeds)
     frames = []
     for a, s in _progress(plan, "BERT", progress):
-        t = pp.bert_extraction(base.replace(augmentation=a, seed=s), cache, probe_cfg=probe_cfg, lr=lr)
+        t = bert_extraction(base.replace(augmentation=a, seed=s), cache, probe_cfg=probe_cfg, lr=lr)
         frames.append(t.reset_index().assign(augmentation=a, seed=s))
     return pd.concat(frames, ignore_index=True)
 
 
-def config_table(cfg: physics.PhysicsConfig) -> pd.DataFrame:
+def config_table(cfg: PhysicsConfig) -> pd.DataFrame:
     """The run's settings as a one-column table (for the notebook's record)."""
     d = dataclasses.asdict(cfg)
     return pd.DataFrame({"value": [str(v) for v in d.values()]}, index=list(d))

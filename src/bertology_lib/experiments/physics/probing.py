@@ -1,7 +1,7 @@
-"""P-probing, Q-probing and the BERT comparison of Physics of Language Models 3.1 (arXiv 2309.14316).
+"""P-probing and Q-probing of Physics of Language Models 3.1 (arXiv 2309.14316).
 
 Used by the ``physics_05_probing`` and ``physics_06_bert`` notebooks. Builds on
-:mod:`bertology_lib.experiments.physics.pipeline` (decoders, QA fine-tuning, the cache) and :func:`bertology_lib.analysis.probing.probe_sweep`
+:mod:`bertology_lib.experiments.physics.training` (the decoders) and :func:`bertology_lib.analysis.probing.probe_sweep`
 (one linear probe per layer, all layers fitted together).
 
 * :func:`p_probe` (paper §5, App. E): a *frozen* model reads whole biographies; at the last token of the
@@ -11,10 +11,6 @@ Used by the ``physics_05_probing`` and ``physics_06_bert`` notebooks. Builds on
   result into the paper's 6 x 6 table (position x attribute).
 * :func:`q_probe` (paper §6): the input is only the person's full name; a linear probe at the name's last
   token predicts each attribute.
-* :func:`bert_pretrain` / :func:`bert_finetune_qa` / :func:`bert_extraction` (paper §7): a ``BertForMaskedLM``
-  (whole-word masking, word-level BERT tokenizer) pretrained on the same biographies, fine-tuned to fill
-  an answer's ``[MASK]`` tokens after a question, and Q-probed; per-attribute accuracy beside the
-  decoder's.
 
 Conventions. ``layer`` indexes HF ``hidden_states``: 0 is the embedding output, ``l`` the output of block
 ``l - 1`` (0-based blocks), the last one the model's final hidden state (after the final norm for Llama).
@@ -33,29 +29,32 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
 
-from bertology_lib.experiments.physics import pipeline as physics
-from bertology_lib.training import loop as training
-from bertology_lib.cache import ArtifactCache
-from bertology_lib.data import bios
 from bertology_lib.analysis.probing import ProbeConfig, probe_sweep
+from bertology_lib.data import bios
+from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.physics.evaluation import (
+    encode_words,
+    pad_right,
+    token_index,
+)
+from bertology_lib.validation import check_float, check_fraction, check_int
 
-BERT_PIPELINE_VERSION = 1  # bump when BERT training/eval code changes what a cached model would be
 BIRTH_DATE_LABELS: tuple[str, ...] = ("month", "year", "day", "full")
+
+
 POSITION_BY: tuple[str, ...] = ("order", "attribute")
+
+
 NAME_POSITION = "name"
+
+
 _STREAM_SPLIT = 11  # private RNG stream of the probe people split
 
-
-# ----------------------------------------------------------------------------------------------
-# Labels, positions and hidden states
-# ----------------------------------------------------------------------------------------------
 
 def attribute_label(person: bios.Person, attribute: str, birth_date_label: str = "month") -> str:
     """The class a probe predicts for ``attribute`` of ``person``.
@@ -64,7 +63,7 @@ def attribute_label(person: bios.Person, attribute: str, birth_date_label: str =
     12 classes), year (200 classes), day (28) or the full date, per ``birth_date_label``.
     """
     if birth_date_label not in BIRTH_DATE_LABELS:
-        raise ValueError(f"birth_date_label={birth_date_label!r} is unknown; allowed: {', '.join(BIRTH_DATE_LABELS)}")
+        raise ParameterError(f"birth_date_label={birth_date_label!r} is unknown; allowed: {', '.join(BIRTH_DATE_LABELS)}")
     if attribute != "birth_date":
         return person.value(attribute)  # validates the attribute name
     if birth_date_label == "month":
@@ -84,7 +83,7 @@ def position_labels(position_by: str = "order") -> list[str]:
     attribute whose value follows it, wherever it stands in the text.
     """
     if position_by not in POSITION_BY:
-        raise ValueError(f"position_by={position_by!r} is unknown; allowed: {', '.join(POSITION_BY)}")
+        raise ParameterError(f"position_by={position_by!r} is unknown; allowed: {', '.join(POSITION_BY)}")
     if position_by == "order":
         return [NAME_POSITION, *(f"pos{k}" for k in range(1, len(bios.ATTRIBUTES) + 1))]
     return [NAME_POSITION, *bios.ATTRIBUTES]
@@ -109,50 +108,6 @@ def bio_positions(entry: bios.BioEntry, position_by: str = "order") -> list[tupl
     return out
 
 
-def _encode(tokenizer, texts: Sequence[str]) -> tuple[list[list[int]], list[list[int | None]]]:
-    """Token ids as the model saw text in training, and the word index of every token (None: special).
-
-    Word indices must be those of :func:`bertology_lib.data.bios.words` (spans index them); a tokenizer
-    whose pre-tokenizer splits words differently (e.g. GPT-2 BPE keeps "'s" together) is refused.
-    """
-    texts = list(texts)
-    if tokenizer.cls_token_id is not None:  # encoder: [CLS] text [SEP]
-        enc = tokenizer(texts, add_special_tokens=True)
-        ids, wids = enc["input_ids"], [enc.word_ids(i) for i in range(len(texts))]
-    else:
-        start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
-        if start is None:
-            raise ValueError("tokenizer has neither a CLS, EOS nor BOS token; allowed: a bioS word tokenizer")
-        enc = tokenizer(texts, add_special_tokens=False)
-        ids = [[start, *x] for x in enc["input_ids"]]
-        wids = [[None, *enc.word_ids(i)] for i in range(len(texts))]
-    for text, w in zip(texts, wids):
-        n_words = 1 + max((x for x in w if x is not None), default=-1)
-        if n_words != len(bios.words(text)):
-            raise ValueError(f"the tokenizer splits {text[:60]!r} into {n_words} words, bios.words into "
-                             f"{len(bios.words(text))}; allowed: a tokenizer that splits words like bios.words "
-                             "(tokenizer='word'), since probe positions are word positions")
-    return ids, wids
-
-
-def _pad_right(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(ids, attention mask) of token lists right-padded to the longest, so causal models see each prefix."""
-    t = max(len(r) for r in rows)
-    x = torch.full((len(rows), t), pad, dtype=torch.long)
-    mask = torch.zeros((len(rows), t), dtype=torch.long)
-    for i, r in enumerate(rows):
-        x[i, : len(r)] = torch.tensor(r)
-        mask[i, : len(r)] = 1
-    return x, mask
-
-
-def _token_index(word_ids: Sequence[int | None], word: int, where: str) -> int:
-    toks = [t for t, w in enumerate(word_ids) if w == word]
-    if not toks:
-        raise ValueError(f"word {word} has no token (text shorter than its spans?)")
-    return toks[-1] if where == "last" else toks[0] - 1
-
-
 @torch.no_grad()
 def states_at(model, tokenizer, texts: Sequence[str], positions: Sequence[Sequence[tuple[str, int]]],
               batch_size: int = 64) -> torch.Tensor:
@@ -163,12 +118,12 @@ def states_at(model, tokenizer, texts: Sequence[str], positions: Sequence[Sequen
     body (no LM head); right padding, so causal models see exactly the unpadded prefix.
     """
     if len(texts) != len(positions) or not texts:
-        raise ValueError(f"len(texts)={len(texts)} and len(positions)={len(positions)} must be equal and > 0")
+        raise ParameterError(f"len(texts)={len(texts)} and len(positions)={len(positions)} must be equal and > 0")
     ks = {len(p) for p in positions}
     if len(ks) != 1:
-        raise ValueError(f"every text needs the same number of positions, got {sorted(ks)}")
-    ids, word_ids = _encode(tokenizer, texts)
-    tok_pos = [[_token_index(w, word, where) for where, word in pos] for w, pos in zip(word_ids, positions)]
+        raise ParameterError(f"every text needs the same number of positions, got {sorted(ks)}")
+    ids, word_ids = encode_words(tokenizer, texts)
+    tok_pos = [[token_index(w, word, where) for where, word in pos] for w, pos in zip(word_ids, positions)]
     body = getattr(model, "base_model", model)
     device = next(model.parameters()).device
     was_training = model.training
@@ -177,7 +132,7 @@ def states_at(model, tokenizer, texts: Sequence[str], positions: Sequence[Sequen
     chunks = []
     for s in range(0, len(ids), batch_size):
         rows = ids[s: s + batch_size]
-        x, mask = _pad_right(rows, pad)
+        x, mask = pad_right(rows, pad)
         out = body(input_ids=x.to(device), attention_mask=mask.to(device), output_hidden_states=True)
         hs = torch.stack(tuple(out.hidden_states))  # (L+1, B, T, d)
         pos = torch.tensor(tok_pos[s: s + batch_size], device=device)  # (B, K)
@@ -197,27 +152,25 @@ def _select_layers(layers, n_states: int | None) -> list[int]:
     hi = "" if n_states is None else f" in 0..{n_states - 1}"
     if isinstance(layers, str):
         if layers != "all":
-            raise ValueError(f"layers={layers!r} is invalid; allowed: 'all' or a list of ints{hi} (0 = embeddings)")
+            raise ParameterError(f"layers={layers!r} is invalid; allowed: 'all' or a list of ints{hi} (0 = embeddings)")
         return list(range(n_states or 0))
     chosen = list(layers)
     bad = [x for x in chosen if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
            or (n_states is not None and x >= n_states)]
     if bad or not chosen:
-        raise ValueError(f"layers={layers!r} is invalid; allowed: 'all' or a non-empty list of ints{hi} "
+        raise ParameterError(f"layers={layers!r} is invalid; allowed: 'all' or a non-empty list of ints{hi} "
                          "(0 = embeddings)")
     return [int(x) for x in chosen]
 
 
-def _people_split(n_total: int, n_people: int | None, train_fraction: float, seed: int
+def people_split(n_total: int, n_people: int | None, train_fraction: float, seed: int
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(train people, test people): a seeded random subset of ``n_people``, split ``train_fraction``."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed={seed!r} is invalid; allowed: an int >= 0")
-    if not (isinstance(train_fraction, (int, float)) and 0.0 < train_fraction < 1.0):
-        raise ValueError(f"train_fraction={train_fraction!r} is out of range; allowed: 0 < train_fraction < 1")
+    check_int("seed", seed, minimum=0)
+    check_fraction("train_fraction", train_fraction)
     n = n_total if n_people is None else n_people
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= n_total:
-        raise ValueError(f"n_people={n_people!r} is out of range; allowed: None (all) or an int in 2..{n_total}")
+        raise ParameterError(f"n_people={n_people!r} is out of range; allowed: None (all) or an int in 2..{n_total}")
     rng = np.random.default_rng([int(seed), _STREAM_SPLIT])
     chosen = rng.permutation(n_total)[:n]
     n_train = min(n - 1, max(1, int(round(train_fraction * n))))
@@ -230,10 +183,6 @@ def _majority(labels: Sequence[str], tr: np.ndarray, te: np.ndarray) -> float:
     guess = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
     return float(np.mean([labels[i] == guess for i in te]))
 
-
-# ----------------------------------------------------------------------------------------------
-# P-probing and Q-probing
-# ----------------------------------------------------------------------------------------------
 
 def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
             n_people: int | None = None, cfg: ProbeConfig | None = None, seed: int = 0,
@@ -255,11 +204,10 @@ def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     cfg = cfg or ProbeConfig()
     labels_pos = position_labels(position_by)
     attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
-    if bios_per_person is not None and (isinstance(bios_per_person, bool) or not isinstance(bios_per_person, int)
-                                        or bios_per_person < 1):
-        raise ValueError(f"bios_per_person={bios_per_person!r} is invalid; allowed: None (all) or an int >= 1")
+    if bios_per_person is not None:
+        check_int("bios_per_person", bios_per_person, minimum=1)
     _select_layers(layers, _n_states(model))  # validates before any work
-    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    tr_people, te_people = people_split(len(dataset.people), n_people, train_fraction, seed)
     role = {int(p): "train" for p in tr_people} | {int(p): "test" for p in te_people}
     entries, seen = [], Counter()
     for e in dataset.bios:  # dataset order (shuffled), capped per person
@@ -290,7 +238,7 @@ def _name_states(model, tokenizer, dataset: bios.BioDataset, n_people: int | Non
                  seed: int, batch_size: int) -> tuple[torch.Tensor, list[int], int]:
     """Every layer's state at the last token of each bare full name (the Q-probe input): ``(L+1, n, d)``,
     the people in that order (the probe-training people first), and how many of them train the probe."""
-    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    tr_people, te_people = people_split(len(dataset.people), n_people, train_fraction, seed)
     people = np.concatenate([tr_people, te_people]).tolist()
     names = [dataset.people[i].full_name for i in people]
     pos = [[("last", len(bios.words(s)) - 1)] for s in names]
@@ -339,17 +287,15 @@ def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, step
     without rewriting what the model stores. Returns one row per attribute: ``accuracy`` (test),
     ``train_accuracy``, ``majority``, ``n_train``, ``n_test``, ``rank``.
     """
-    for name, v, lo in (("rank", rank, 1), ("steps", steps, 1)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise ValueError(f"{name}={v!r} is invalid; allowed: an int >= {lo}")
-    if not (isinstance(lr, (int, float)) and lr > 0):
-        raise ValueError(f"lr={lr!r} is invalid; allowed: a float > 0")
+    check_int("rank", rank, minimum=1)
+    check_int("steps", steps, minimum=1)
+    check_float("lr", lr, minimum=0.0, open_min=True)
     attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
-    tr_people, te_people = _people_split(len(dataset.people), n_people, train_fraction, seed)
+    tr_people, te_people = people_split(len(dataset.people), n_people, train_fraction, seed)
     people = np.concatenate([tr_people, te_people]).tolist()
-    ids, word_ids = _encode(tokenizer, [dataset.people[i].full_name for i in people])
-    last = [_token_index(w, len(bios.words(dataset.people[i].full_name)) - 1, "last") for w, i in zip(word_ids, people)]
-    x, mask = _pad_right(ids, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
+    ids, word_ids = encode_words(tokenizer, [dataset.people[i].full_name for i in people])
+    last = [token_index(w, len(bios.words(dataset.people[i].full_name)) - 1, "last") for w, i in zip(word_ids, people)]
+    x, mask = pad_right(ids, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
     body = getattr(model, "base_model", model)
     emb = model.get_input_embeddings()
     was_training = model.training
@@ -401,7 +347,7 @@ def attribute_pool(attribute: str, birth_date_label: str = "month") -> list[str]
     pools = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
              "company_name": bios.COMPANIES, "company_city": sorted(set(bios.COMPANY_CITY.values()))}
     if attribute not in bios.ATTRIBUTES:
-        raise ValueError(f"attribute={attribute!r} is unknown; allowed: {', '.join(bios.ATTRIBUTES)}")
+        raise ParameterError(f"attribute={attribute!r} is unknown; allowed: {', '.join(bios.ATTRIBUTES)}")
     if attribute != "birth_date":
         return list(pools[attribute])
     if birth_date_label == "month":
@@ -410,7 +356,7 @@ def attribute_pool(attribute: str, birth_date_label: str = "month") -> list[str]
         return [str(y) for y in range(bios.YEARS[0], bios.YEARS[1] + 1)]
     if birth_date_label == "day":
         return [str(d) for d in range(bios.DAYS[0], bios.DAYS[1] + 1)]
-    raise ValueError(f"birth_date_label={birth_date_label!r} has no candidate pool; allowed: month, year, day")
+    raise ParameterError(f"birth_date_label={birth_date_label!r} has no candidate pool; allowed: month, year, day")
 
 
 def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
@@ -431,16 +377,14 @@ def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequ
     row per (attribute, layer): ``accuracy``, ``train_accuracy``, ``majority``, ``n_classes``,
     ``n_train``, ``n_test``.
     """
-    for name, v in (("rank", rank), ("steps", steps)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name}={v!r} is invalid; allowed: an int >= 1")
-    if not (isinstance(lr, (int, float)) and lr > 0):
-        raise ValueError(f"lr={lr!r} is invalid; allowed: a float > 0")
+    check_int("rank", rank, minimum=1)
+    check_int("steps", steps, minimum=1)
+    check_float("lr", lr, minimum=0.0, open_min=True)
     attribute_pool("birth_date", birth_date_label)  # validates before any work
     _select_layers(layers, _n_states(model))
     out_emb = model.get_output_embeddings()
     if out_emb is None:
-        raise ValueError("the model has no output embeddings; allowed: a causal LM or masked LM with its head")
+        raise ParameterError("the model has no output embeddings; allowed: a causal LM or masked LM with its head")
     H, people, n_train = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size)
     chosen = _select_layers(layers, H.shape[0])
     X = H[chosen]  # (L', n, d)
@@ -489,14 +433,14 @@ def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "a
     ``layer``: ``"best"`` (max over layers, per cell), ``"last"`` (the deepest probed layer) or a layer index.
     """
     if value not in result.columns:
-        raise ValueError(f"value={value!r} is not a column; allowed: {', '.join(map(str, result.columns))}")
+        raise ParameterError(f"value={value!r} is not a column; allowed: {', '.join(map(str, result.columns))}")
     if layer == "best":
         sub = result.groupby([c for c in ("position", "attribute") if c in result.columns], sort=False)[value].max()
         sub = sub.reset_index()
     else:
         target = result["layer"].max() if layer == "last" else layer
         if isinstance(target, str) or target not in set(result["layer"]):
-            raise ValueError(f"layer={layer!r} is not probed; allowed: 'best', 'last' or one of "
+            raise ParameterError(f"layer={layer!r} is not probed; allowed: 'best', 'last' or one of "
                              f"{sorted(set(result['layer']))}")
         sub = result[result["layer"] == target]
     attrs = [a for a in bios.ATTRIBUTES if a in set(sub["attribute"])]
@@ -504,220 +448,3 @@ def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "a
         return sub.set_index("attribute")[[value]].reindex(attrs)
     positions = list(dict.fromkeys(sub["position"]))
     return sub.pivot(index="position", columns="attribute", values=value).reindex(index=positions, columns=attrs)
-
-
-# ----------------------------------------------------------------------------------------------
-# The BERT comparison
-# ----------------------------------------------------------------------------------------------
-
-def bert_tokenizer():
-    """The word-level BERT tokenizer (``[CLS] [SEP] [MASK]``...) over the whole bioS vocabulary."""
-    from bertology_lib.models.tokenization import build_word_tokenizer
-
-    return build_word_tokenizer(bios.vocabulary(), kind="bert")
-
-
-def bert_config(size: str, vocab_size: int, **overrides: Any):
-    """A ``BertConfig`` of the width/depth/heads of :data:`bertology_lib.experiments.physics.pipeline.DECODER_SIZES` [``size``].
-
-    GELU MLP of width 4 x d_model (two matrices: the same parameter count as the decoder's SwiGLU of
-    8/3 x d_model), learned positions up to 512, no dropout (a memorisation task).
-    """
-    if size not in physics.DECODER_SIZES:
-        raise ValueError(f"size={size!r} is unknown; allowed: {', '.join(physics.DECODER_SIZES)}")
-    from transformers import BertConfig
-
-    s = physics.DECODER_SIZES[size]
-    kw: dict[str, Any] = dict(vocab_size=vocab_size, hidden_size=s["hidden_size"],
-                              num_hidden_layers=s["num_hidden_layers"], num_attention_heads=s["num_attention_heads"],
-                              intermediate_size=4 * s["hidden_size"], max_position_embeddings=physics.MAX_CONTEXT,
-                              hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, type_vocab_size=2,
-                              pad_token_id=0)
-    kw.update(overrides)
-    return BertConfig(**kw)
-
-
-def _bert_train_config(cfg: physics.PhysicsConfig, lr: float | None) -> training.TrainConfig:
-    return training.TrainConfig(lr=cfg.lr if lr is None else lr, weight_decay=cfg.weight_decay,
-                                warmup_steps=cfg.warmup_steps, max_steps=cfg.pretrain_steps, batch_size=cfg.batch_size,
-                                seq_len=cfg.seq_len, schedule="cosine", seed=cfg.seed, device=cfg.device,
-                                dtype=cfg.dtype)
-
-
-def _bert_rows(dataset: bios.BioDataset, tokenizer, cfg: physics.PhysicsConfig) -> int:
-    """Biographies per MLM batch: as many tokens per step as the decoder's ``batch_size x seq_len`` windows."""
-    lengths = [len(x) for x in tokenizer(dataset.texts(), add_special_tokens=True)["input_ids"]]
-    return max(1, int(round(cfg.batch_size * cfg.seq_len / float(np.mean(lengths)))))
-
-
-def bert_pretrain(cfg: physics.PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
-                  lr: float | None = None, mask_prob: float = 0.15) -> Path:
-    """Pretrain a ``BertForMaskedLM`` on the biographies of ``cfg.dataset()``; returns the cached folder.
-
-    Whole-word masking (:class:`bertology_lib.training.loop.MLMBatches`), one biography per row (length-bucketed),
-    as many tokens per step as the decoder's pretraining and the same steps, schedule and seed; ``lr``
-    overrides ``cfg.lr`` (post-LN BERTs may want a lower one). The folder is a plain HF model folder
-    with the tokenizer, ``physics_config.json`` and ``train_log.json``; load it with :func:`load_bert`.
-    """
-    from bertology_lib.models.minibert import MaskedOnlyMLM
-
-    cache = cache or ArtifactCache()
-    tc = _bert_train_config(cfg, lr)
-    tc_key = tc.to_dict()
-    tc_key.pop("device")
-    key = {"version": BERT_PIPELINE_VERSION, "bio": cfg.bio_config().to_dict(), "model_size": cfg.model_size,
-           "train": tc_key, "mask_prob": mask_prob, "whole_word": True}
-
-    def build(folder: Path) -> None:
-        from transformers import BertForMaskedLM
-
-        ds, tok = cfg.dataset(), bert_tokenizer()
-        torch.manual_seed(cfg.seed)
-        model = BertForMaskedLM(bert_config(cfg.model_size, len(tok)))
-        rows = _bert_rows(ds, tok, cfg)
-        batches = training.MLMBatches(ds.texts(), tok, rows, seq_len=physics.MAX_CONTEXT, mask_prob=mask_prob,
-                                      whole_word=True, seed=cfg.seed, bucket=20)
-        res = training.train(MaskedOnlyMLM(model), batches, tc, progress=progress, desc="bert-pretrain")
-        log = {**res.to_dict(), "rows_per_batch": rows, "epochs": res.steps * rows / len(ds.bios),
-               "n_params": sum(p.numel() for p in model.parameters()), "mask_prob": mask_prob}
-        physics._save(folder, model.cpu(), tok, cfg, log)
-
-    return cache.get_or_create("physics-bert-pretrain", key, build)
-
-
-def load_bert(path: str | Path, device: str = "cpu"):
-    """(model, tokenizer) from a folder written by :func:`bert_pretrain` / :func:`bert_finetune_qa`."""
-    from transformers import AutoTokenizer, BertForMaskedLM
-
-    physics._quiet_hf()
-    return BertForMaskedLM.from_pretrained(str(path)).to(device).eval(), AutoTokenizer.from_pretrained(str(path))
-
-
-def bert_qa_example(tokenizer, question: str, answer: str) -> tuple[list[int], list[int]]:
-    """``[CLS] question [MASK] x k [SEP]`` and labels (the answer's k tokens at the masks, -100 elsewhere).
-
-    The number of masks tells the model the answer's length in words, a hint the decoder does not get
-    (it must also decide where to stop); we accept it to keep BERT's answer a single forward pass.
-    """
-    q = tokenizer(question, add_special_tokens=False)["input_ids"]
-    a = tokenizer(answer, add_special_tokens=False)["input_ids"]
-    ids = [tokenizer.cls_token_id, *q, *[tokenizer.mask_token_id] * len(a), tokenizer.sep_token_id]
-    labels = [training.IGNORE_INDEX] * (1 + len(q)) + a + [training.IGNORE_INDEX]
-    return ids, labels
-
-
-@torch.no_grad()
-def bert_qa_predictions(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
-                        batch_size: int = 256) -> pd.DataFrame:
-    """One row per QA pair of ``split``: person, attribute, answer, prediction (argmax at every mask), correct."""
-    pairs = dataset.qa_pairs(split, val_fraction)
-    if not pairs:
-        raise ValueError(f"split={split!r} has no people in this dataset; allowed: a non-empty split")
-    examples = [bert_qa_example(tokenizer, p.question, p.answer) for p in pairs]
-    device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
-    preds: list[str] = []
-    correct: list[bool] = []
-    for s in range(0, len(examples), batch_size):
-        batch = training.pad_batch(examples[s: s + batch_size], tokenizer.pad_token_id)
-        logits = model(input_ids=batch["input_ids"].to(device),
-                       attention_mask=batch["attention_mask"].to(device)).logits.argmax(-1).cpu()  # (B, T)
-        for row, lab in zip(logits, batch["labels"]):
-            sel = lab != training.IGNORE_INDEX
-            preds.append(tokenizer.decode(row[sel].tolist(), skip_special_tokens=True))
-            correct.append(bool(torch.equal(row[sel], lab[sel])))
-    model.train(was_training)
-    return pd.DataFrame({"person": [p.person for p in pairs], "attribute": [p.attribute for p in pairs],
-                         "answer": [p.answer for p in pairs], "prediction": preds, "correct": correct})
-
-
-def bert_evaluate_qa(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
-                     batch_size: int = 256) -> pd.DataFrame:
-    """Per-attribute accuracy of :func:`bert_qa_predictions`, in the format of :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa`."""
-    preds = bert_qa_predictions(model, tokenizer, dataset, split, val_fraction, batch_size)
-    train_people = [dataset.people[i] for i in dataset.qa_train]
-    guess = {a: ans for a, (ans, _) in bios.majority_baseline(train_people).items()}
-    preds["majority"] = [ans == guess[a] for a, ans in zip(preds["attribute"], preds["answer"])]
-    table = preds.groupby("attribute", sort=False).agg(
-        accuracy=("correct", "mean"), majority=("majority", "mean"), n=("correct", "size"))
-    table = table.reindex([a for a in bios.ATTRIBUTES if a in table.index])
-    no_date = table.drop(index="birth_date", errors="ignore")
-    table.loc["mean"] = [table["accuracy"].mean(), table["majority"].mean(), table["n"].sum()]
-    table.loc["mean_without_birth_date"] = [no_date["accuracy"].mean(), no_date["majority"].mean(),
-                                            no_date["n"].sum()]
-    table["n"] = table["n"].astype(int)
-    table.index.name = "attribute"
-    return table
-
-
-def bert_finetune_qa(pretrained_path: str | Path, cfg: physics.PhysicsConfig, cache: ArtifactCache | None = None,
-                     progress: bool = False) -> Path:
-    """Fine-tune a pretrained BERT to fill the answer's masks after a question (QA-train people only).
-
-    Full fine-tuning with the ``finetune_*`` settings of ``cfg``; the saved weights are those with the best
-    exact-match accuracy on the validation people (``cfg.val_fraction`` of QA-train), as for the decoder.
-    """
-    from bertology_lib.models.minibert import MaskedOnlyMLM
-
-    cache = cache or ArtifactCache()
-    pretrained_path = Path(pretrained_path)
-    tc = cfg.finetune_train_config(False)
-    tc_key = tc.to_dict()
-    tc_key.pop("device")
-    key = {"version": BERT_PIPELINE_VERSION, "pretrained": physics._weights_id(pretrained_path),
-           "bio": cfg.bio_config().to_dict(), "val_fraction": cfg.val_fraction, "train": tc_key}
-
-    def build(folder: Path) -> None:
-        ds = cfg.dataset()
-        model, tok = load_bert(pretrained_path)
-        examples = [bert_qa_example(tok, p.question, p.answer) for p in ds.qa_pairs("fit", cfg.val_fraction)]
-        wrapper = MaskedOnlyMLM(model)
-        keep = physics._KeepBest("mean")
-        has_val = bool(ds.split_people("val", cfg.val_fraction))
-
-        def eval_fn(m) -> dict:
-            table = bert_evaluate_qa(m.mlm, tok, ds, "val", val_fraction=cfg.val_fraction)
-            return {"mean": float(table.loc["mean", "accuracy"])}
-
-        res = training.train(wrapper, training.QABatches(examples, tc.batch_size, tok.pad_token_id, seed=cfg.seed),
-                             tc, callbacks=[keep], eval_fn=eval_fn if has_val else None, progress=progress,
-                             desc="bert-finetune")
-        if keep.state is not None:
-            wrapper.load_state_dict(keep.state)
-        log = {**res.to_dict(), "best_step": keep.step if has_val else res.steps,
-               "best_val_mean": keep.best if has_val else None, "n_examples": len(examples),
-               "epochs": res.steps * tc.batch_size / len(examples), "pretrained": str(pretrained_path)}
-        physics._save(folder, model.cpu(), tok, cfg, log)
-
-    return cache.get_or_create("physics-bert-finetune", key, build)
-
-
-def bert_extraction(cfg: physics.PhysicsConfig, cache: ArtifactCache | None = None, probe_cfg: ProbeConfig | None = None,
-                    progress: bool = False, lr: float | None = None, birth_date_label: str = "month",
-                    n_people: int | None = None) -> pd.DataFrame:
-    """The BERT comparison (paper §7): what an MLM encoder trained on the same biographies can extract.
-
-    Pretrains (:func:`bert_pretrain`, cached), fine-tunes on QA-train people (:func:`bert_finetune_qa`,
-    cached), and Q-probes the *pretrained* encoder (:func:`q_probe`, all layers). Returns a DataFrame
-    indexed by attribute (plus ``mean``) with ``qa_accuracy`` / ``qa_majority`` (exact match on QA-test
-    people) and ``q_probe_accuracy`` (best layer) / ``q_probe_layer`` / ``q_probe_majority``: the same
-    columns :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa` and :func:`q_probe` give for a decoder.
-    """
-    pre = bert_pretrain(cfg, cache, progress=progress, lr=lr)
-    tuned = bert_finetune_qa(pre, cfg, cache, progress=progress)
-    ds = cfg.dataset()
-    model, tok = load_bert(tuned)
-    qa = bert_evaluate_qa(model, tok, ds, "test", val_fraction=cfg.val_fraction)
-    base, tok = load_bert(pre)
-    q = q_probe(base, tok, ds, cfg=probe_cfg, seed=cfg.seed, birth_date_label=birth_date_label, n_people=n_people)
-    best = q.loc[q.groupby("attribute", sort=False)["accuracy"].idxmax()].set_index("attribute")
-    out = pd.DataFrame({"qa_accuracy": qa["accuracy"].reindex(bios.ATTRIBUTES),
-                        "qa_majority": qa["majority"].reindex(bios.ATTRIBUTES),
-                        "q_probe_accuracy": best["accuracy"].reindex(bios.ATTRIBUTES),
-                        "q_probe_layer": best["layer"].reindex(bios.ATTRIBUTES).astype(float),
-                        "q_probe_majority": best["majority"].reindex(bios.ATTRIBUTES)})
-    out.loc["mean"] = out.mean()
-    out.loc["mean", "q_probe_layer"] = math.nan
-    out.index.name = "attribute"
-    return out

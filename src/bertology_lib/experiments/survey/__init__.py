@@ -1,1 +1,14 @@
-"""(package docstring to be written)"""
+"""A Primer in BERTology (Rogers, Kovaleva & Rumshisky 2020), section by section.
+
+====================  =============================================================================
+module                used by
+====================  =============================================================================
+``architecture``      §2 BERT's architecture in numbers
+``knowledge``         §3.1–§3.3 what BERT knows: sizes of §3–§4, suite tables, name swaps, facts
+``probing_limits``    §3.4 control tasks, MDL, amnesic probing
+``training``          §5 fine-tuning strategies, what fine-tuning changes, seed variance
+``pretraining``       §5 lab BERTs: masking, stacking, depth vs heads, objectives
+``model_size``        §6 compression: teachers, retraining methods, the compression table
+``behaviour``         §7 behavioural tests (CheckList) and the overlap heuristic (HANS)
+====================  =============================================================================
+"""

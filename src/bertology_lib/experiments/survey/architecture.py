@@ -7,10 +7,23 @@ Used by ``notebooks/survey_02_architecture.ipynb``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, ClassVar, Sequence
 
 import pandas as pd
 import torch
+
+from bertology_lib.errors import ParameterError
+from bertology_lib.profiles import SizeTable
+
+@dataclass(frozen=True)
+class ArchitectureSizes(SizeTable):
+    """Sizes of the §2 notebook per profile."""
+
+    n_examples: int  # example sentences shown (half of them as pairs)
+
+    SIZES: ClassVar[dict[str, dict[str, Any]]] = {"smoke": dict(n_examples=4), "quick": dict(n_examples=16),
+                                                   "full": dict(n_examples=64)}
+
 
 # The two sizes of Devlin et al. (2019), Table/§3: L=12, H=768, A=12 and L=24, H=1024, A=16.
 BERT_SIZES: dict[str, dict[str, int]] = {
@@ -24,7 +37,7 @@ def bert_config(size: str):
     from transformers import BertConfig
 
     if size not in BERT_SIZES:
-        raise ValueError(f"size={size!r} is not known; allowed: {', '.join(BERT_SIZES)}")
+        raise ParameterError(f"size={size!r} is not known; allowed: {', '.join(BERT_SIZES)}")
     return BertConfig(**BERT_SIZES[size])
 
 
@@ -183,7 +196,7 @@ EXAMPLE_PAIRS: tuple[tuple[str, str], ...] = (
 def example_pairs(n: int) -> list[tuple[str, str]]:
     """The first ``n`` example pairs (repeating if ``n`` exceeds the list)."""
     if n < 1:
-        raise ValueError(f"n={n} is out of range; allowed: n >= 1")
+        raise ParameterError(f"n={n} is out of range; allowed: n >= 1")
     return [EXAMPLE_PAIRS[i % len(EXAMPLE_PAIRS)] for i in range(n)]
 
 
@@ -191,7 +204,7 @@ def require_bert(config) -> None:
     """Raise a clear error unless ``config`` describes a BERT-family encoder."""
     allowed = ("bert", "roberta", "albert", "distilbert", "electra")
     if getattr(config, "model_type", None) not in allowed:
-        raise ValueError(
+        raise ParameterError(
             f"model_type={getattr(config, 'model_type', None)!r}: this notebook needs a "
             f"BERT-family encoder; allowed model types: {', '.join(allowed)}"
         )

@@ -1,318 +1,53 @@
-"""Sizes and shared steps of the survey notebooks (§3–§4).
+"""What BERT knows, the survey's §3.1–§3.3 (Rogers et al. 2020): sizes and the suite tables of the notebooks.
 
-Each survey notebook resolves its profile into :class:`SurveySizes` and calls
-the steps here, which chain the library's pieces (gold word tables,
-one activation pass, all-layer probes, cloze suites) the same way in every
-notebook.
+* :class:`SurveySizes`: sizes of the §3–§4 notebooks per profile.
+* Suite scores with their chance baseline and a Wilson interval (:func:`suite_accuracy`,
+  :func:`suite_summary`, :func:`accuracy_by_bins`), how the two items of a minimal pair came out together
+  (:func:`pair_outcomes`), and the two slots of the same facts (:func:`count_vs_animal`).
+* Name swaps (:func:`name_swap_pairs`, :func:`name_swap_flips`; Balasubramanian et al. 2020), fact
+  mentions in the training corpus (:func:`fact_mentions`, :func:`with_fact_mentions`), size comparisons
+  (:func:`size_items`, :func:`frame_decides`), stated vs held-out facts (:func:`stated_vs_heldout`) and the
+  knowledge base's inventory (:func:`fact_inventory`).
+
+Used by ``survey_03_1_syntax``, ``survey_03_2_semantics`` and ``survey_03_3_world_knowledge`` (the sizes by
+every §3–§4 notebook). Probing every layer lives in :mod:`bertology_lib.analysis.word_probes`, the limits
+of probing (§3.4) in :mod:`bertology_lib.experiments.survey.probing_limits`.
 """
 
 from __future__ import annotations
 
+import math
+import random
+from collections import Counter
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 import torch
 
-from bertology_lib.data import word_labels as features
-from bertology_lib.analysis import probing
-from bertology_lib.analysis.activations import run_with_cache
-from bertology_lib.profiles import Profile
+from bertology_lib.analysis.cloze import score_items
+from bertology_lib.data.toy_english import MASK, ClozeItem, Builder, knowledge_base
+from bertology_lib.errors import ParameterError
+from bertology_lib.profiles import SizeTable
+from bertology_lib.stats import wilson_interval
 
 
 @dataclass(frozen=True)
-class SurveySizes:
+class SurveySizes(SizeTable):
+    """Sizes of the survey §3–§4 notebooks per profile."""
+
     n_probe_sentences: int  # held-out toy sentences for probing (75% train / 25% test by sentence)
     n_real_train: int  # UD EWT dev sentences to train probes on
     n_real_test: int  # UD EWT dev sentences held out
     n_items: int  # minimal pairs per suite
     probe_iter: int  # L-BFGS iterations of linear probes
 
-    @classmethod
-    def for_profile(cls, profile: Profile) -> "SurveySizes":
-        return {
-            "smoke": cls(n_probe_sentences=120, n_real_train=40, n_real_test=20, n_items=40, probe_iter=30),
-            "quick": cls(n_probe_sentences=1500, n_real_train=1200, n_real_test=400, n_items=240, probe_iter=100),
-            "full": cls(n_probe_sentences=8000, n_real_train=1500, n_real_test=500, n_items=1000, probe_iter=300),
-        }[profile.name]
-
-
-def probe_sentences(minibert_cfg, n: int):
-    """Toy sentences the mini-BERT never trained on: fresh draws from the same grammar (another seed)."""
-    from dataclasses import replace
-
-    from bertology_lib.data.toy_english import generate_corpus
-
-    cc = replace(minibert_cfg.corpus_config(), n_sentences=n, seed=minibert_cfg.corpus_seed + 10_000)
-    return generate_corpus(cc)
-
-
-def random_init_like(model):
-    """Same architecture, fresh random weights (the probing baseline), eval mode."""
-    torch.manual_seed(0)
-    fresh = type(model)(model.config)
-    return fresh.eval()
-
-
-def probe_models(models: dict[str, tuple], sentences, targets, train_frac: float = 0.75,
-                 probe_iter: int = 100, lowercase: bool = False,
-                 ambiguous_target: str | None = "upos", cache: bool = False) -> pd.DataFrame:
-    """Probe every layer of each model for each target on the same sentences and split.
-
-    ``models``: label -> (model, tokenizer). One activation pass per model
-    (read from the artifact cache when ``cache``);
-    probes for all layers trained together (:func:`probing.layer_report`).
-    Adds an ``ambiguous`` subset (words seen with ≥ 2 tags of
-    ``ambiguous_target`` in training) when asked.
-    """
-    table = features.word_table(sentences, lowercase=lowercase)
-    n_train = int(round(train_frac * len(sentences)))
-    tr, te = features.sentence_split(table, n_train)
-    subsets = {}
-    if ambiguous_target:
-        subsets["ambiguous"] = features.ambiguous_mask(table, tr, ambiguous_target)
-    cfg = probing.ProbeConfig(max_iter=probe_iter)
-    frames = []
-    for label, (model, tok) in models.items():
-        acts = run_with_cache(model, tok, [s.words for s in sentences], batch_size=64, cache=cache)
-        frames.append(probing.layer_report(acts.resid, table, targets, tr, te, cfg,
-                                           subsets=subsets, model_label=label))
-    return pd.concat(frames, ignore_index=True)
-
-
-def best_layer(report: pd.DataFrame, target: str, model: str, subset: str = "all") -> pd.Series:
-    """The row of the best layer for one (target, model, subset)."""
-    r = report[(report.target == target) & (report.model == model) & (report.subset == subset)]
-    if r.empty:
-        raise KeyError(f"no rows for target={target!r}, model={model!r}, subset={subset!r}")
-    return r.loc[r.accuracy.idxmax()]
-
-
-def mean_ci(x: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
-    """Mean and a normal-approximation 95% interval of a 0/1 or real sample."""
-    x = np.asarray(x, dtype=float)
-    m = float(x.mean())
-    se = float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
-    return m, m - z * se, m + z * se
-
-
-def suite_across_checkpoints(checkpoints, items, by: str) -> pd.DataFrame:
-    """Score ``items`` with every kept checkpoint: accuracy per (step, ``by`` group).
-
-    ``checkpoints``: (step, folder) pairs (:func:`bertology_lib.models.minibert.checkpoints`).
-    """
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-    from bertology_lib.analysis.cloze import accuracy_by, score_items
-
-    frames = []
-    for step, folder in checkpoints:
-        model = AutoModelForMaskedLM.from_pretrained(folder).eval()
-        tok = AutoTokenizer.from_pretrained(folder)
-        acc = accuracy_by(score_items(model, tok, items), by)
-        acc.insert(0, "step", step)
-        frames.append(acc)
-    return pd.concat(frames, ignore_index=True)
-
-
-# -- §3.4 limits of probing: control tasks, MDL, amnesic probing ---------------------------------
-@dataclass(frozen=True)
-class ProbingLimitsSizes:
-    """Sizes of the §3.4 notebook beyond :class:`SurveySizes`."""
-
-    mlp_epochs: int  # Adam epochs of the MLP probes (long enough to memorise, as in Hewitt & Liang)
-    mlp_hidden: int  # MLP probe width
-    inlp_iter: int  # INLP iterations at most (capped by inlp_iterations so ≤ half of d_model goes)
-    n_random_controls: int  # random projections of the same rank: the amnesic control
-    n_mlm_texts: int  # held-out sentences on which MLM accuracy is measured
-
-    @classmethod
-    def for_profile(cls, profile: Profile) -> "ProbingLimitsSizes":
-        return {
-            "smoke": cls(mlp_epochs=40, mlp_hidden=64, inlp_iter=2, n_random_controls=3, n_mlm_texts=200),
-            "quick": cls(mlp_epochs=60, mlp_hidden=128, inlp_iter=4, n_random_controls=5, n_mlm_texts=1000),
-            "full": cls(mlp_epochs=100, mlp_hidden=256, inlp_iter=20, n_random_controls=10, n_mlm_texts=5000),
-        }[profile.name]
-
-    def probe_configs(self, probe_iter: int, seed: int = 0) -> dict[str, probing.ProbeConfig]:
-        """The two probe families compared: L2-regularised linear, and an unregularised 1-hidden-layer MLP."""
-        return {
-            "linear": probing.ProbeConfig(max_iter=probe_iter, seed=seed),
-            "mlp": probing.ProbeConfig(kind="mlp", l2=0.0, max_iter=self.mlp_epochs, hidden=self.mlp_hidden,
-                                       lr=3e-3, batch_size=256, seed=seed),
-        }
-
-
-def selectivity_by_probe(X: torch.Tensor, table: pd.DataFrame, target: str, train_idx, test_idx,
-                         probe_cfgs: dict[str, probing.ProbeConfig], seed: int = 0) -> pd.DataFrame:
-    """Task accuracy, control-task accuracy and selectivity per layer, for each probe (Hewitt & Liang 2019).
-
-    ``table`` is a :func:`features.word_table` aligned with ``X`` (n_layers + 1, N, d);
-    the control task gives each word type a fixed random label (seed ``seed``),
-    the same for every probe. ``majority`` is the per-word-majority accuracy on
-    the test rows. Used by the §3.4 notebook.
-    """
-    words, labels = table["word"].tolist(), table[target].tolist()
-    frames = []
-    for name, cfg in probe_cfgs.items():
-        sel = probing.selectivity(X, words, labels, train_idx, test_idx, cfg, seed=seed)
-        sel["probe"] = name
-        frames.append(sel)
-    out = pd.concat(frames, ignore_index=True)
-    out.insert(0, "target", target)
-    out["majority"] = probing.majority_baseline(words, labels, train_idx, test_idx)
-    return out
-
-
-def selectivity_gap(sel: pd.DataFrame, a: str = "linear", b: str = "mlp") -> float:
-    """Mean over layers of (selectivity of probe ``a`` - selectivity of probe ``b``), layer by layer."""
-    s = sel.pivot_table(index="layer", columns="probe", values="selectivity")
-    for p in (a, b):
-        if p not in s.columns:
-            raise KeyError(f"probe {p!r} is not in the table; allowed: {', '.join(map(str, s.columns))}")
-    return float((s[a] - s[b]).mean())
-
-
-def selectivity_summary(sel: pd.DataFrame) -> pd.DataFrame:
-    """Per probe: the best task layer, its task/control accuracy and selectivity, and the mean selectivity."""
-    rows = []
-    for probe, d in sel.groupby("probe", sort=False):
-        best = d.loc[d.task_acc.idxmax()]
-        rows.append({"probe": probe, "best_layer": int(best.layer), "task_acc": float(best.task_acc),
-                     "control_acc": float(best.control_acc), "selectivity": float(best.selectivity),
-                     "mean_selectivity": float(d.selectivity.mean())})
-    return pd.DataFrame(rows).set_index("probe")
-
-
-def codelength_table(states: dict[str, torch.Tensor], table: pd.DataFrame, target: str, train_idx,
-                     cfg: probing.ProbeConfig | None = None, seed: int = 0) -> pd.DataFrame:
-    """Online (MDL) codelength per layer for ``target`` and its control task, for each model's states.
-
-    ``states``: model label -> (n_layers + 1, N, d) features aligned with
-    ``table``; one row per (model, task, layer) with ``codelength_bits``,
-    ``uniform_bits`` and ``compression`` (:func:`probing.online_codelength`,
-    Voita & Titov 2020). Used by the §3.4 notebook.
-    """
-    words, labels = table["word"].tolist(), table[target].tolist()
-    tasks = {target: labels, "control": probing.control_labels(words, labels, seed)}
-    frames = []
-    for model_label, X in states.items():
-        for task, lab in tasks.items():
-            df = probing.online_codelength(X, lab, train_idx, cfg)
-            df = df.astype({"codelength_bits": float, "compression": float})
-            df.insert(0, "task", task)
-            df.insert(0, "model", model_label)
-            frames.append(df)
-    return pd.concat(frames, ignore_index=True)
-
-
-def best_codelength(mdl: pd.DataFrame, model: str, task: str) -> pd.Series:
-    """The row of the layer with the shortest codelength for one (model, task)."""
-    r = mdl[(mdl.model == model) & (mdl.task == task)]
-    if r.empty:
-        raise KeyError(f"no rows for model={model!r}, task={task!r}")
-    return r.loc[r.codelength_bits.idxmin()]
-
-
-def inlp_iterations(d_model: int, n_classes: int, at_most: int, max_share: float = 0.5) -> int:
-    """INLP iterations such that at most ``max_share`` of ``d_model`` directions are removed (≥ 1).
-
-    Each INLP iteration removes one direction per class (the columns of a
-    multinomial probe's weight matrix).
-    """
-    if d_model < 1 or n_classes < 1 or at_most < 1:
-        raise ValueError(f"d_model={d_model}, n_classes={n_classes}, at_most={at_most}: each must be >= 1")
-    return max(1, min(at_most, int(max_share * d_model) // n_classes))
-
-
-def amnesic_mlm_drop(model, tokenizer, texts, layer: int, P: torch.Tensor, mean: torch.Tensor | None = None,
-                     seed: int = 1234) -> dict[str, float]:
-    """Held-out MLM accuracy without and with the projection ``P`` applied after ``layer``.
-
-    The same words are masked in both runs (fixed ``seed``), so the drop is a
-    paired difference. Returns ``before``, ``after`` and ``drop``.
-    """
-    from bertology_lib.interventions.hooks import project_out
-    from bertology_lib.models.minibert import mlm_accuracy
-
-    before = mlm_accuracy(model, tokenizer, list(texts), seed=seed)
-    with project_out(model, layer, P, mean):
-        after = mlm_accuracy(model, tokenizer, list(texts), seed=seed)
-    return {"before": before, "after": after, "drop": before - after}
-
-
-def amnesic_probe(model, tokenizer, X_layer: torch.Tensor, labels, train_idx, test_idx, layer: int, texts,
-                  n_iter: int, n_controls: int = 5, probe_cfg: probing.ProbeConfig | None = None,
-                  seed: int = 0, mlm_seed: int = 1234) -> tuple[pd.DataFrame, list[float]]:
-    """Amnesic probing (Elazar et al. 2021) at one layer, with random-direction controls.
-
-    INLP (Ravfogel et al. 2020) on the training rows of ``X_layer`` (N, d)
-    finds a projection ``P`` that removes ``labels``; ``n_controls`` random
-    projections of the same rank are the control. One row per condition
-    (``none``, ``INLP``, ``random``): directions removed, held-out accuracy of
-    a probe retrained on the projected states (is the property gone?), MLM
-    accuracy on ``texts`` with the projection active after ``layer``, and
-    its drop from the unprojected model (same masks). Also returns INLP's
-    per-iteration training accuracies. Used by the §3.4 notebook.
-    """
-    from bertology_lib.interventions.hooks import project_out
-    from bertology_lib.models.minibert import mlm_accuracy
-
-    tr, te = np.asarray(train_idx), np.asarray(test_idx)
-    labels = list(labels)
-    Xl = X_layer.float()
-    d = Xl.shape[1]
-    mean = Xl[tr].mean(0)
-    P_inlp, inlp_accs = probing.inlp_projection(Xl[tr], [labels[i] for i in tr], n_iter=n_iter)
-    rank = int(round(d - float(torch.trace(P_inlp))))
-    conds: list[tuple[str, int, torch.Tensor]] = [("none", 0, torch.eye(d)), ("INLP", 0, P_inlp)]
-    conds += [("random", k, probing.random_projection(d, rank, seed=seed + k)) for k in range(n_controls)]
-    Z = torch.stack([mean + (Xl - mean) @ P for _, _, P in conds])  # (n_conditions, N, d)
-    probe = probing.probe_sweep(Z, labels, tr, te, probe_cfg)
-    texts = list(texts)
-    base = mlm_accuracy(model, tokenizer, texts, seed=mlm_seed)
-    rows = []
-    for (name, draw, P), acc in zip(conds, probe.test_acc):
-        if name == "none":
-            mlm = base
-        else:
-            with project_out(model, layer, P, mean):
-                mlm = mlm_accuracy(model, tokenizer, texts, seed=mlm_seed)
-        rows.append({"condition": name, "draw": draw, "layer": layer,
-                     "rank": 0 if name == "none" else int(round(d - float(torch.trace(P)))),
-                     "probe_acc": float(acc), "mlm_acc": mlm, "mlm_drop": base - mlm})
-    return pd.DataFrame(rows), inlp_accs
-
-
-def amnesic_margin(amnesic: pd.DataFrame) -> float:
-    """MLM-accuracy drop of the INLP removal minus the largest drop among the random controls."""
-    inlp = amnesic[amnesic.condition == "INLP"].mlm_drop
-    rand = amnesic[amnesic.condition == "random"].mlm_drop
-    if inlp.empty or rand.empty:
-        raise KeyError("the table needs an INLP row and at least one random row (see amnesic_probe)")
-    return float(inlp.iloc[0] - rand.max())
-
-
-# ---------------------------------------------------------------------------------
-# §3.2 semantic and §3.3 world knowledge: suite tables with chance, gaps, name swaps,
-# fact mentions and size comparisons. Used by survey_03_2_semantics and
-# survey_03_3_world_knowledge.
-# ---------------------------------------------------------------------------------
-
-import math as _math  # noqa: E402  (kept with the section that uses them)
-import random as _random  # noqa: E402
-from collections import Counter as _Counter  # noqa: E402
-
-
-def proportion_ci(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion ``k / n`` (sensible at 0 and 1, unlike the normal one)."""
-    if n <= 0:
-        return float("nan"), float("nan")
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * _math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    SIZES: ClassVar[dict[str, dict[str, Any]]] = {
+        "smoke": dict(n_probe_sentences=120, n_real_train=40, n_real_test=20, n_items=40, probe_iter=30),
+        "quick": dict(n_probe_sentences=1500, n_real_train=1200, n_real_test=400, n_items=240, probe_iter=100),
+        "full": dict(n_probe_sentences=8000, n_real_train=1500, n_real_test=500, n_items=1000, probe_iter=300),
+    }
 
 
 def suite_accuracy(scored: pd.DataFrame, by: str | list[str] | None = None,
@@ -332,9 +67,9 @@ def suite_accuracy(scored: pd.DataFrame, by: str | list[str] | None = None,
         n = len(g)
         k = int(g["correct"].sum())
         acc = k / n if n else float("nan")
-        lo, hi = proportion_ci(k, n)
+        lo, hi = wilson_interval(k, n) if n else (float("nan"), float("nan"))
         rows.append({**dict(zip(keys, key)), "accuracy": acc, "ci_low": lo, "ci_high": hi, "n": n,
-                     "stderr": _math.sqrt(acc * (1 - acc) / n) if n else float("nan"), "chance": chance})
+                     "stderr": math.sqrt(acc * (1 - acc) / n) if n else float("nan"), "chance": chance})
     return pd.DataFrame(rows, columns=[*keys, "accuracy", "ci_low", "ci_high", "n", "stderr", "chance"])
 
 
@@ -343,24 +78,6 @@ def suite_summary(scored: dict[str, pd.DataFrame], chance: float = 0.5) -> pd.Da
     rows = [suite_accuracy(df, chance=chance).assign(suite=label) for label, df in scored.items()]
     out = pd.concat(rows, ignore_index=True)
     return out[["suite", *[c for c in out.columns if c != "suite"]]]
-
-
-def accuracy_gap(a, b, z: float = 1.96) -> tuple[float, float, float]:
-    """``mean(a) - mean(b)`` of two 0/1 samples with an Agresti–Caffo 95% interval.
-
-    Returns (gap, low, high). The interval adds one success and one failure to
-    each sample, so it never collapses to a point when both accuracies are 0 or 1.
-    Used for the "X is harder than Y" claims of the §3.2–§3.3 notebooks.
-    """
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if len(a) == 0 or len(b) == 0:
-        return float("nan"), float("nan"), float("nan")
-    gap = float(a.mean() - b.mean())
-    pa, pb = (a.sum() + 1) / (len(a) + 2), (b.sum() + 1) / (len(b) + 2)
-    se = _math.sqrt(pa * (1 - pa) / (len(a) + 2) + pb * (1 - pb) / (len(b) + 2))
-    d = float(pa - pb)
-    return gap, d - z * se, d + z * se
 
 
 def accuracy_by_bins(scored: pd.DataFrame, column: str, edges, chance: float = 0.5) -> pd.DataFrame:
@@ -428,9 +145,7 @@ def name_swap_pairs(items, kb, seed: int = 0) -> list[tuple]:
     2020 replace names within a typed class). Returns (original, swapped)
     :class:`~bertology_lib.data.toy_english.ClozeItem` pairs.
     """
-    from bertology_lib.data.toy_english import MASK, ClozeItem
-
-    rng = _random.Random(f"name-swap:{seed}")
+    rng = random.Random(f"name-swap:{seed}")
     pools = {"person": kb.people, "city": kb.cities, "country": kb.countries}
     type_of = {n: t for t, names in pools.items() for n in names}
     out = []
@@ -470,8 +185,6 @@ def name_swap_flips(model, tokenizer, pairs) -> pd.DataFrame:
     ``margin_original``, ``margin_swapped`` and ``flipped`` (the preferred
     filler changed when only the names did).
     """
-    from bertology_lib.analysis.cloze import score_items
-
     a = score_items(model, tokenizer, [p[0] for p in pairs]).set_index("item")
     b = score_items(model, tokenizer, [p[1] for p in pairs]).set_index("item")
     both = a.index.intersection(b.index)
@@ -485,14 +198,14 @@ def name_swap_flips(model, tokenizer, pairs) -> pd.DataFrame:
     return out
 
 
-def fact_mentions(sentences) -> _Counter:
+def fact_mentions(sentences) -> Counter:
     """How many sentences state each fact: ``(relation, subject, object) -> count``.
 
     Counts the generator's fact sentences (``meta["kind"] == "fact"``); pass
     the mini-BERT's training split (:func:`bertology_lib.models.minibert.corpus`) to
     know how often the model read each fact.
     """
-    counts: _Counter = _Counter()
+    counts: Counter = Counter()
     for s in sentences:
         if s.meta.get("kind") == "fact":
             counts.update(tuple(f) for f in s.meta.get("facts", ()))
@@ -508,7 +221,7 @@ def mention_bucket(n: int) -> str:
     for lo, hi, label in MENTION_BUCKETS:
         if n >= lo and (hi is None or n <= hi):
             return label
-    raise ValueError(f"n={n!r} is not a count; allowed: an int >= 0")
+    raise ParameterError(f"n={n!r} is not a count; allowed: an int >= 0")
 
 
 def with_fact_mentions(scored: pd.DataFrame, items, mentions) -> pd.DataFrame:
@@ -524,11 +237,6 @@ def with_fact_mentions(scored: pd.DataFrame, items, mentions) -> pd.DataFrame:
     return scored.assign(n_stated=n, stated_bucket=bucket)
 
 
-# Size comparisons whose comparative word is fixed by the frame alone: in the corpus
-# "a X is [larger] than a Y" (template 2) and "the X is not [bigger] than the Y"
-# (template 3) never take another word, so a model can answer them without knowing
-# which thing is bigger. Templates 0 and 1 share one frame ("the X is _ than the Y")
-# and need the sizes.
 FRAME_DECIDED_SIZE_TEMPLATES = (2, 3)
 
 
@@ -547,10 +255,8 @@ def size_items(config, templates: tuple[int, ...] = (0, 1)) -> list:
     the pairs). Meta: ``relation``, ``template``, ``stated``, ``status``
     ("stated" | "held out"), ``rank_distance``, ``small``, ``big``.
     """
-    from bertology_lib.data.toy_english import MASK, ClozeItem, _Builder, knowledge_base
-
     kb = knowledge_base(config.seed)
-    b = _Builder(config, _random.Random(f"size-items:{config.seed}"))
+    b = Builder(config, random.Random(f"size-items:{config.seed}"))
     order = {w: k for k, w in enumerate(kb.size_order)}
     wrong = {"bigger": "smaller", "larger": "smaller", "smaller": "bigger"}
     out = []

@@ -8,6 +8,8 @@ import pytest
 import torch
 
 from bertology_lib.training import loop as T
+from bertology_lib.training import masking as M
+from bertology_lib.training import objectives as O
 from bertology_lib.models.tokenization import build_word_tokenizer
 
 torch.set_num_threads(1)
@@ -29,9 +31,9 @@ def tiny_llama(vocab_size: int, seed: int = 0):
     ("max_steps", 0, "an int >= 1"),
     ("batch_size", 1.5, "an int >= 1"),
     ("warmup_steps", -1, "an int >= 0"),
-    ("schedule", "step", "cosine, linear, constant"),
-    ("device", "tpu", "cpu, cuda, auto"),
-    ("dtype", "float16", "float32, bfloat16"),
+    ("schedule", "step", "'cosine', 'linear', 'constant'"),
+    ("device", "tpu", "'cpu', 'cuda', 'auto'"),
+    ("dtype", "float16", "'float32', 'bfloat16'"),
     ("grad_accum", True, "an int >= 1"),
     ("min_lr_ratio", 2.0, "a float in [0, 1]"),
     ("betas", (0.9,), "two floats in [0, 1)"),
@@ -83,10 +85,10 @@ def test_no_weight_decay_on_biases_and_norms():
 
 def test_loop_decreases_loss_on_a_repeated_corpus():
     stream = [[4, 5, 6, 7, 8, 9, 10, 11]] * 40
-    windows = T.pack_windows(stream, 16, eos_id=3)
+    windows = O.pack_windows(stream, 16, eos_id=3)
     model = tiny_llama(16)
     cfg = T.TrainConfig(lr=1e-2, warmup_steps=5, max_steps=60, batch_size=8, weight_decay=0.0)
-    res = T.train(model, T.LMBatches(windows, cfg.batch_size), cfg, progress=False)
+    res = T.train(model, O.LMBatches(windows, cfg.batch_size), cfg, progress=False)
     assert res.steps == 60 and len(res.losses) == 60 and not res.stopped_early
     assert res.losses[0] > 2.0 and res.losses[-1] < 0.3 * res.losses[0]
     assert res.lrs == pytest.approx([cfg.lr * T.lr_factor(s, cfg) for s in range(60)])
@@ -94,7 +96,7 @@ def test_loop_decreases_loss_on_a_repeated_corpus():
 
 
 def test_callbacks_eval_history_and_early_stop():
-    windows = T.pack_windows([[4, 5, 6, 7]] * 30, 8, eos_id=3)
+    windows = O.pack_windows([[4, 5, 6, 7]] * 30, 8, eos_id=3)
     seen: list[int] = []
 
     class Stopper:
@@ -109,7 +111,7 @@ def test_callbacks_eval_history_and_early_stop():
             evals.append((step, metrics["const"], model.training))
 
     cfg = T.TrainConfig(max_steps=50, eval_every=3, batch_size=4)
-    res = T.train(tiny_llama(8), T.LMBatches(windows, 4), cfg, callbacks=[Stopper(), EvalSpy()],
+    res = T.train(tiny_llama(8), O.LMBatches(windows, 4), cfg, callbacks=[Stopper(), EvalSpy()],
                   eval_fn=lambda m: {"const": 1.0}, progress=False)
     assert seen == list(range(1, 8)) and res.steps == 7 and res.stopped_early
     assert [e["step"] for e in res.evals] == [3, 6, 7]
@@ -117,8 +119,8 @@ def test_callbacks_eval_history_and_early_stop():
 
 
 def test_plain_callable_callback_and_one_shot_iterator_ends():
-    windows = T.pack_windows([[4, 5, 6, 7]] * 20, 8, eos_id=3)
-    batches = iter(list(T.LMBatches(windows, 4)))  # one epoch only
+    windows = O.pack_windows([[4, 5, 6, 7]] * 20, 8, eos_id=3)
+    batches = iter(list(O.LMBatches(windows, 4)))  # one epoch only
     n_batches = math.ceil(len(windows) / 4)
     steps: list[int] = []
     res = T.train(tiny_llama(8), batches, T.TrainConfig(max_steps=100, batch_size=4),
@@ -127,7 +129,7 @@ def test_plain_callable_callback_and_one_shot_iterator_ends():
 
 
 def test_grad_accum_matches_one_big_batch():
-    windows = T.pack_windows([[4, 5, 6, 7, 8, 9]] * 12, 8, eos_id=3)[:8]
+    windows = O.pack_windows([[4, 5, 6, 7, 8, 9]] * 12, 8, eos_id=3)[:8]
     big = tiny_llama(12, seed=1)
     small = tiny_llama(12, seed=1)
     kw = dict(lr=1e-2, max_steps=1, weight_decay=0.0, grad_clip=0.0)
@@ -142,41 +144,41 @@ def test_grad_accum_matches_one_big_batch():
 
 def test_packing_has_no_padding():
     lists = [[10 + i] * (3 + i % 5) for i in range(40)]
-    windows = T.pack_windows(lists, 16, eos_id=3)
+    windows = O.pack_windows(lists, 16, eos_id=3)
     flat = [t for x in lists for t in (*x, 3)]
     assert windows.shape == (len(flat) // 16, 16)  # only full windows
     assert windows.flatten().tolist() == flat[: windows.numel()]  # the stream itself, no pad ids
     with pytest.raises(ValueError, match="seq_len=1000"):
-        T.pack_windows([[1, 2]], 1000, eos_id=3)
+        O.pack_windows([[1, 2]], 1000, eos_id=3)
 
 
 def test_lm_batches_cover_every_window_each_epoch_without_global_rng():
     windows = torch.arange(50 * 4).view(50, 4)
-    builder = T.LMBatches(windows, 8, seed=3)
+    builder = O.LMBatches(windows, 8, seed=3)
     state = torch.get_rng_state()
     for _ in range(2):
         rows = torch.cat([b["input_ids"] for b in builder])
         assert sorted(rows[:, 0].tolist()) == windows[:, 0].tolist()
     assert torch.equal(state, torch.get_rng_state())
-    first = [b["input_ids"] for b in T.LMBatches(windows, 8, seed=3)]
-    again = [b["input_ids"] for b in T.LMBatches(windows, 8, seed=3)]
+    first = [b["input_ids"] for b in O.LMBatches(windows, 8, seed=3)]
+    again = [b["input_ids"] for b in O.LMBatches(windows, 8, seed=3)]
     assert all(torch.equal(a, b) for a, b in zip(first, again))
 
 
 def test_qa_labels_only_on_answer_tokens():
     tok = build_word_tokenizer(["What", "is", "it", "?", "Answer", ":", "May", "1", ",", "1900", "."])
-    ids, labels = T.encode_qa(tok, "What is it? Answer:", "May 1, 1900.")
+    ids, labels = O.encode_qa(tok, "What is it? Answer:", "May 1, 1900.")
     words = tok.convert_ids_to_tokens(ids)
     assert words == ["What", "is", "it", "?", "Answer", ":", "May", "1", ",", "1900", ".", "<eos>"]
     assert labels[:6] == [-100] * 6 and labels[6:] == ids[6:]
-    short = T.encode_qa(tok, "What is it? Answer:", "May.")
-    batch = T.pad_batch([(ids, labels), short], tok.pad_token_id)
+    short = O.encode_qa(tok, "What is it? Answer:", "May.")
+    batch = O.pad_batch([(ids, labels), short], tok.pad_token_id)
     assert batch["input_ids"].shape == (2, len(ids))
     n_short = len(short[0])
     assert batch["attention_mask"][1].tolist() == [1] * n_short + [0] * (len(ids) - n_short)
     assert batch["labels"][1, n_short:].eq(-100).all()  # padding never counts
     assert batch["input_ids"][1, n_short:].eq(tok.pad_token_id).all()
-    qb = list(T.QABatches([(ids, labels), short] * 3, 4, tok.pad_token_id))
+    qb = list(O.QABatches([(ids, labels), short] * 3, 4, tok.pad_token_id))
     assert sum(len(b["input_ids"]) for b in qb) == 6
     masked = torch.cat([b["labels"].flatten() for b in qb])
     assert (masked != -100).sum() == 3 * (6 + 3)  # answer tokens: 6 and 3 (incl. "." and eos)
@@ -184,7 +186,7 @@ def test_qa_labels_only_on_answer_tokens():
 
 def test_pack_labeled_keeps_label_alignment():
     ex = [([1, 2, 3], [-100, 2, 3]), ([4, 5], [-100, 5])] * 5
-    ids, labels = T.pack_labeled(ex, 5)
+    ids, labels = O.pack_labeled(ex, 5)
     assert ids.shape == labels.shape == (5, 5)
     assert ids.flatten().tolist() == [1, 2, 3, 4, 5] * 5
     assert labels.flatten().tolist() == [-100, 2, 3, -100, 5] * 5
@@ -197,7 +199,7 @@ def test_mlm_masking_rates_and_80_10_10():
     special[:, 0] = special[:, -1] = True
     cands = torch.arange(5, 1000)
     state = torch.get_rng_state()
-    out, labels = T.mask_tokens(ids, mask_id=4, candidate_ids=cands, special_mask=special,
+    out, labels = M.mask_tokens(ids, mask_id=4, candidate_ids=cands, special_mask=special,
                                 generator=torch.Generator().manual_seed(1))
     assert torch.equal(state, torch.get_rng_state())  # private generator only
     picked = labels != -100
@@ -212,7 +214,7 @@ def test_mlm_masking_rates_and_80_10_10():
     assert unchanged == pytest.approx(0.1 + 0.1 / len(cands), abs=0.02)
     assert replaced == pytest.approx(0.1, abs=0.02)
     assert torch.equal(out[~picked], ids[~picked])
-    again, _ = T.mask_tokens(ids, mask_id=4, candidate_ids=cands, special_mask=special,
+    again, _ = M.mask_tokens(ids, mask_id=4, candidate_ids=cands, special_mask=special,
                              generator=torch.Generator().manual_seed(1))
     assert torch.equal(out, again)
 
@@ -222,7 +224,7 @@ def test_mlm_whole_word_masking():
     word_ids = torch.arange(t).div(3, rounding_mode="floor").expand(b, t).clone()  # 3 tokens per word
     word_ids[:, 0] = -1
     ids = torch.randint(10, 100, (b, t), generator=torch.Generator().manual_seed(0))
-    _, labels = T.mask_tokens(ids, mask_id=4, candidate_ids=torch.arange(5, 100), word_ids=word_ids,
+    _, labels = M.mask_tokens(ids, mask_id=4, candidate_ids=torch.arange(5, 100), word_ids=word_ids,
                               generator=torch.Generator().manual_seed(2))
     picked = (labels != -100)[:, 3:].reshape(b, -1, 3)  # whole words (the first was special-trimmed)
     assert (picked.all(-1) | ~picked.any(-1)).all()  # all tokens of a word, or none
@@ -232,7 +234,7 @@ def test_mlm_whole_word_masking():
 def test_mlm_batches_with_a_word_tokenizer():
     tok = build_word_tokenizer(["the", "chef", "tipped", "waiter", "a", "."], kind="bert")
     texts = ["the chef tipped the waiter ."] * 64 + ["a chef ."] * 64
-    builder = T.MLMBatches(texts, tok, batch_size=32, seq_len=16, seed=0)
+    builder = M.MLMBatches(texts, tok, batch_size=32, seq_len=16, seed=0)
     batches = list(builder)
     assert len(batches) == 4
     for bt in batches:
@@ -243,17 +245,17 @@ def test_mlm_batches_with_a_word_tokenizer():
     second = list(builder)  # dynamic masking: a new epoch draws new masks
     assert any(not torch.equal(a["labels"], b["labels"]) for a, b in zip(batches, second))
     with pytest.raises(ValueError, match="mask token"):
-        T.MLMBatches(texts, build_word_tokenizer(["a"]), batch_size=2)
+        M.MLMBatches(texts, build_word_tokenizer(["a"]), batch_size=2)
 
 
 def test_mixed_batches_share():
     bio = torch.zeros(30, 8, dtype=torch.long)
     qa = (torch.ones(10, 8, dtype=torch.long), torch.full((10, 8), -100))
-    it = iter(T.MixedBatches({"bio": (bio, None), "qa": qa}, {"bio": 0.75, "qa": 0.25}, 16, seed=0))
+    it = iter(O.MixedBatches({"bio": (bio, None), "qa": qa}, {"bio": 0.75, "qa": 0.25}, 16, seed=0))
     rows = torch.cat([next(it)["input_ids"][:, 0] for _ in range(100)])
     assert rows.float().mean().item() == pytest.approx(0.25, abs=0.03)
     batch = next(it)
     from_qa = batch["input_ids"][:, 0] == 1
     assert (batch["labels"][~from_qa] == 0).all() and (batch["labels"][from_qa] == -100).all()
     with pytest.raises(ValueError, match="summing to 1"):
-        T.MixedBatches({"bio": (bio, None)}, {"bio": 0.5}, 4)
+        O.MixedBatches({"bio": (bio, None)}, {"bio": 0.5}, 4)

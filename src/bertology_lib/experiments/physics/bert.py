@@ -1,0 +1,200 @@
+"""The BERT comparison of Physics of Language Models 3.1 (paper §7): what a masked LM trained on the same
+biographies can extract.
+
+A ``BertForMaskedLM`` of the decoder's width and depth (:func:`~bertology_lib.models.decoder.matching_bert_config`),
+pretrained on the biographies through the one MLM pipeline (:func:`bertology_lib.training.pretrain.pretrain_mlm`:
+whole-word masking, word-level BERT tokenizer), fine-tuned to fill an answer's ``[MASK]`` tokens after a
+question (:func:`bert_finetune_qa`), and Q-probed (:func:`bert_extraction`); per-attribute accuracy beside
+the decoder's. Used by ``notebooks/physics_06_bert.ipynb``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from bertology_lib.analysis.probing import ProbeConfig
+from bertology_lib.cache import ArtifactCache
+from bertology_lib.data import bios
+from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.physics.config import PhysicsConfig
+from bertology_lib.experiments.physics.evaluation import accuracy_table
+from bertology_lib.experiments.physics.probing import q_probe
+from bertology_lib.experiments.physics.training import fit_qa, save_run, weights_id
+from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config
+from bertology_lib.models.registry import quiet_hf
+from bertology_lib.models.tokenization import build_word_tokenizer
+from bertology_lib.training.loop import TrainConfig
+from bertology_lib.training.masking import MaskedOnlyMLM
+from bertology_lib.training.objectives import IGNORE_INDEX, pad_batch
+from bertology_lib.training.pretrain import MLMObjective, mlm_batches, pretrain_mlm
+
+BERT_PIPELINE_VERSION = 1  # bump when BERT training/eval code changes what a cached model would be
+
+
+def bert_tokenizer():
+    """The word-level BERT tokenizer (``[CLS] [SEP] [MASK]``...) over the whole bioS vocabulary."""
+    return build_word_tokenizer(bios.vocabulary(), kind="bert")
+
+
+def _bert_train_config(cfg: PhysicsConfig, lr: float | None) -> TrainConfig:
+    return TrainConfig(lr=cfg.lr if lr is None else lr, weight_decay=cfg.weight_decay,
+                                warmup_steps=cfg.warmup_steps, max_steps=cfg.pretrain_steps, batch_size=cfg.batch_size,
+                                seq_len=cfg.seq_len, schedule="cosine", seed=cfg.seed, device=cfg.device,
+                                dtype=cfg.dtype)
+
+
+def _bert_rows(dataset: bios.BioDataset, tokenizer, cfg: PhysicsConfig) -> int:
+    """Biographies per MLM batch: as many tokens per step as the decoder's ``batch_size x seq_len`` windows."""
+    lengths = [len(x) for x in tokenizer(dataset.texts(), add_special_tokens=True)["input_ids"]]
+    return max(1, int(round(cfg.batch_size * cfg.seq_len / float(np.mean(lengths)))))
+
+
+def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
+                  lr: float | None = None, mask_prob: float = 0.15) -> Path:
+    """Pretrain a ``BertForMaskedLM`` on the biographies of ``cfg.dataset()``; returns the cached folder.
+
+    Whole-word masking (:class:`bertology_lib.training.loop.MLMBatches`), one biography per row (length-bucketed),
+    as many tokens per step as the decoder's pretraining and the same steps, schedule and seed; ``lr``
+    overrides ``cfg.lr`` (post-LN BERTs may want a lower one). The folder is a plain HF model folder
+    with the tokenizer, ``physics_config.json`` and ``train_log.json``; load it with :func:`load_bert`.
+    """
+    cache = cache or ArtifactCache()
+    tc = _bert_train_config(cfg, lr)
+    tc_key = tc.to_dict()
+    tc_key.pop("device")
+    key = {"version": BERT_PIPELINE_VERSION, "bio": cfg.bio_config().to_dict(), "model_size": cfg.model_size,
+           "train": tc_key, "mask_prob": mask_prob, "whole_word": True}
+
+    def build(folder: Path) -> None:
+        from transformers import BertForMaskedLM
+
+        ds, tok = cfg.dataset(), bert_tokenizer()
+        torch.manual_seed(cfg.seed)
+        model = BertForMaskedLM(matching_bert_config(cfg.model_size, len(tok)))
+        rows = _bert_rows(ds, tok, cfg)
+        objective = MLMObjective(mask_prob=mask_prob, unit="word", seq_len=MAX_CONTEXT, bucket=20)
+        batches = mlm_batches(ds.texts(), tok, objective, rows, seed=cfg.seed)
+        res = pretrain_mlm(model, batches, tc, progress=progress, desc="bert-pretrain")
+        log = {**res.to_dict(), "rows_per_batch": rows, "epochs": res.steps * rows / len(ds.bios),
+               "n_params": sum(p.numel() for p in model.parameters()), "mask_prob": mask_prob}
+        save_run(folder, model.cpu(), tok, cfg, log)
+
+    return cache.get_or_create("physics-bert-pretrain", key, build)
+
+
+def load_bert(path: str | Path, device: str = "cpu"):
+    """(model, tokenizer) from a folder written by :func:`bert_pretrain` / :func:`bert_finetune_qa`."""
+    from transformers import AutoTokenizer, BertForMaskedLM
+
+    with quiet_hf():
+        model = BertForMaskedLM.from_pretrained(str(path)).to(device).eval()
+    return model, AutoTokenizer.from_pretrained(str(path))
+
+
+def bert_qa_example(tokenizer, question: str, answer: str) -> tuple[list[int], list[int]]:
+    """``[CLS] question [MASK] x k [SEP]`` and labels (the answer's k tokens at the masks, -100 elsewhere).
+
+    The number of masks tells the model the answer's length in words, a hint the decoder does not get
+    (it must also decide where to stop); we accept it to keep BERT's answer a single forward pass.
+    """
+    q = tokenizer(question, add_special_tokens=False)["input_ids"]
+    a = tokenizer(answer, add_special_tokens=False)["input_ids"]
+    ids = [tokenizer.cls_token_id, *q, *[tokenizer.mask_token_id] * len(a), tokenizer.sep_token_id]
+    labels = [IGNORE_INDEX] * (1 + len(q)) + a + [IGNORE_INDEX]
+    return ids, labels
+
+
+@torch.no_grad()
+def bert_qa_predictions(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
+                        batch_size: int = 256) -> pd.DataFrame:
+    """One row per QA pair of ``split``: person, attribute, answer, prediction (argmax at every mask), correct."""
+    pairs = dataset.qa_pairs(split, val_fraction)
+    if not pairs:
+        raise ParameterError(f"split={split!r} has no people in this dataset; allowed: a non-empty split")
+    examples = [bert_qa_example(tokenizer, p.question, p.answer) for p in pairs]
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    preds: list[str] = []
+    correct: list[bool] = []
+    for s in range(0, len(examples), batch_size):
+        batch = pad_batch(examples[s: s + batch_size], tokenizer.pad_token_id)
+        logits = model(input_ids=batch["input_ids"].to(device),
+                       attention_mask=batch["attention_mask"].to(device)).logits.argmax(-1).cpu()  # (B, T)
+        for row, lab in zip(logits, batch["labels"]):
+            sel = lab != IGNORE_INDEX
+            preds.append(tokenizer.decode(row[sel].tolist(), skip_special_tokens=True))
+            correct.append(bool(torch.equal(row[sel], lab[sel])))
+    model.train(was_training)
+    return pd.DataFrame({"person": [p.person for p in pairs], "attribute": [p.attribute for p in pairs],
+                         "answer": [p.answer for p in pairs], "prediction": preds, "correct": correct})
+
+
+def bert_evaluate_qa(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
+                     batch_size: int = 256) -> pd.DataFrame:
+    """Per-attribute accuracy of :func:`bert_qa_predictions`, in the format of :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa`."""
+    preds = bert_qa_predictions(model, tokenizer, dataset, split, val_fraction, batch_size)
+    return accuracy_table(preds, dataset)
+
+
+def bert_finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, cache: ArtifactCache | None = None,
+                     progress: bool = False) -> Path:
+    """Fine-tune a pretrained BERT to fill the answer's masks after a question (QA-train people only).
+
+    Full fine-tuning with the ``finetune_*`` settings of ``cfg``; the saved weights are those with the best
+    exact-match accuracy on the validation people (``cfg.val_fraction`` of QA-train), as for the decoder.
+    """
+    cache = cache or ArtifactCache()
+    pretrained_path = Path(pretrained_path)
+    tc = cfg.finetune_train_config(False)
+    tc_key = tc.to_dict()
+    tc_key.pop("device")
+    key = {"version": BERT_PIPELINE_VERSION, "pretrained": weights_id(pretrained_path),
+           "bio": cfg.bio_config().to_dict(), "val_fraction": cfg.val_fraction, "train": tc_key}
+
+    def build(folder: Path) -> None:
+        ds = cfg.dataset()
+        model, tok = load_bert(pretrained_path)
+        examples = [bert_qa_example(tok, p.question, p.answer) for p in ds.qa_pairs("fit", cfg.val_fraction)]
+        view = MaskedOnlyMLM(model)
+        log = fit_qa(view, examples, tok, cfg, tc,
+                     lambda m: bert_evaluate_qa(m.model, tok, ds, "val", val_fraction=cfg.val_fraction),
+                     progress, "bert-finetune")
+        save_run(folder, model.cpu(), tok, cfg, {**log, "pretrained": str(pretrained_path)})
+
+    return cache.get_or_create("physics-bert-finetune", key, build)
+
+
+def bert_extraction(cfg: PhysicsConfig, cache: ArtifactCache | None = None, probe_cfg: ProbeConfig | None = None,
+                    progress: bool = False, lr: float | None = None, birth_date_label: str = "month",
+                    n_people: int | None = None) -> pd.DataFrame:
+    """The BERT comparison (paper §7): what an MLM encoder trained on the same biographies can extract.
+
+    Pretrains (:func:`bert_pretrain`, cached), fine-tunes on QA-train people (:func:`bert_finetune_qa`,
+    cached), and Q-probes the *pretrained* encoder (:func:`q_probe`, all layers). Returns a DataFrame
+    indexed by attribute (plus ``mean``) with ``qa_accuracy`` / ``qa_majority`` (exact match on QA-test
+    people) and ``q_probe_accuracy`` (best layer) / ``q_probe_layer`` / ``q_probe_majority``: the same
+    columns :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa` and :func:`q_probe` give for a decoder.
+    """
+    pre = bert_pretrain(cfg, cache, progress=progress, lr=lr)
+    tuned = bert_finetune_qa(pre, cfg, cache, progress=progress)
+    ds = cfg.dataset()
+    model, tok = load_bert(tuned)
+    qa = bert_evaluate_qa(model, tok, ds, "test", val_fraction=cfg.val_fraction)
+    base, tok = load_bert(pre)
+    q = q_probe(base, tok, ds, cfg=probe_cfg, seed=cfg.seed, birth_date_label=birth_date_label, n_people=n_people)
+    best = q.loc[q.groupby("attribute", sort=False)["accuracy"].idxmax()].set_index("attribute")
+    out = pd.DataFrame({"qa_accuracy": qa["accuracy"].reindex(bios.ATTRIBUTES),
+                        "qa_majority": qa["majority"].reindex(bios.ATTRIBUTES),
+                        "q_probe_accuracy": best["accuracy"].reindex(bios.ATTRIBUTES),
+                        "q_probe_layer": best["layer"].reindex(bios.ATTRIBUTES).astype(float),
+                        "q_probe_majority": best["majority"].reindex(bios.ATTRIBUTES)})
+    out.loc["mean"] = out.mean()
+    out.loc["mean", "q_probe_layer"] = math.nan
+    out.index.name = "attribute"
+    return out

@@ -1,0 +1,180 @@
+"""The settings of a Physics of Language Models 3.1 run (Allen-Zhu & Li 2023, arXiv 2309.14316).
+
+:class:`PhysicsConfig` determines a run (and keys its cache entries): the bioS dataset (augmentation,
+people, celebrities), the decoder size, pretraining / fine-tuning / mixed-training settings. Its
+``SIZES`` give smoke, quick (2-core CPU) and full (the paper's recipe, GPU). Tokenizers: the word-level
+bioS tokenizer (:func:`bios_tokenizer`) or any HF tokenizer (:func:`get_tokenizer`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+from bertology_lib.data import bios
+from bertology_lib.errors import ParameterError
+from bertology_lib.models.decoder import DECODER_SIZES, MAX_CONTEXT
+from bertology_lib.models.registry import quiet_hf
+from bertology_lib.models.tokenization import build_word_tokenizer
+from bertology_lib.profiles import SizeTable
+from bertology_lib.training.loop import TrainConfig
+from bertology_lib.validation import check_bool, check_choice, check_fraction, check_int
+
+
+@dataclass(frozen=True)
+class PhysicsConfig(SizeTable):
+    """Everything that determines a Physics-3.1 run; build it with :meth:`for_profile`.
+
+    Pretraining uses ``lr``/``weight_decay``/``warmup_steps`` (warmup + cosine to 0.1 x lr) for
+    ``pretrain_steps`` of ``batch_size`` windows of ``seq_len`` tokens. QA fine-tuning uses the
+    ``finetune_*`` fields (LoRA trains at ``lora_lr``: low-rank updates want a larger step) and picks
+    the checkpoint with the best accuracy on ``val_fraction`` of the QA-train people. Mixed training runs ``mixed_steps`` with a ``qa_share`` of rows from QA windows.
+    ``n_minority`` > 0 selects the celebrity setup (see :func:`bertology_lib.data.bios.celebrity_dataset`).
+    """
+
+    augmentation: str = "multi5+permute"
+    n_people: int = 500
+    model_size: str = "small"
+    seq_len: int = 128
+    batch_size: int = 32
+    lr: float = 1e-3
+    weight_decay: float = 0.1
+    warmup_steps: int = 100
+    pretrain_steps: int = 2000
+    finetune_steps: int = 500
+    finetune_lr: float = 1e-3
+    finetune_weight_decay: float = 0.01
+    finetune_batch_size: int = 32
+    finetune_eval_every: int = 100
+    mixed_steps: int = 2000
+    qa_share: float = 0.5
+    lora: bool = False
+    lora_rank: int = 8
+    lora_lr: float = 1e-3
+    val_fraction: float = 0.1
+    n_minority: int = 0
+    seed: int = 0
+    device: str = "cpu"  # not part of cache keys
+    dtype: str = "float32"
+    tokenizer: str = "word"  # "word" (our word-level tokenizer) or a tokenizer folder / hub name (e.g. GPT-2 BPE)
+
+    def __post_init__(self) -> None:
+        self.bio_config()  # validates augmentation, n_people, n_minority, seed (messages name the value)
+        check_choice("model_size", self.model_size, tuple(DECODER_SIZES))
+        check_int("seq_len", self.seq_len, 1, MAX_CONTEXT)
+        check_fraction("qa_share", self.qa_share, open_min=False, open_max=False)
+        check_fraction("val_fraction", self.val_fraction)
+        check_int("lora_rank", self.lora_rank, minimum=1)
+        check_bool("lora", self.lora)
+        if not isinstance(self.tokenizer, str) or not self.tokenizer.strip():
+            raise ParameterError(f"tokenizer={self.tokenizer!r} is invalid; allowed: 'word' or a tokenizer folder / "
+                             "hub name (e.g. a GPT-2 BPE tokenizer)")
+        for tc in (self.pretrain_train_config(), self.finetune_train_config(False), self.finetune_train_config(True),
+                   self.mixed_train_config()):
+            del tc  # constructing them validated steps, lrs, batch sizes, device and dtype
+
+    @classmethod
+    def for_profile(cls, profile: str, **overrides: Any) -> PhysicsConfig:
+        """Sizes for ``smoke`` (seconds), ``quick`` (minutes on a 2-core CPU) or ``full`` (paper scale, GPU).
+
+        ``full`` follows the paper's pretraining recipe (AdamW wd 0.1, lr 1e-3, warmup + cosine,
+        batch 96, context 512, N = 100k, GPT-2-small size); its fine-tuning lengths are ours.
+        """
+        return super().for_profile(profile, **overrides)
+
+    def replace(self, **changes: Any) -> PhysicsConfig:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    # -- derived configs ------------------------------------------------------------------------
+    def bio_config(self) -> bios.BioConfig:
+        return bios.BioConfig.from_augmentation(self.augmentation, self.n_people, seed=self.seed,
+                                                n_minority=self.n_minority)
+
+    def dataset(self) -> bios.BioDataset:
+        return _dataset(self.bio_config())
+
+    def pretrain_train_config(self) -> TrainConfig:
+        return TrainConfig(
+            lr=self.lr, weight_decay=self.weight_decay, warmup_steps=self.warmup_steps,
+            max_steps=self.pretrain_steps, batch_size=self.batch_size, seq_len=self.seq_len,
+            schedule="cosine", seed=self.seed, device=self.device, dtype=self.dtype)
+
+    def finetune_train_config(self, lora: bool | None = None) -> TrainConfig:
+        """QA fine-tuning settings; ``lora`` (default ``self.lora``) trains at ``lora_lr`` instead of ``finetune_lr``."""
+        lora = self.lora if lora is None else lora
+        return TrainConfig(
+            lr=self.lora_lr if lora else self.finetune_lr, weight_decay=self.finetune_weight_decay,
+            warmup_steps=min(self.warmup_steps, self.finetune_steps // 10), max_steps=self.finetune_steps,
+            batch_size=self.finetune_batch_size, seq_len=self.seq_len, schedule="cosine",
+            eval_every=self.finetune_eval_every, seed=self.seed, device=self.device, dtype=self.dtype)
+
+    def mixed_train_config(self) -> TrainConfig:
+        return dataclasses.replace(self.pretrain_train_config(), max_steps=self.mixed_steps)
+
+
+PhysicsConfig.SIZES = {
+    "smoke": dict(n_people=20, model_size="tiny", seq_len=64, batch_size=8, warmup_steps=5,
+                  pretrain_steps=30, finetune_steps=20, finetune_batch_size=8, finetune_eval_every=10,
+                  mixed_steps=30, device="cpu"),
+    # Calibrated on a shared 2-core box, 1 thread, in 6 pretraining runs (one seed each unless said):
+    # 16 x 128-token windows per step cost ~0.19 s (~9k tokens/s), so 1200 steps = 3.7 min. N=300
+    # multi5+permute packs into 663 windows: 29 epochs, 145 exposures per fact, final BIO loss 0.025.
+    # Then full fine-tuning at lr 3e-4 for 300 steps (~12 epochs of QA-fit), selected on validation
+    # people: QA-test mean 64% (seed 0) / 46% (seed 1); bioS single, same settings: 2% (majority 2%).
+    # N=500 at the same cost stores less (17 epochs, loss 0.33): 55% (seed 0). lr 1e-3 fine-tuning
+    # overfits within 50 steps; LoRA (q/v + embeddings) wants lr ~1e-3 (45% / 40% at seeds 1 / 0).
+    # Mixed training gives the biographies the exposures pretraining gives them: with a QA share of 1/2,
+    # twice the steps. At 1200 mixed steps (half the exposures) multi5+permute reached 43% / 24% QA-test
+    # (seeds 0 / 1) with BIO memorisation still rising; at 2400 steps, 67% (seed 0), 310 s idle.
+    "quick": dict(n_people=300, model_size="small", seq_len=128, batch_size=16, lr=3e-3, warmup_steps=60,
+                  pretrain_steps=1200, finetune_steps=300, finetune_lr=3e-4, finetune_batch_size=32,
+                  finetune_eval_every=25, mixed_steps=2400, device="cpu"),
+    "full": dict(n_people=100_000, model_size="full", seq_len=512, batch_size=96, lr=1e-3,
+                 weight_decay=0.1, warmup_steps=1000, pretrain_steps=80_000, finetune_steps=20_000,
+                 finetune_lr=3e-4, finetune_batch_size=96, finetune_eval_every=2000, mixed_steps=160_000,
+                 lora_rank=16, device="auto", dtype="bfloat16"),
+}
+
+
+@lru_cache(maxsize=4)
+def _dataset(config: bios.BioConfig) -> bios.BioDataset:
+    return bios.generate_dataset(config)
+
+
+def bios_tokenizer():
+    """The word-level GPT tokenizer over the whole bioS vocabulary (same for every dataset)."""
+    return build_word_tokenizer(bios.vocabulary(), kind="gpt")
+
+
+def get_tokenizer(name: str = "word"):
+    """The tokenizer a config names: ``"word"`` (:func:`bios_tokenizer`) or any HF tokenizer by folder / hub
+    name (GPT-2 BPE and the like), given a pad token (its EOS) if it has none.
+
+    Subword tokenizers train and answer QA like the word-level one; the probes of
+    :mod:`bertology_lib.experiments.physics.probing` locate positions by words and need ``"word"``.
+    """
+    if name == "word":
+        return bios_tokenizer()
+    from transformers import AutoTokenizer
+
+    with quiet_hf():
+        tok = AutoTokenizer.from_pretrained(name)
+    if tok.eos_token_id is None:
+        raise ParameterError(f"tokenizer={name!r} has no EOS token; allowed: a causal-LM tokenizer with one (GPT-2 has)")
+    if tok.pad_token_id is None:
+        tok.pad_token = tok.eos_token
+    return tok
+
+
+def tokenizer_id(name: str) -> dict:
+    """Identity of a tokenizer for cache keys: its name and a hash of its vocabulary."""
+    tok = get_tokenizer(name)
+    vocab = json.dumps(sorted(tok.get_vocab().items()), ensure_ascii=False)
+    return {"name": name, "vocab_sha": hashlib.sha256(vocab.encode()).hexdigest()[:16]}

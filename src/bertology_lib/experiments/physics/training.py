@@ -1,0 +1,257 @@
+"""Training the physics decoders (Allen-Zhu & Li 2023): pretraining on biographies, QA fine-tuning (full
+or LoRA), mixed training; every model cached as a plain HF folder.
+
+* :func:`pretrain` -- a Llama-style decoder (:mod:`bertology_lib.models.decoder`) trained from scratch on
+  the BIO texts (causal LM on packed windows, EOS between biographies);
+* :func:`finetune_qa` -- then QA fine-tuning on QA-train people (full, or LoRA on q/v plus trainable
+  embeddings as in the paper, folded in by peft's ``merge_and_unload``), model selection on a
+  validation split of QA-train people (:class:`~bertology_lib.training.loop.KeepBest`);
+* :func:`mixed_train` -- BIO and QA-train QA in one run from scratch, with a learning curve.
+
+Each cache entry is a plain HF folder (``save_pretrained`` model + tokenizer) with
+``physics_config.json`` and ``train_log.json`` beside it; load one with :func:`load_model`.
+Nothing is pickled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from bertology_lib.cache import ArtifactCache, save_json
+from bertology_lib.data import bios
+from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.physics.config import (
+    PhysicsConfig,
+    get_tokenizer,
+    tokenizer_id,
+)
+from bertology_lib.experiments.physics.evaluation import curve_metrics, evaluate_qa
+from bertology_lib.models.decoder import new_decoder
+from bertology_lib.models.registry import quiet_hf
+from bertology_lib.training.loop import KeepBest, TrainConfig, train
+from bertology_lib.training.objectives import (
+    LMBatches,
+    MixedBatches,
+    QABatches,
+    encode_qa,
+    pack_labeled,
+    pack_windows,
+)
+from bertology_lib.validation import check_int
+
+PIPELINE_VERSION = 1  # bump when training/eval code changes what a cached model would be
+
+
+def pretrain_key(cfg: PhysicsConfig) -> dict:
+    tc = cfg.pretrain_train_config().to_dict()
+    tc.pop("device")
+    key = {"version": PIPELINE_VERSION, "bio": cfg.bio_config().to_dict(), "model_size": cfg.model_size,
+           "train": tc}
+    if cfg.tokenizer != "word":  # keys of word-level runs stay as they were
+        key["tokenizer"] = tokenizer_id(cfg.tokenizer)
+    return key
+
+
+def bio_windows(dataset: bios.BioDataset, tokenizer, seq_len: int) -> torch.Tensor:
+    """(n, seq_len) packed causal-LM windows of the (shuffled) biographies, EOS between them."""
+    ids = tokenizer(dataset.texts(), add_special_tokens=False)["input_ids"]
+    return pack_windows(ids, seq_len, tokenizer.eos_token_id)
+
+
+def qa_examples(dataset: bios.BioDataset, tokenizer, split: str, val_fraction: float = 0.1
+                ) -> list[tuple[list[int], list[int]]]:
+    """(input_ids, labels) for every QA pair of a split: ``question answer . <eos>``, loss on ``answer . <eos>``."""
+    return [encode_qa(tokenizer, p.question, f"{p.answer}.")
+            for p in dataset.qa_pairs(split, val_fraction)]
+
+
+def save_run(folder: Path, model, tokenizer, cfg: PhysicsConfig, log: dict) -> None:
+    with quiet_hf():
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    save_json(folder / "physics_config.json", cfg.to_dict())
+    save_json(folder / "train_log.json", log)
+
+
+def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False) -> Path:
+    """Pretrain a decoder on the BIO texts of ``cfg.dataset()``; returns the cached model folder.
+
+    Causal LM on packed windows. A second call with the same config (device aside) reuses the entry.
+    """
+    cache = cache or ArtifactCache()
+
+    def build(folder: Path) -> None:
+        ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
+        model = new_decoder(cfg.model_size, tok, cfg.seed)
+        tc = cfg.pretrain_train_config()
+        windows = bio_windows(ds, tok, cfg.seq_len)
+        res = train(model, LMBatches(windows, tc.batch_size, seed=cfg.seed), tc,
+                             progress=progress, desc="pretrain")
+        log = {**res.to_dict(), "n_windows": len(windows), "epochs": res.steps * tc.batch_size / len(windows),
+               "n_params": sum(p.numel() for p in model.parameters())}
+        save_run(folder, model.cpu(), tok, cfg, log)
+
+    return cache.get_or_create("physics-pretrain", pretrain_key(cfg), build)
+
+
+def weights_id(path: Path) -> str:
+    """Content id of a saved model (its weights' SHA-256), for keying what is derived from it."""
+    path = Path(path)
+    manifest = path / "MANIFEST.json"
+    if manifest.is_file():
+        files = json.loads(manifest.read_text()).get("files", {})
+        if "model.safetensors" in files:
+            return files["model.safetensors"]["sha256"]
+    h = hashlib.sha256()
+    with open(path / "model.safetensors", "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def apply_lora(model, rank: int):
+    """LoRA on q_proj/v_proj plus a trainable (tied) embedding, as in the paper's LoRA fine-tuning."""
+    import warnings
+
+    from peft import LoraConfig, get_peft_model
+
+    with warnings.catch_warnings():  # peft calls a transformers property deprecated in 5.x
+        warnings.simplefilter("ignore", FutureWarning)
+        peft_model = get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0,
+                                                      bias="none", target_modules=["q_proj", "v_proj"]))
+    peft_model.get_input_embeddings().weight.requires_grad_(True)
+    return peft_model
+
+
+def fit_qa(view: torch.nn.Module, examples: Sequence[tuple[list[int], list[int]]], tokenizer, cfg: PhysicsConfig,
+           tc: TrainConfig, evaluate: Callable[[torch.nn.Module], pd.DataFrame], progress: bool, desc: str) -> dict:
+    """Train ``view`` on QA ``examples`` and keep the weights with the best mean validation accuracy.
+
+    ``evaluate(view)`` returns a QA accuracy table (a ``mean`` row) on the validation people; tiny datasets
+    may have none, and then the last weights are kept. Returns the training log (with the best step).
+    Shared by the decoders' and the BERT's QA fine-tuning.
+    """
+    keep = KeepBest("mean")
+    has_val = bool(cfg.dataset().split_people("val", cfg.val_fraction))  # tiny datasets may have no val people
+
+    def eval_fn(m) -> dict:
+        return {"mean": float(evaluate(m).loc["mean", "accuracy"])}
+
+    res = train(view, QABatches(examples, tc.batch_size, tokenizer.pad_token_id, seed=cfg.seed), tc,
+                callbacks=[keep], eval_fn=eval_fn if has_val else None, progress=progress, desc=desc)
+    if keep.state is not None:
+        view.load_state_dict(keep.state)
+    return {**res.to_dict(), "best_step": keep.step if has_val else res.steps,
+            "best_val_mean": keep.best if has_val else None, "n_examples": len(examples),
+            "epochs": res.steps * tc.batch_size / len(examples)}
+
+
+def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | None = None,
+                cache: ArtifactCache | None = None, progress: bool = False) -> Path:
+    """Fine-tune a pretrained decoder on QA of QA-train people; returns the cached model folder.
+
+    ``lora`` (default ``cfg.lora``): full fine-tuning, or LoRA rank ``cfg.lora_rank`` on q_proj/v_proj
+    with trainable embeddings, merged into a plain model before saving. The saved weights are those
+    with the best exact-match accuracy on the validation people (``cfg.val_fraction`` of QA-train,
+    never QA-test), checked every ``cfg.finetune_eval_every`` steps. Training uses the other QA-train
+    people ("fit").
+    """
+    cache = cache or ArtifactCache()
+    lora = cfg.lora if lora is None else lora
+    pretrained_path = Path(pretrained_path)
+    tc = cfg.finetune_train_config(lora)
+    tc_key = tc.to_dict()
+    tc_key.pop("device")
+    key = {"version": PIPELINE_VERSION, "pretrained": weights_id(pretrained_path),
+           "bio": cfg.bio_config().to_dict(), "val_fraction": cfg.val_fraction, "train": tc_key,
+           "lora": lora, "lora_rank": cfg.lora_rank if lora else None}
+
+    def build(folder: Path) -> None:
+        ds = cfg.dataset()
+        model, tok = load_model(pretrained_path)
+        if lora:
+            model = apply_lora(model, cfg.lora_rank)
+        examples = qa_examples(ds, tok, "fit", cfg.val_fraction)
+        log = fit_qa(model, examples, tok, cfg, tc, lambda m: evaluate_qa(m, tok, ds, "val", cfg.val_fraction),
+                     progress, "finetune")
+        if lora:
+            model = model.merge_and_unload()
+        save_run(folder, model.cpu(), tok, cfg, {**log, "lora": lora, "pretrained": str(pretrained_path)})
+
+    return cache.get_or_create("physics-finetune", key, build)
+
+
+def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
+                curve_points: int = 10, curve_people: int = 64) -> Path:
+    """Train from scratch on BIO windows and QA-train QA in one run; returns the cached model folder.
+
+    Each batch row comes from the QA pool with probability ``cfg.qa_share`` (packed QA texts, loss on
+    the answers), else from the BIO windows. QA-test people's QA is never seen. ``curve_points`` times
+    during training (0: never) the learning curve of paper Fig. 1b/c is measured on ``curve_people``
+    people per split (:func:`curve_metrics`: BIO, QA-train and QA-test accuracy) and stored in the
+    ``evals`` of ``train_log.json``; measuring it does not change the training (greedy, no RNG).
+    """
+    cache = cache or ArtifactCache()
+    check_int("curve_points", curve_points, minimum=0)
+    check_int("curve_people", curve_people, minimum=1)
+    tc = cfg.mixed_train_config()
+    if curve_points:
+        tc = dataclasses.replace(tc, eval_every=max(1, tc.max_steps // curve_points))
+    key = {**pretrain_key(cfg), "train": {**tc.to_dict(), "device": None}, "qa_share": cfg.qa_share,
+           "curve": [curve_points, curve_people]}
+
+    def build(folder: Path) -> None:
+        ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
+        model = new_decoder(cfg.model_size, tok, cfg.seed)
+        rng = np.random.default_rng([cfg.seed, 7])
+        qa = qa_examples(ds, tok, "train")
+        qa = [qa[i] for i in rng.permutation(len(qa)).tolist()]  # shuffle before packing
+        pools = {"bio": (bio_windows(ds, tok, cfg.seq_len), None), "qa": pack_labeled(qa, cfg.seq_len)}
+        batches = MixedBatches(pools, {"bio": 1.0 - cfg.qa_share, "qa": cfg.qa_share},
+                                        tc.batch_size, seed=cfg.seed)
+        eval_fn = (lambda m: curve_metrics(m, tok, ds, curve_people, seed=cfg.seed)) if curve_points else None
+        res = train(model, batches, tc, eval_fn=eval_fn, progress=progress, desc="mixed")
+        log = {**res.to_dict(), "n_bio_windows": len(pools["bio"][0]), "n_qa_windows": len(pools["qa"][0])}
+        save_run(folder, model.cpu(), tok, cfg, log)
+
+    return cache.get_or_create("physics-mixed", key, build)
+
+
+def learning_curve(path: str | Path) -> pd.DataFrame:
+    """The learning curve a :func:`mixed_train` run stored: one row per point (step, bio, qa_train, qa_test)."""
+    evals = train_log(path).get("evals", [])
+    if not evals:
+        raise ParameterError(f"{path} has no learning curve; allowed: a mixed_train folder built with curve_points > 0")
+    return pd.DataFrame(evals)
+
+
+def load_model(path: str | Path, device: str = "cpu", attn_implementation: str | None = None):
+    """(model, tokenizer) from a folder written by :func:`pretrain` / :func:`finetune_qa` / :func:`mixed_train`.
+
+    Pass ``attn_implementation="eager"`` to get attention weights.
+    """
+    from transformers import AutoTokenizer, LlamaForCausalLM
+
+    kw = {"attn_implementation": attn_implementation} if attn_implementation else {}
+    with quiet_hf():
+        model = LlamaForCausalLM.from_pretrained(str(path), **kw).to(device).eval()
+    return model, AutoTokenizer.from_pretrained(str(path))
+
+
+def train_log(path: str | Path) -> dict:
+    """The ``train_log.json`` beside a cached model (losses, lrs, evals, seconds, ...)."""
+    return json.loads((Path(path) / "train_log.json").read_text())
+
+
+def final_loss(path: str | Path, last: int = 50) -> float:
+    """Mean training loss over the last ``last`` steps of a cached run (how far memorisation got)."""
+    losses = train_log(path)["losses"][-last:]
+    return float(sum(losses) / len(losses))
