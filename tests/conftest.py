@@ -25,6 +25,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """No figure outlives its test (matplotlib keeps every open figure in memory)."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 @pytest.fixture
 def tmp_cache(tmp_path, monkeypatch):
     """Point the artifact cache at a fresh folder for this test."""

@@ -20,6 +20,7 @@ def bertology(*args: str, env: dict | None = None, timeout: float = 120) -> subp
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow  # runs the bertology command in a subprocess
 @pytest.mark.parametrize(
     "args, expect",
     [
@@ -43,11 +44,13 @@ def test_bad_parameters_fail_fast_with_allowed_values(args, expect, tmp_path):
     assert not (tmp_path.exists() and any(tmp_path.iterdir()))  # nothing cached
 
 
+@pytest.mark.slow  # runs the bertology command in a subprocess
 def test_unknown_notebook_lists_the_book():
     r = bertology("run", "survey_99_nothing")
     assert r.returncode != 0 and "survey_02_architecture" in r.stderr
 
 
+@pytest.mark.slow  # runs the bertology command in a subprocess
 def test_list_shows_parameters_defaults_and_comments():
     r = bertology("list")
     assert r.returncode == 0, r.stderr
@@ -56,6 +59,7 @@ def test_list_shows_parameters_defaults_and_comments():
         assert needle in r.stdout
 
 
+@pytest.mark.slow  # runs the bertology command in a subprocess
 def test_claims_json_reads_the_executed_notebook():
     r = bertology("claims", "--json")
     assert r.returncode == 0, r.stderr
@@ -67,6 +71,7 @@ def test_claims_json_reads_the_executed_notebook():
     assert "survey2.bert_base_params" in table.stdout
 
 
+@pytest.mark.slow  # runs the bertology command in a subprocess
 def test_cache_ls_and_clear(tmp_path):
     from bertology_lib.cache import ArtifactCache, save_json
 
@@ -79,6 +84,7 @@ def test_cache_ls_and_clear(tmp_path):
     assert "0 entries" in bertology("cache", "ls", env=env).stdout
 
 
+@pytest.mark.slow  # runs the bertology command in a subprocess
 def test_failing_notebook_reports_where(tmp_path):
     """A notebook that raises makes `run` exit non-zero naming the notebook and cell."""
     import nbformat

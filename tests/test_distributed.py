@@ -19,6 +19,8 @@ import torch
 
 from bertology_lib.training.loop import TrainConfig, shard_batch
 
+pytestmark = pytest.mark.slow  # two processes with gloo
+
 WORKER = textwrap.dedent('''
     import json, os, sys
     import torch

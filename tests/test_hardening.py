@@ -24,6 +24,8 @@ from bertology_lib.cache import ArtifactCache, load_tensors
 from bertology_lib.book.claims import claims_in_notebook
 from bertology_lib.models.minibert import KIND, MiniBertConfig, history, train_minibert
 
+pytestmark = pytest.mark.slow  # notebook reruns and killed training runs
+
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 120  # long enough to kill after the first checkpoint, short enough for CI
 

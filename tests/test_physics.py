@@ -174,6 +174,7 @@ def test_generation_with_kv_cache_matches_full_forward(tok):
         assert text == tok.decode(gen, skip_special_tokens=True)
 
 
+@pytest.mark.slow  # trains until the model memorises
 def test_evaluate_qa_on_a_model_that_memorised_ten_people(tok):
     from transformers import LlamaForCausalLM
 

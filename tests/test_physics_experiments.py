@@ -166,6 +166,7 @@ def test_spearman_of_constant_input_is_nan():
     assert math.isnan(stats.spearman([0.0, 0.0, 0.0], [0.1, 0.2, 0.3]))
 
 
+@pytest.mark.slow  # a GPT-2-small step on the CPU
 def test_full_profile_pretraining_step_runs_on_cpu(tmp_path):
     """`full` resolves to GPT-2-small size with bf16 autocast; two of its steps run on a CPU (tiny batch)."""
     full = pcfg.PhysicsConfig.for_profile("full")

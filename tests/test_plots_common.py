@@ -17,21 +17,12 @@ import pandas as pd
 import pytest
 
 from bertology_lib import plots
+from figure_helpers import texts
 from bertology_lib.plots import common
 
 ROOT = Path(__file__).resolve().parents[1]
 PLOTS = ROOT / "src" / "bertology_lib" / "plots"
 MODULES = sorted(p for p in PLOTS.glob("*.py") if p.name != "__init__.py")
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-def texts(items) -> list[str]:
-    return [t.get_text() for t in items]
 
 
 def test_finish_titles_the_axes_or_the_figure():

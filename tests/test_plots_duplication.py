@@ -7,27 +7,17 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
 from bertology_lib import plots
+from figure_helpers import texts
 from bertology_lib.errors import ParameterError
 
 QA, NLI = "toy QA (SQuAD 2.0 style)", "toy NLI"
 VARIANTS = ["baseline", "first 2 duplicated", "last 2 duplicated"]
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-def texts(items) -> list[str]:
-    return [t.get_text() for t in items]
 
 
 def recon() -> pd.DataFrame:

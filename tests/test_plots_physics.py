@@ -6,26 +6,16 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 
 from bertology_lib import plots
+from figure_helpers import texts
 
 # the six bioS attributes (bertology_lib.data.bios ATTRIBUTES) and the two summary rows
 BIO = ["birth_date", "birth_city", "university", "major", "company_name", "company_city"]
 ATTRS = [*BIO, "mean", "mean_without_birth_date"]
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-def texts(items) -> list[str]:
-    return [t.get_text() for t in items]
 
 
 def _long(settings, column="augmentation", seeds=(0, 1)):

@@ -7,35 +7,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import pytest
 from matplotlib.figure import Figure
 
 from bertology_lib import plots
+from figure_helpers import texts, ydata
 
 MODELS = ["mini-bert (toy)", "minilm (UD EWT)"]
 LAYERS = range(4)
 GEOMETRY = ["anisotropy", "self_similarity", "self_similarity_adj", "intra_similarity", "intra_similarity_adj",
             "mev", "mev_adj"]
 TARGETS = ["cls", "sep", "punct", "self", "prev", "next"]
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-def texts(items) -> list[str]:
-    return [t.get_text() for t in items]
-
-
-def ydata(ax) -> list[list[float]]:
-    """y values of the lines that carry data (legend proxies and reference lines have fewer than 2 points
-    or are constant)."""
-    return [list(np.round(ln.get_ydata(), 6)) for ln in ax.lines if len(ln.get_ydata()) > 2]
 
 
 def geometry() -> pd.DataFrame:

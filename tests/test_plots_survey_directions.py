@@ -7,21 +7,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
 from bertology_lib import plots
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-def texts(items) -> list[str]:
-    return [t.get_text() for t in items]
+from figure_helpers import texts
 
 
 def test_failure_rates_bars_whiskers_and_iid_line():

@@ -7,22 +7,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 
 from bertology_lib import plots
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-def texts(items) -> list[str]:
-    return [t.get_text() for t in items]
+from figure_helpers import texts
 
 
 def test_head_pruning_curves_mean_over_seeds_per_order():
