@@ -76,3 +76,21 @@ def save_toy_bert(folder: Path, world=None) -> str:
                      intermediate_size=64, max_position_embeddings=64)
     BertForMaskedLM(cfg).save_pretrained(folder)
     return str(folder)
+
+
+@pytest.fixture
+def claim_specs():
+    """Register claim specs for one test (``claim_specs(spec, ...)``); they are removed afterwards."""
+    from bertology_lib.book.claims import registry
+
+    registry.load_all()
+    added: list[str] = []
+
+    def add(*specs):
+        for s in specs:
+            registry.register("test_notebook", s)
+            added.append(s.id)
+
+    yield add
+    for cid in added:
+        registry.REGISTRY.pop(cid, None)

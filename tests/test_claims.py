@@ -1,8 +1,10 @@
 import json
 
 import nbformat
+import pytest
 
 from bertology_lib.book.claims import (
+    ClaimSpec,
     METADATA_KEY,
     AtLeast,
     AtMost,
@@ -32,6 +34,18 @@ def test_rules_compute_verdicts():
 def test_fmt_is_rounded_and_deterministic():
     assert fmt(109482240) == "109M" and fmt(0.123456) == "0.123" and fmt(12) == "12"
     assert fmt((0.5, 0.25, 0.75)) == "(0.5, 0.25, 0.75)"
+
+
+@pytest.fixture(autouse=True)
+def _specs(claim_specs):
+    claim_specs(
+        ClaimSpec("x.one", "a claim", "Paper §1", 1.0, WithinRelative(0.05), unit="acc"),
+        ClaimSpec("s.a", "claim a", "P §1", 1.0, WithinRelative(0.1)),
+        ClaimSpec("p.b", "claim b", "Q §2", None, AtLeast(0.5)),
+        ClaimSpec("survey9.x/y", "S", "src", 1, AtLeast(1)),
+        ClaimSpec("x.nan", "s", "src", 1.0, AtLeast(0.5)),
+        ClaimSpec("x.ok", "s", "src", 1.0, AtLeast(0.5)),
+    )
 
 
 def test_claim_round_trip_through_notebook_outputs(tmp_path):

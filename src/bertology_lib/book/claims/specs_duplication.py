@@ -1,0 +1,64 @@
+"""The registered claims of the duplication notebooks (Kao et al. 2020).
+
+Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` is registered before its notebook runs;
+see :mod:`bertology_lib.book.claims.registry`.
+"""
+
+from bertology_lib.book.claims.registry import ClaimSpec, register
+from bertology_lib.book.claims.rules import AtLeast, IntervalAbove, IntervalContains
+
+register(
+    "duplication_01_reconstruction",
+    ClaimSpec(
+        "dup.reconstruction_every_layer",
+        "The pre-trained MLM head reconstructs the input from every hidden layer (worst hidden layer)",
+        "Kao et al. 2020 §3, Fig. 1",
+        paper="high at every layer",
+        rule=AtLeast(0.5),
+        unit="tokens recovered",
+    ),
+    ClaimSpec(
+        "dup.reconstruction_after_duplication",
+        "After duplicating layers, without training, the head still reconstructs the input from every layer (worst hidden layer)",
+        "Kao et al. 2020 §3-4",
+        paper="high at every layer",
+        rule=AtLeast(0.5),
+        unit="tokens recovered",
+    ),
+)
+
+register(
+    "duplication_02_boost",
+    ClaimSpec(
+        "dup.boost_qa",
+        "Duplicating blocks before fine-tuning improves extractive QA with unanswerable questions (F1 gain, paired by seed, 95% CI)",
+        "Kao et al. 2020 §4, Table 2 (SQuAD 2.0)",
+        paper=1.5,
+        rule=IntervalAbove(0.0),
+        unit="F1 points",
+    ),
+    ClaimSpec(
+        "dup.boost_nli",
+        "Duplicating blocks before fine-tuning improves NLI accuracy (paired by seed, 95% CI)",
+        "Kao et al. 2020 §4 (SNLI)",
+        paper=0.6,
+        rule=IntervalAbove(0.0),
+        unit="accuracy points",
+    ),
+    ClaimSpec(
+        "dup.no_gain_sst2",
+        "Duplication brings no gain on SST-2 (real MiniLM encoder; 95% CI of the paired gain)",
+        "Kao et al. 2020 §4",
+        paper=0.0,
+        rule=IntervalContains(0.0),
+        unit="accuracy points",
+    ),
+    ClaimSpec(
+        "dup.ensemble_beyond_ensembling",
+        "An ensemble of duplicated variants beats an ensemble of as many baseline seeds (toy QA F1)",
+        "Kao et al. 2020 §4 (ensembles)",
+        paper="ensembles of variants help",
+        rule=IntervalAbove(0.0),
+        unit="F1 points",
+    ),
+)
