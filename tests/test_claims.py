@@ -66,7 +66,8 @@ def test_claim_round_trip_through_notebook_outputs(tmp_path):
     assert summary([back]) == {"reproduced": 1, "not reproduced": 0, "inconclusive": 0}
     assert ledger_frame([back]).loc[0, "ours"] == "0.98 acc"
     md = ledger_markdown([back])
-    assert "| ✅ reproduced | a claim (`x.one`)" in md and "1 claims" in md
+    assert '<td>✅ reproduced</td><td>a claim <code>x.one</code>' in md and "**1 claims tested**" in md
+    assert 'data-verdict="reproduced" data-instrument="not checked" data-kind="reproduction"' in md
     json.dumps(back.to_dict())
 
 
@@ -83,8 +84,8 @@ def test_ledger_groups_by_part_and_findings_are_generated():
     b = b.__class__(**{**b.to_dict(), "notebook": "nb_p"})
     parts = {"nb_s": "survey", "nb_p": "physics"}
     md = ledger_markdown([a, b], {"nb_s": "S", "nb_p": "P"}, parts)
-    assert "## Survey — A Primer in BERTology" in md and "## Physics of language models" in md
-    assert "1 claims: 1 reproduced, 0 not reproduced, 0 inconclusive." in md
+    assert 'data-part="survey"' in md and 'data-part="physics"' in md and '<td>Survey</td>' in md
+    assert "**2 claims tested**: 1 reproduced, 1 not reproduced, 0 inconclusive." in md
     f = findings_markdown([a, b], {"nb_s": "S", "nb_p": "P"}, parts)
     assert "### ✅ Reproduced (1)" in f and "### ❌ Not reproduced (1)" in f
     assert "**claim b** (Q §2)" in f and "[P](../notebooks/nb_p.ipynb)" in f
@@ -114,7 +115,7 @@ def test_ledger_links_to_the_claims_cell_when_its_output_has_the_anchor(tmp_path
     assert got[0].details["anchor"] == "claim-survey9.x-y" and "anchor" not in got[1].details
     md = ledger_markdown(got, {"nb_a": "A"})
     assert '<a href="../notebooks/nb_a.html#claim-survey9.x-y">A</a>' in md
-    assert "[A](../notebooks/nb_a.ipynb)" in md  # the old output falls back to the page
+    assert '<a href="../notebooks/nb_a.html">A</a>' in md  # the old output falls back to the page
     assert '#claim-survey9.x-y">A</a>' in findings_markdown(got, {"nb_a": "A"})
     json.dumps([x.to_dict() for x in got])
 
@@ -128,3 +129,19 @@ def test_unmeasurable_values_are_inconclusive_and_json_safe():
         assert c.verdict == "inconclusive"
         json.dumps(c.to_dict(), allow_nan=False)  # no NaN in the notebook's metadata
     assert make_claim("x.ok", "s", "src", paper=1.0, ours=0.7, rule=AtLeast(0.5)).verdict == "reproduced"
+
+
+def test_setup_checks_are_listed_apart_and_not_counted(claim_specs):
+    from bertology_lib.book.claims import counts, findings_markdown
+
+    claim_specs(ClaimSpec("t.gen", "the generator has 200 cities", "P §2", 200, WithinRelative(0.0), kind="setup"))
+    gen = make_claim("t.gen", ours=200)
+    real = make_claim("x.ok", ours=0.7)
+    k = counts([gen, real])
+    assert k["verdict"] == {"reproduced": 1, "not reproduced": 0, "inconclusive": 0} and k["setup"] == {"setup checks": 1}
+    md = ledger_markdown([gen, real])
+    assert "## Setup checks (not counted)" in md and md.index("t.gen") > md.index("## Setup checks")
+    assert "**1 claims tested**" in md and "1 setup checks" in md
+    assert "t.gen" not in findings_markdown([gen, real])
+    frame = ledger_frame([gen, real])
+    assert list(frame["kind"]) == ["setup", "reproduction"] and "instrument" in frame.columns

@@ -14,9 +14,11 @@ from bertology_lib.book.claims.ledger import (
     PART_TITLES,
     claims_in_notebook,
     collect,
+    counts,
     findings_markdown,
     ledger_frame,
     ledger_markdown,
+    reproductions,
     summary,
 )
 from bertology_lib.book.claims.record import METADATA_KEY, Check, Claim, make_claim, record_claim
@@ -37,6 +39,6 @@ from bertology_lib.book.claims.rules import (
 )
 
 __all__ = ["PART_TITLES", "claims_in_notebook", "collect", "findings_markdown", "ledger_frame", "ledger_markdown",
-           "summary", "METADATA_KEY", "Check", "Claim", "make_claim", "record_claim", "REGISTRY", "ClaimSpec",
+           "summary", "counts", "reproductions", "METADATA_KEY", "Check", "Claim", "make_claim", "record_claim", "REGISTRY", "ClaimSpec",
            "load_all", "spec", "AtLeast", "AtMost", "BeatsBaseline", "Equivalent", "IntervalAbove",
            "IntervalContains", "Rule", "Verdict", "WithinRelative", "fmt", "rule_id", "with_unit"]

@@ -7,12 +7,13 @@ outputs, for the "Claims ledger" page (:func:`ledger_markdown`), the closing cha
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from bertology_lib.book.claims.record import METADATA_KEY, Claim
-from bertology_lib.book.claims.rules import Verdict, with_unit
+from bertology_lib.book.claims.rules import Verdict, fmt, with_unit
 
 
 def claims_in_notebook(path: str | Path) -> list[Claim]:
@@ -43,39 +44,48 @@ def collect(paths: Iterable[str | Path]) -> list[Claim]:
 
 
 def ledger_frame(claims: Sequence[Claim]):
-    """The ledger as a pandas DataFrame (one row a claim)."""
+    """The ledger as a pandas DataFrame (one row a claim): verdict, instrument status, kind, model, scale,
+    the paper's value and ours, the rule id, where it was computed."""
     import pandas as pd
 
-    rows = [
-        {
-            "id": c.id,
-            "verdict": c.verdict,
-            "claim": c.statement,
-            "source": c.source,
-            "paper": with_unit(c.paper, c.unit),
-            "ours": with_unit(c.ours, c.unit),
-            "rule": c.rule,
-            "notebook": c.notebook,
-            "profile": c.profile,
-            "model": c.model,
-        }
-        for c in claims
-    ]
-    return pd.DataFrame(rows, columns=["id", "verdict", "claim", "source", "paper", "ours",
-                                       "rule", "notebook", "profile", "model"])
+    cols = ["id", "verdict", "instrument", "kind", "claim", "source", "paper", "ours", "rule_id", "rule", "model",
+            "scale", "notebook", "profile"]
+    rows = [{"id": c.id, "verdict": c.verdict, "instrument": instrument_status(c), "kind": c.kind,
+             "claim": c.statement, "source": c.source, "paper": with_unit(c.paper, c.unit),
+             "ours": with_unit(c.ours, c.unit), "rule_id": c.rule_id, "rule": c.rule, "model": c.model,
+             "scale": _scale_text(c), "notebook": c.notebook, "profile": c.profile} for c in claims]
+    return pd.DataFrame(rows, columns=cols)
 
 
 def summary(claims: Sequence[Claim]) -> dict[str, int]:
-    counts = {v.value: 0 for v in Verdict}
+    """Counts by verdict (every claim given; see :func:`counts` for reproductions vs setup checks)."""
+    out = {v.value: 0 for v in Verdict}
     for c in claims:
-        counts[c.verdict] = counts.get(c.verdict, 0) + 1
-    return counts
+        out[c.verdict] = out.get(c.verdict, 0) + 1
+    return out
+
+
+def reproductions(claims: Sequence[Claim]) -> list[Claim]:
+    """The claims the counts are about: setup checks (generator constants, arithmetic) left out."""
+    return [c for c in claims if c.kind != "setup"]
+
+
+def instrument_status(c: Claim) -> str:
+    """``ok``, ``failed`` or ``not checked`` (no instrument check declared)."""
+    return "failed" if c.instrument_failed else ("ok" if c.instrument == "ok" else "not checked")
+
+
+def counts(claims: Sequence[Claim]) -> dict[str, dict[str, int]]:
+    """Reproductions by verdict and by instrument status, and the number of setup checks."""
+    rep = reproductions(claims)
+    by_inst = {"ok": 0, "failed": 0, "not checked": 0}
+    for c in rep:
+        by_inst[instrument_status(c)] += 1
+    return {"verdict": summary(rep), "instrument": by_inst, "setup": {"setup checks": len(claims) - len(rep)}}
 
 
 PART_TITLES = {"survey": "Survey — A Primer in BERTology", "physics": "Physics of language models",
                "duplication": "Layer duplication"}
-
-
 _ICON = {"reproduced": "✅", "not reproduced": "❌", "inconclusive": "❔"}
 
 
@@ -90,59 +100,97 @@ def _counts_line(claims: Sequence[Claim]) -> str:
     return ", ".join(f"{n} {v}" for v, n in summary(claims).items())
 
 
+def _opening(claims: Sequence[Claim]) -> list[str]:
+    k = counts(claims)
+    inst = k["instrument"]
+    n_rep = sum(k["verdict"].values())
+    return [f"**{n_rep} claims tested**: {_counts_line(reproductions(claims))}. By instrument status: "
+            f"{inst['ok']} with every declared check passed, {inst['failed']} inconclusive because an instrument "
+            f"did not work, {inst['not checked']} with no instrument check declared. "
+            f"{k['setup']['setup checks']} setup checks (generator constants, arithmetic) are listed apart and "
+            "not counted.", ""]
+
+
+def _notebook_href(c: Claim) -> str:
+    anchor = (c.details or {}).get("anchor")
+    return f"../notebooks/{c.notebook}.html" + (f"#{anchor}" if anchor else "")
+
+
 def _notebook_link(c: Claim, titles: dict[str, str]) -> str:
     """A link to the cell that computed ``c`` when its output carries the anchor, else to the page."""
-    nb = c.notebook
-    if not nb:
+    if not c.notebook:
         return ""
-    title = titles.get(nb, nb)
-    anchor = (c.details or {}).get("anchor")
-    if anchor:  # raw HTML: Sphinx does not know output ids as targets; the browser test checks them
-        return f'<a href="../notebooks/{nb}.html#{anchor}">{title}</a>'
-    return f"[{title}](../notebooks/{nb}.ipynb)"
+    title = titles.get(c.notebook, c.notebook)
+    if (c.details or {}).get("anchor"):  # raw HTML: Sphinx does not know output ids as targets
+        return f'<a href="{_notebook_href(c)}">{title}</a>'
+    return f"[{title}](../notebooks/{c.notebook}.ipynb)"
+
+
+def _scale_text(c: Claim) -> str:
+    if not c.scale:
+        return "not recorded"
+    return "; ".join(f"{k}: {fmt(v)}" for k, v in c.scale.items())
+
+
+def _row(c: Claim, part: str, titles: dict[str, str]) -> str:
+    e = html.escape
+    checks = "; ".join(f"{x['name']} {fmt(x['value'])} ({'ok' if x['passed'] else 'failed'}: {x['requirement']})"
+                       for x in c.checks) or "none declared"
+    more = (f"<details><summary>rule, model, scale, checks</summary><p><b>Source</b>: {e(c.source)}. "
+            f"<b>Rule</b> <code>{e(c.rule_id or '')}</code>: {e(c.rule)}. <b>Model</b>: {e(c.model or 'n/a')} "
+            f"(profile {e(c.profile or '?')}, seed {e(str(c.seed))}). <b>Scale</b>: {e(_scale_text(c))}. "
+            f"<b>Instrument checks</b>: {e(checks)}.</p></details>")
+    verdict = c.verdict + (" — instrument" if c.instrument_failed else "")
+    link = (f'<a href="{e(_notebook_href(c))}">{e(titles.get(c.notebook, c.notebook))}</a>' if c.notebook else "")
+    cells = [f"{_ICON.get(c.verdict, '')} {e(verdict)}", f"{e(c.statement)} <code>{e(c.id)}</code>{more}",
+             e(PART_TITLES.get(part, part).split(" — ")[0]), e(with_unit(c.paper, c.unit)),
+             e(with_unit(c.ours, c.unit)), link]
+    attrs = (f'data-part="{e(part)}" data-verdict="{e(c.verdict)}" data-instrument="{instrument_status(c)}" '
+             f'data-kind="{e(c.kind)}"')
+    return f"<tr {attrs}>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>"
+
+
+def _table(claims: Sequence[Claim], parts: dict[str, str], titles: dict[str, str], table_id: str) -> list[str]:
+    head = "".join(f'<th data-sort="{i}">{h}</th>' for i, h in enumerate(
+        ("verdict", "claim", "part", "paper", "ours", "where it was computed")))
+    rows = [_row(c, parts.get(c.notebook, "other"), titles) for c in claims]
+    return [f'<div class="ledger-wrap"><table class="ledger" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>',
+            *rows, "</tbody></table></div>", ""]
 
 
 def ledger_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None,
                     parts: dict[str, str] | None = None) -> str:
     """The "Claims ledger" book page, generated from the executed notebooks.
 
-    ``parts`` maps a notebook name to its part (survey, physics, duplication);
-    claims are grouped by part with summary counts.
+    One table of the reproductions (verdict, claim, part, paper, ours, a link to the cell that computed
+    it; source, rule, model, scale and instrument checks one click away), filterable by part, verdict
+    and instrument status and sortable by column (``book/_static/ledger.js``, offline), then the setup
+    checks. ``parts`` maps a notebook name to its part (survey, physics, duplication).
     """
-    titles = notebook_titles or {}
+    titles, parts = notebook_titles or {}, parts or {}
     lines = [
         "# Claims ledger",
         "",
-        "Every claim the book tests, read back from the executed notebooks when the book",
-        "was built. The verdict is computed in the notebook by the stated rule; nothing",
-        "here is typed by hand. Regenerated by `bertology build` (or `bertology claims",
-        "--markdown`). ✅ reproduced · ❌ not reproduced · ❔ inconclusive.",
-        "",
-        f"**{len(claims)} claims**: {_counts_line(claims)}.",
+        "Every claim the book tests, read back from the executed notebooks when the book was built. Each",
+        "claim's rule was registered in the library before the notebook ran (`bertology_lib/book/claims`); the",
+        "verdict is computed in the notebook by that rule, and is *inconclusive — instrument* when a check the",
+        "measurement needs failed (the model did not memorise, the probe does not beat its baseline). Nothing",
+        "here is typed by hand. Regenerated by `bertology build` (or `bertology claims --markdown`).",
+        "✅ reproduced · ❌ not reproduced · ❔ inconclusive.",
         "",
     ]
     if not claims:
         lines.append("No executed notebook has recorded a claim yet.")
         return "\n".join(lines) + "\n"
-    for part, items in _by_part(claims, parts or {}).items():
-        lines += [f"## {PART_TITLES.get(part, part.title())}", "",
-                  f"{len(items)} claims: {_counts_line(items)}.", "",
-                  "| verdict | claim | source | paper | ours | rule | notebook (profile, model) |",
-                  "| --- | --- | --- | --- | --- | --- | --- |"]
-        for c in items:
-            pass
-            link = _notebook_link(c, titles)
-            cells = [
-                f"{_ICON.get(c.verdict, '')} {c.verdict}",
-                f"{c.statement} (`{c.id}`)",
-                c.source,
-                with_unit(c.paper, c.unit),
-                with_unit(c.ours, c.unit),
-                c.rule,
-                f"{link} ({c.profile}, {c.model})",
-            ]
-            lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
-        lines.append("")
+    lines += _opening(claims)
+    lines += ['<div class="ledger-filters" data-table="claims-ledger"></div>', ""]
+    lines += _table(reproductions(claims), parts, titles, "claims-ledger")
+    setup = [c for c in claims if c.kind == "setup"]
+    if setup:
+        lines += ["## Setup checks (not counted)", "",
+                  "Checks of the generators' own constants and of arithmetic: true by construction when the code",
+                  "is right, so they test the code, not the papers.", ""]
+        lines += _table(setup, parts, titles, "setup-checks")
     return "\n".join(lines) + "\n"
 
 
@@ -150,8 +198,9 @@ def findings_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] |
                       parts: dict[str, str] | None = None) -> str:
     """The closing chapter "What reproduced and what did not", written from the ledger.
 
-    Every sentence is assembled from recorded claims: statement, source,
-    our number and the rule; nothing is typed by hand.
+    It opens with the counts by verdict and by instrument status; every sentence is assembled from
+    recorded claims: statement, source, our number and the rule; nothing is typed by hand. Setup
+    checks are left out.
     """
     titles = notebook_titles or {}
     lines = [
@@ -160,15 +209,16 @@ def findings_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] |
         "This chapter is generated from the [claims ledger](claims_ledger.md) each time the",
         "book is built, so it always says what the executed notebooks found, at the profile",
         "they ran with. A claim that did not reproduce at small scale is a finding about",
-        "that scale, with its evidence in the linked notebook.",
+        "that scale, with its evidence in the linked notebook; an *inconclusive — instrument*",
+        "claim says the measurement could not be made at this scale, not that the paper is wrong.",
         "",
     ]
     if not claims:
         return "\n".join(lines + ["No executed notebook has recorded a claim yet."]) + "\n"
     profiles = sorted({c.profile for c in claims if c.profile})
-    lines += [f"Profile(s) of this rendering: {', '.join(profiles) or 'unknown'}. "
-              f"Overall: {_counts_line(claims)}.", ""]
-    for part, items in _by_part(claims, parts or {}).items():
+    lines += [f"Profile(s) of this rendering: {', '.join(profiles) or 'unknown'}.", ""]
+    lines += _opening(claims)
+    for part, items in _by_part(reproductions(claims), parts or {}).items():
         lines += [f"## {PART_TITLES.get(part, part.title())}", ""]
         for verdict in Verdict:
             chosen = [c for c in items if c.verdict == verdict.value]
@@ -176,9 +226,10 @@ def findings_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] |
                 continue
             lines += [f"### {_ICON[verdict.value]} {verdict.value.capitalize()} ({len(chosen)})", ""]
             for c in chosen:
+                inst = f" Instrument: {c.instrument}." if c.instrument_failed else ""
                 lines.append(
                     f"- **{c.statement}** ({c.source}). Paper: {with_unit(c.paper, c.unit)}; ours: "
-                    f"{with_unit(c.ours, c.unit)} (rule: {c.rule}) — {_notebook_link(c, titles)}."
+                    f"{with_unit(c.ours, c.unit)} (rule: {c.rule}).{inst} — {_notebook_link(c, titles)}."
                 )
             lines.append("")
     return "\n".join(lines) + "\n"
