@@ -102,3 +102,29 @@ def test_load_under_test_falls_back_to_the_encoder(capsys):
     models.explain_no_mlm("minilm", "the agreement suite")
     out = capsys.readouterr().out
     assert "Skipped for minilm: the agreement suite" in out and "model=mini-bert" in out
+
+
+def test_random_init_twin_is_a_model_value(tmp_cache):
+    """The null model of any usable name: same config and tokenizer, fresh weights (heads included)."""
+    import torch
+
+    from bertology_lib.book import resolve
+    from bertology_lib.models.sources import ModelSource
+
+    assert models.check_model_name("random-init:minilm") == "random-init:minilm"
+    assert models.has_mlm_head("random-init:mini-bert") and not models.has_mlm_head("random-init:minilm")
+    with pytest.raises(ParameterError, match="model='no such model'"):
+        models.check_model_name("random-init:no such model", probe_hub=False)
+    run = resolve("survey_03_1_syntax", profile="smoke", seed=0, model="random-init:mini-bert", real_model="minilm")
+    twin, tok = run.load(head="mlm")
+    cfg = models.minibert.MiniBertConfig.for_profile("smoke")
+    assert twin.config.num_hidden_layers == cfg.n_layers and twin.config.hidden_size == cfg.d_model
+    assert len(tok) == len(models.minibert.tokenizer_for(cfg))
+    assert not list((tmp_cache / "minibert").glob("*")) if (tmp_cache / "minibert").exists() else True  # no training
+    again, _ = run.load(head="mlm")
+    assert all(torch.equal(a, b) for a, b in zip(twin.state_dict().values(), again.state_dict().values()))
+    real, _ = run.load("random-init:minilm")
+    trained, _ = run.load("minilm")
+    assert real.config.hidden_size == trained.config.hidden_size
+    assert not torch.equal(real.embeddings.word_embeddings.weight, trained.embeddings.word_embeddings.weight)
+    assert ModelSource("random-init:minilm", "smoke").cache_key() != ModelSource("minilm", "smoke").cache_key()

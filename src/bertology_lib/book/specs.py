@@ -269,8 +269,8 @@ class RunContext:
         return table.for_profile(self.profile)
 
     def source(self, name: str | None = None):
-        """A :class:`~bertology_lib.models.registry.ModelSource` for ``name`` (default: the run's model)."""
-        from bertology_lib.models.registry import ModelSource
+        """A :class:`~bertology_lib.models.sources.ModelSource` for ``name`` (default: the run's model)."""
+        from bertology_lib.models.sources import ModelSource
 
         return ModelSource(name or self.values["model"], self.profile, self.seed)
 

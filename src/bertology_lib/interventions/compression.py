@@ -29,7 +29,7 @@ import torch
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.duplication import duplicate_layers
 from bertology_lib.interventions.hooks import blocks
-from bertology_lib.models.registry import ModelSource, as_source
+from bertology_lib.models.sources import ModelSource, as_source
 from bertology_lib.models.task_heads import TaskHead, encoder_of
 from bertology_lib.validation import check_float, check_seed
 

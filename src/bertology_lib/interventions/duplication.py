@@ -2,7 +2,7 @@
 
 :func:`duplication_pattern` says which source block each new block copies; :func:`duplicate_layers`
 builds the model (independent copies, so fine-tuning can move them apart); :func:`duplicated` is the
-same as a :class:`~bertology_lib.models.registry.ModelSource` for fine-tuning, keyed by its base.
+same as a :class:`~bertology_lib.models.sources.ModelSource` for fine-tuning, keyed by its base.
 Also used to keep a subset of blocks (layer dropping, distillation students, progressive stacking).
 """
 
@@ -16,7 +16,7 @@ import torch
 
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.hooks import blocks, blocks_path
-from bertology_lib.models.registry import ModelSource, as_source
+from bertology_lib.models.sources import ModelSource, as_source
 
 
 def duplication_pattern(n_layers: int, kind: str = "first", k: int | None = None,

@@ -4,7 +4,7 @@
 module              holds
 ==================  ===============================================================================
 ``registry``        model names (embedded, local folder, hub) -> HF models and tokenizers; the hub
-                    is asked once per process; :class:`~bertology_lib.models.registry.ModelSource`
+                    is asked once per process; :class:`~bertology_lib.models.sources.ModelSource`
 ``minibert``        the embedded mini-BERT: config per profile, corpus, training through the one MLM
                     pipeline, checkpoints
 ``decoder``         Llama-style decoders trained from scratch, and a BERT of the same shape

@@ -11,7 +11,6 @@ from typing import Any
 
 import torch
 
-from bertology_lib.errors import ParameterError
 from bertology_lib.validation import check_choice, check_int
 
 DECODER_SIZES: dict[str, dict[str, int]] = {

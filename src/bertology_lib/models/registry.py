@@ -14,16 +14,14 @@ Three kinds of name resolve here:
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
-import hashlib
 import os
 import re
 import socket
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 from urllib.parse import urlparse
 
 from bertology_lib.errors import ModelNotAvailableError, ParameterError
@@ -113,6 +111,37 @@ def quiet_hf():
             hf_logging.enable_progress_bar()
 
 
+RANDOM_INIT = "random-init:"
+
+
+def _random_init_path(inner: str, profile: str = "quick", seed: int = 0) -> Path:
+    """A folder holding the random-init twin of ``inner``: its config and tokenizer, fresh weights (seed 0),
+    heads included; cached. The mini-BERT's twin is built from its config, without training it."""
+    from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
+
+    from bertology_lib.cache import ArtifactCache
+
+    def build(folder: Path) -> None:
+        import torch
+
+        if inner == "mini-bert":
+            cfg = minibert.MiniBertConfig.for_profile(profile, seed=seed)
+            tok = minibert.tokenizer_for(cfg)
+            model = minibert.new_bert(len(tok), cfg.n_layers, cfg.n_heads, cfg.d_model, seed=0)
+        else:
+            path = model_path(inner, profile=profile, seed=seed)
+            config, tok = AutoConfig.from_pretrained(path), AutoTokenizer.from_pretrained(path)
+            torch.manual_seed(0)
+            model = (AutoModelForMaskedLM if has_mlm_head(inner) else AutoModel).from_config(config)
+        with quiet_hf():
+            model.save_pretrained(folder)
+            tok.save_pretrained(folder)
+
+    key = {"of": inner, "profile": profile if inner in EMBEDDED else None,
+           "seed": seed if inner in EMBEDDED else None, "init_seed": 0}
+    return ArtifactCache().get_or_create("random-init", key, build)
+
+
 def embedded_names() -> list[str]:
     return sorted(EMBEDDED)
 
@@ -120,7 +149,8 @@ def embedded_names() -> list[str]:
 def _allowed_message() -> str:
     return (
         f"embedded models: {', '.join(embedded_names())}; or a local folder with a "
-        "Hugging Face model; or a hub name such as bert-base-uncased (needs the network)"
+        "Hugging Face model; or a hub name such as bert-base-uncased (needs the network); "
+        f"'{RANDOM_INIT}<any of these>' for its random-init twin (the null model)"
     )
 
 
@@ -156,6 +186,8 @@ def _hub_offline() -> bool:
 
 
 def canonical_name(name: str) -> str:
+    if name.startswith(RANDOM_INIT):
+        return RANDOM_INIT + canonical_name(name[len(RANDOM_INIT):])
     return ALIASES.get(name, name)
 
 
@@ -169,6 +201,9 @@ def check_model_name(name: object, probe_hub: bool = True, param: str = "model")
     if not isinstance(name, str) or not name:
         raise ParameterError(f"{param}={name!r} is not a model name; allowed: {_allowed_message()}")
     name = canonical_name(name)
+    if name.startswith(RANDOM_INIT):  # the null model of any usable name
+        check_model_name(name[len(RANDOM_INIT):], probe_hub=probe_hub, param=param)
+        return name
     if name in EMBEDDED:
         return name
     if Path(name).expanduser().is_dir():
@@ -223,6 +258,8 @@ def check_mlm_model_name(name: object, probe_hub: bool = True, param: str = "mod
 def model_path(name: str, profile: str = "quick", seed: int = 0) -> str:
     """The path or hub id to hand to ``from_pretrained`` (embedded models: for this profile and seed)."""
     name = canonical_name(name)
+    if name.startswith(RANDOM_INIT):
+        return str(_random_init_path(name[len(RANDOM_INIT):], profile=profile, seed=seed))
     if name in EMBEDDED:
         return str(EMBEDDED[name].path(profile=profile, seed=seed))
     return name
@@ -231,6 +268,8 @@ def model_path(name: str, profile: str = "quick", seed: int = 0) -> str:
 def has_mlm_head(name: str) -> bool:
     """Whether ``name`` ships trained MLM-head weights (embedded models only know for sure)."""
     name = canonical_name(name)
+    if name.startswith(RANDOM_INIT):  # the twin keeps the architecture, heads included (random, like the rest)
+        return has_mlm_head(name[len(RANDOM_INIT):])
     if name in EMBEDDED:
         return EMBEDDED[name].has_mlm_head
     from transformers import AutoConfig
@@ -318,88 +357,3 @@ def explain_no_mlm(name: str, section: str) -> None:
     print(f"Skipped for {name}: {section} scores masked-word predictions, and {name} has no trained "
           "masked-LM head (a random head would make the scores meaningless). Rerun with model=mini-bert, "
           "or a local folder / hub name of a masked LM such as bert-base-uncased.")
-
-
-# ---------------------------------------------------------------------------------
-# Model sources: what to fine-tune or evaluate, with the key of its weights
-# ---------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=64)
-def _folder_fingerprint(folder: str, stamp: tuple) -> str:
-    h = hashlib.sha256()
-    for p in sorted(Path(folder).iterdir()):
-        if p.name == "config.json" or p.suffix == ".safetensors":
-            h.update(p.name.encode())
-            with open(p, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    h.update(chunk)
-    return h.hexdigest()[:20]
-
-
-def weights_fingerprint(folder: str | Path) -> str:
-    """SHA-256 (20 hex digits) of a model folder's ``config.json`` and ``*.safetensors`` files."""
-    folder = str(Path(folder).resolve())
-    stamp = tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(Path(folder).iterdir()))
-    return _folder_fingerprint(folder, stamp)
-
-
-@dataclass(frozen=True)
-class ModelSource:
-    """What to fine-tune or evaluate: a model name (embedded, local folder, hub) or a factory of fresh models.
-
-    ``profile`` and ``seed`` pick the embedded model (e.g. which mini-BERT). A ``factory`` returns a
-    new model on every call (any HF model whose ``base_model`` is an encoder); it needs a ``tokenizer``
-    (an object, or a name / source resolved like a model name) and, to be cached, a ``key``
-    (JSON-able) naming everything that determines its weights.
-    """
-
-    name: str
-    profile: str = "quick"
-    seed: int = 0
-    factory: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
-    tokenizer: Any = field(default=None, compare=False, repr=False)
-    key: Any = field(default=None, compare=False)
-
-    def load_model(self, attn_implementation: str = "sdpa"):
-        """A fresh model (weights loaded anew, never shared with an earlier call)."""
-        if self.factory is not None:
-            return self.factory()
-        return load_model(self.name, head="base", attn_implementation=attn_implementation, profile=self.profile,
-                          seed=self.seed)
-
-    def load_tokenizer(self):
-        tok = self.tokenizer
-        if isinstance(tok, ModelSource):
-            return tok.load_tokenizer()
-        if tok is None:
-            if self.factory is not None:
-                raise ParameterError(f"model source {self.name!r} is a factory without a tokenizer; allowed: "
-                                     "ModelSource(name, factory=fn, tokenizer=<tokenizer or model name>)")
-            return load_tokenizer(self.name, profile=self.profile, seed=self.seed)
-        if isinstance(tok, (str, Path)):
-            return load_tokenizer(str(tok), profile=self.profile, seed=self.seed)
-        return tok
-
-    def cache_key(self) -> dict[str, Any] | None:
-        """What determines this source's weights (None: not cacheable)."""
-        if self.factory is not None:
-            return None if self.key is None else {"factory_key": self.key}
-        name = canonical_name(self.name)
-        path = model_path(name, profile=self.profile, seed=self.seed)
-        if Path(path).is_dir():
-            return {"weights": weights_fingerprint(path)}
-        return {"hub": name} if name not in EMBEDDED else {"embedded": name, "profile": self.profile,
-                                                          "seed": self.seed}
-
-
-def as_source(source: Any, tokenizer: Any = None) -> ModelSource:
-    """A :class:`ModelSource` from a source, a name/folder, or a zero-argument callable."""
-    if isinstance(source, ModelSource):
-        return source if tokenizer is None else dataclasses.replace(source, tokenizer=tokenizer)
-    if isinstance(source, (str, Path)):
-        return ModelSource(str(source), tokenizer=tokenizer)
-    if callable(source):
-        return ModelSource(getattr(source, "__name__", "factory"), factory=source, tokenizer=tokenizer)
-    raise ParameterError(f"model source={source!r} is not usable; allowed: a model name or folder, "
-                         "a ModelSource, or a callable returning a fresh model")

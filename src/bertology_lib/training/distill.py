@@ -23,7 +23,7 @@ from bertology_lib.data.tasks import Task
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.duplication import duplicate_layers
 from bertology_lib.interventions.hooks import blocks
-from bertology_lib.models.registry import as_source
+from bertology_lib.models.sources import as_source
 from bertology_lib.models.task_heads import build_model
 from bertology_lib.training.encoding import FeatureBatches, encode, max_len_for
 from bertology_lib.training.finetune import FinetuneConfig

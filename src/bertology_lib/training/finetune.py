@@ -5,7 +5,7 @@ the survey §5-§7 notebooks (seed variance, fine-tuning strategies, compression
 Tasks come from :mod:`bertology_lib.data.tasks`; heads from :mod:`bertology_lib.models.task_heads`.
 
 * :func:`finetune` trains a fresh task head on a copy of any model source
-  (:class:`~bertology_lib.models.registry.ModelSource`) through :func:`bertology_lib.training.loop.train`
+  (:class:`~bertology_lib.models.sources.ModelSource`) through :func:`bertology_lib.training.loop.train`
   (AdamW, linear warmup and decay) on padded batches (:class:`~bertology_lib.training.encoding.FeatureBatches`),
   and evaluates the ``cfg.eval_splits``. Options: ``strategy`` (``full``; ``lora``: LoRA adapters on
   the query/value projections, Hu et al. 2021; ``frozen``: the head alone), ``track`` (fractions of
@@ -33,7 +33,7 @@ import torch
 from bertology_lib.cache import load_json, load_tensors, memo, save_json, save_tensors
 from bertology_lib.data.tasks import Task
 from bertology_lib.errors import ParameterError
-from bertology_lib.models.registry import ModelSource, as_source
+from bertology_lib.models.sources import ModelSource, as_source
 from bertology_lib.models.task_heads import TaskHead, build_model, encoder_of
 from bertology_lib.profiles import SizeTable
 from bertology_lib.stats import PairedTest, paired_test

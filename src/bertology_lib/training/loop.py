@@ -9,20 +9,32 @@ mini-BERT and lab BERTs (:mod:`bertology_lib.training.pretrain`), fine-tuning
 
 Randomness: the loop seeds the global RNGs once (:func:`bertology_lib.seeding.set_seed`; dropout needs
 them); batch builders use private ``torch.Generator`` objects (:func:`generator`), never global state.
+Training is deterministic for a given seed, thread count and stack.
+
+Resuming: given a :class:`Resume`, the loop saves a resumable state every ``every`` steps (model,
+optimizer and scheduler state, its step, losses and learning rates so far, the global RNG states, the
+batch builder's state at the start of its epoch and the batches taken since, and the state of every
+callback that has ``state_dict``/``load_state_dict``), as safetensors + JSON
+(:func:`bertology_lib.cache.save_state`). A later call with the same folder, model shape and config
+starts from the last complete state and ends exactly where an uninterrupted run ends.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
+from bertology_lib.cache import canonical_json, load_state, save_state
 from bertology_lib.errors import ParameterError
 from bertology_lib.runtime import DEVICES, resolve_device
 from bertology_lib.seeding import set_seed
@@ -137,17 +149,117 @@ def _dispatch(callbacks: Sequence[Callback], hook: str, *args: Any) -> bool:
     return stop
 
 
-def _stream(batches: Iterable[Batch] | Callable[[], Iterable[Batch]]) -> Iterator[Batch]:
-    """Endless batches: re-iterate a re-iterable (one epoch per pass); a one-shot iterator ends."""
-    while True:
-        source = batches() if callable(batches) and not isinstance(batches, Iterable) else batches
-        it = iter(source)
-        empty = True
-        for b in it:
-            empty = False
-            yield b
-        if empty or it is source:
-            return
+class _Stream:
+    """Endless batches: re-iterate a re-iterable (one epoch per pass); a one-shot iterator ends.
+
+    Keeps where it is, for resuming: the source's ``state_dict()`` at the start of the current epoch
+    and the batches taken since; :meth:`restore` replays the epoch up to there.
+    """
+
+    def __init__(self, batches: Iterable[Batch] | Callable[[], Iterable[Batch]]) -> None:
+        self.batches, self.epoch_state, self.taken, self._skip = batches, None, 0, 0
+        self._it = self._run()
+
+    def __next__(self) -> Batch:
+        return next(self._it)
+
+    def state(self) -> dict:
+        return {"source": self.epoch_state, "taken": self.taken}
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        if state["source"] is not None:
+            self.batches.load_state_dict(state["source"])  # type: ignore[union-attr]
+        self._skip = int(state["taken"])
+
+    def _run(self) -> Iterator[Batch]:
+        batches = self.batches
+        while True:
+            source = batches() if callable(batches) and not isinstance(batches, Iterable) else batches
+            self.epoch_state = source.state_dict() if hasattr(source, "state_dict") else None
+            self.taken = 0
+            it = iter(source)
+            empty = True
+            for b in it:
+                empty = False
+                self.taken += 1
+                if self._skip:  # replaying the epoch of a resumed run up to where it was saved
+                    self._skip -= 1
+                    continue
+                yield b
+            if empty or it is source:
+                return
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where and when :func:`train` keeps a resumable state: in ``folder``, every ``every`` optimiser
+    steps (0: not periodically) and at the steps in ``at`` (never after the last step)."""
+
+    folder: Path
+    every: int = 500
+    at: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "folder", Path(self.folder))
+        check_int("every", self.every, minimum=0)
+        for s in self.at:
+            check_int("at", s, minimum=1)
+        object.__setattr__(self, "at", tuple(sorted(set(self.at))))
+
+    def due(self, step: int, max_steps: int) -> bool:
+        return step < max_steps and ((self.every > 0 and step % self.every == 0) or step in self.at)
+
+
+def _check_resumable(batches: Any) -> None:
+    if isinstance(batches, (list, tuple)):
+        return
+    if not (hasattr(batches, "state_dict") and hasattr(batches, "load_state_dict")):
+        raise ParameterError(f"resume needs batches whose order can be restored; got a {type(batches).__name__}; "
+                             "allowed: a list or a batch builder with state_dict()/load_state_dict()")
+
+
+def _rng_state() -> dict:
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    version, internal, gauss = random.getstate()
+    return {"torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else [],
+            "numpy": {"kind": kind, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": pos,
+                      "has_gauss": has_gauss, "cached": cached},
+            "python": {"version": version, "internal": list(internal), "gauss": gauss}}
+
+
+def _set_rng_state(state: Mapping[str, Any]) -> None:
+    torch.set_rng_state(state["torch"])
+    if state["cuda"] and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+    n = state["numpy"]
+    np.random.set_state((n["kind"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
+    py = state["python"]
+    random.setstate((py["version"], tuple(py["internal"]), py["gauss"]))
+
+
+def _fingerprint(model: torch.nn.Module, config: TrainConfig) -> str:
+    """What a saved state must match to be resumed from: the config and the parameters' names and shapes."""
+    return canonical_json({"config": config, "params": [[k, list(v.shape)] for k, v in model.state_dict().items()]})
+
+
+def _latest_state(folder: Path, fingerprint: str) -> dict | None:
+    """The state of the highest step in ``folder`` that is complete, uncorrupted and of this run, if any."""
+    for meta in sorted(folder.glob("state-*.json"), reverse=True):
+        state = load_state(meta.with_suffix(""))
+        if state is not None and state.get("fingerprint") == fingerprint:
+            return state
+    return None
+
+
+def _save_state(folder: Path, step: int, state: dict) -> None:
+    """Write the state of ``step``, then remove every other (older, incomplete or corrupt) one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"state-{step:09d}"
+    save_state(folder / stem, state)
+    for old in sorted(folder.glob("state-*"), key=lambda p: p.suffix != ".json"):  # JSON first: no torn pair
+        if old.name not in (f"{stem}.json", f"{stem}.safetensors"):
+            old.unlink(missing_ok=True)
 
 
 def world_size() -> int:
@@ -178,7 +290,8 @@ def _accelerator(config: TrainConfig):
 def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
           config: TrainConfig, callbacks: Sequence[Callback] = (),
           eval_fn: Callable[[torch.nn.Module], Mapping[str, float]] | None = None,
-          progress: bool = True, desc: str = "train", accelerator: Any = None) -> TrainResult:
+          progress: bool = True, desc: str = "train", accelerator: Any = None,
+          resume: Resume | None = None) -> TrainResult:
     """Train ``model`` in place for ``config.max_steps`` optimiser steps; return the learning curve.
 
     ``batches``: a re-iterable (list, batch builder: cycled epoch after epoch), a one-shot iterator
@@ -194,7 +307,13 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     draws the same global batches and trains on its shard of rows (:func:`shard_batch`), so a run on
     *k* processes follows the single-process run with the same batches. Callbacks and ``eval_fn``
     see the unwrapped model; logged losses are averaged over processes.
+
+    ``resume``: keep resumable states in ``resume.folder`` and start from the last complete one found
+    there (``result.extra["resumed_from"]`` is its step); ``batches`` must then be a list or a batch
+    builder with ``state_dict``/``load_state_dict``. With several processes, rank 0 writes them.
     """
+    if resume is not None:
+        _check_resumable(batches)
     if accelerator is None and world_size() > 1:
         accelerator = _accelerator(config)
     device = accelerator.device if accelerator is not None else torch.device(resolve_device(config.device))
@@ -212,9 +331,33 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     params = [p for g in opt.param_groups for p in g["params"]]
     autocast = (torch.autocast(device.type, dtype=torch.bfloat16) if config.dtype == "bfloat16"
                 else nullcontext())
-    stream = _stream(batches)
+    stream = _Stream(batches)
     result = TrainResult()
     t0 = time.perf_counter()
+    start, fingerprint = 0, _fingerprint(inner, config)
+    state = _latest_state(resume.folder, fingerprint) if resume is not None else None
+    if state is not None:
+        inner.load_state_dict(state["model"])
+        opt.load_state_dict({"state": {int(k): v for k, v in state["optimizer"]["state"].items()},
+                             "param_groups": state["optimizer"]["param_groups"]})
+        sched.load_state_dict(state["scheduler"])
+        stream.restore(state["stream"])
+        for cb, cb_state in zip(callbacks, state["callbacks"]):
+            if cb_state is not None and hasattr(cb, "load_state_dict"):
+                cb.load_state_dict(cb_state)
+        _set_rng_state(state["rng"])
+        start = result.steps = state["step"]
+        result.losses, result.lrs, result.evals = state["losses"], state["lrs"], state["evals"]
+        result.extra["resumed_from"] = start
+        t0 -= state["seconds"]
+
+    def save(step: int) -> None:
+        _save_state(resume.folder, step, {  # type: ignore[union-attr]
+            "fingerprint": fingerprint, "step": step, "losses": result.losses, "lrs": result.lrs,
+            "evals": result.evals, "seconds": time.perf_counter() - t0, "model": inner.state_dict(),
+            "optimizer": opt.state_dict(), "scheduler": sched.state_dict(), "stream": stream.state(),
+            "callbacks": [cb.state_dict() if hasattr(cb, "state_dict") else None for cb in callbacks],
+            "rng": _rng_state()})
 
     def evaluate(step: int) -> bool:
         model.eval()
@@ -228,10 +371,11 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     try:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=config.max_steps, disable=not progress or rank != 0, desc=desc, leave=False)
+        bar = tqdm(total=config.max_steps, initial=start, disable=not progress or rank != 0, desc=desc,
+                   leave=False)
     except ImportError:  # pragma: no cover
         bar = None
-    for step in range(1, config.max_steps + 1):
+    for step in range(start + 1, config.max_steps + 1):
         loss_sum = torch.zeros((), device=device)
         for micro in range(config.grad_accum):
             batch = next(stream, None)
@@ -273,6 +417,8 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
         if stop:
             result.stopped_early = step < config.max_steps
             break
+        if resume is not None and rank == 0 and resume.due(step, config.max_steps):
+            save(step)
     if eval_fn is not None and result.stopped_early and (not result.evals or result.evals[-1]["step"] != result.steps):
         evaluate(result.steps)
     if bar is not None:

@@ -16,7 +16,7 @@ import torch
 
 from bertology_lib.errors import ParameterError
 from bertology_lib.training.loop import generator
-from bertology_lib.training.objectives import IGNORE_INDEX
+from bertology_lib.training.objectives import IGNORE_INDEX, GeneratorState
 from bertology_lib.validation import check_choice
 
 CORRUPTIONS: tuple[str, ...] = ("80/10/10", "mask-only")
@@ -83,7 +83,7 @@ def span_groups(word_ids: torch.Tensor, p: float, max_len: int = 10,
     return out
 
 
-class MLMBatches:
+class MLMBatches(GeneratorState):
     """Masked-LM batches over texts (one example each, truncated to ``seq_len``), masked afresh per epoch.
 
     Needs a tokenizer with a mask token (``build_word_tokenizer(kind="bert")`` or a WordPiece BERT);
@@ -173,7 +173,7 @@ def topic_partners(sentences: Sequence) -> list[list[int]]:
     return out
 
 
-class PairBatches:
+class PairBatches(GeneratorState):
     """Masked-LM batches of sentence pairs with a next-sentence label (Devlin et al. 2019's NSP).
 
     Each row is ``[CLS] A [SEP] B [SEP]``: half the time B is one of A's ``partners`` (label 0, "is

@@ -74,7 +74,20 @@ def pack_labeled(examples: Iterable[tuple[Sequence[int], Sequence[int]]], seq_le
             torch.tensor(labels[: n * seq_len]).view(n, seq_len))
 
 
-class LMBatches:
+class GeneratorState:
+    """For batch builders whose randomness is their private generator ``_g``: its state, so that a resumed
+    training (:class:`bertology_lib.training.loop.Resume`) continues the same stream of batches."""
+
+    _g: torch.Generator
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return {"generator": self._g.get_state()}
+
+    def load_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
+        self._g.set_state(state["generator"])
+
+
+class LMBatches(GeneratorState):
     """Causal-LM batches of packed windows (labels = inputs; HF shifts them). One pass = one epoch.
 
     Windows are reshuffled every epoch with a private generator; a last short batch is kept.
@@ -117,7 +130,7 @@ def encode_qa(tokenizer, prompt: str, completion: str, eos: bool = True) -> tupl
     return p + c, [IGNORE_INDEX] * len(p) + c
 
 
-class QABatches:
+class QABatches(GeneratorState):
     """Padded (right) batches of (input_ids, labels) examples, shuffled per epoch; loss where labels != -100."""
 
     def __init__(self, examples: Sequence[tuple[Sequence[int], Sequence[int]]], batch_size: int,
@@ -173,6 +186,13 @@ class MixedBatches:
         self.batch_size = batch_size
         self._g = generator(seed)
         self._orders = {k: torch.empty(0, dtype=torch.long) for k in self.names}
+
+    def state_dict(self) -> dict:
+        return {"generator": self._g.get_state(), "orders": dict(self._orders)}
+
+    def load_state_dict(self, state: Mapping) -> None:
+        self._g.set_state(state["generator"])
+        self._orders = {k: state["orders"][k].clone() for k in self.names}
 
     def _take(self, name: str, n: int) -> torch.Tensor:
         out = []

@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 from bertology_lib.errors import ParameterError
-from bertology_lib.training.loop import Callback, TrainConfig, TrainResult, train
+from bertology_lib.training.loop import Callback, Resume, TrainConfig, TrainResult, train
 from bertology_lib.training.masking import (
     CORRUPTIONS,
     UNITS,
@@ -93,16 +93,19 @@ def training_view(model: torch.nn.Module, batches: MLMBatches | PairBatches) -> 
 
 
 def pretrain_mlm(model: torch.nn.Module, batches: MLMBatches | PairBatches, config: TrainConfig,
-                 callbacks: Sequence[Callback] = (), progress: bool = True, desc: str = "MLM") -> TrainResult:
+                 callbacks: Sequence[Callback] = (), progress: bool = True, desc: str = "MLM",
+                 resume: Resume | None = None) -> TrainResult:
     """Train ``model`` (a ``BertForMaskedLM`` or ``BertForPreTraining``) in place on ``batches``.
 
     Losses are computed only at masked positions (:class:`~bertology_lib.training.masking.MaskedOnlyMLM`);
     callbacks receive the training view, whose ``.model`` is ``model``. With NSP batches, the result's
     ``extra["nsp_train_accuracy"]`` is the next-sentence accuracy over the last 100 training batches.
     Call it again with the same ``batches`` to continue their stream (e.g. after stacking blocks).
+    ``resume``: keep resumable states there and start from the last one (:class:`~bertology_lib.training.loop.Resume`;
+    the NSP accuracy then covers the batches since the resume only).
     """
     view = training_view(model, batches)
-    result = train(view, batches, config, callbacks=callbacks, progress=progress, desc=desc)
+    result = train(view, batches, config, callbacks=callbacks, progress=progress, desc=desc, resume=resume)
     if isinstance(view, MaskedOnlyPretraining) and view.nsp_log:
         result.extra["nsp_train_accuracy"] = sum(view.nsp_log) / len(view.nsp_log)
     return result

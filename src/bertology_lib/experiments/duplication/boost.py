@@ -20,7 +20,7 @@ import pandas as pd
 
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.duplication import duplicated, duplication_pattern
-from bertology_lib.models.registry import ModelSource
+from bertology_lib.models.sources import ModelSource
 from bertology_lib.profiles import SizeTable
 from bertology_lib.validation import check_choice
 from bertology_lib.training import finetune as ft

@@ -24,7 +24,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-import torch
 
 from bertology_lib.analysis.cloze import score_items
 from bertology_lib.data.toy_english import MASK, ClozeItem, Builder, knowledge_base
