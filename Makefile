@@ -1,6 +1,10 @@
 # BERTology Lab: two commands from a fresh clone (Python 3.11 + pip only).
-#   make test   create/update .venv, run library tests + nbval regression
-#   make book   create/update .venv, execute every notebook (profile quick), build _build/html
+#   make test          create/update .venv, run library tests + nbval regression
+#   make book          create/update .venv, execute the notebooks that are not up to date (profile quick;
+#                      a stamp in each notebook records its sources, parameters, library and environment),
+#                      build _build/html; it prints how many were up to date and how many it executed
+#   make book FORCE=1  the same, re-executing every notebook (bertology build --force)
+#   make reproduce     FORCE=1 from a fresh, empty cache (_build/reproduce-cache): everything retrained
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,10 +15,12 @@ PY := $(VENV)/bin/python
 TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 PROFILE ?= quick
+FORCE ?=
+REPRODUCE_CACHE := _build/reproduce-cache
 export MPLBACKEND ?= Agg
 export PYTHONHASHSEED := 0
 
-.PHONY: test book venv regression clean browser-deps
+.PHONY: test book reproduce venv regression clean browser-deps
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,7 +43,13 @@ test: venv browser-deps
 	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider
 
 book: venv
-	$(VENV)/bin/bertology build --profile $(PROFILE)
+	$(VENV)/bin/bertology build --profile $(PROFILE)$(if $(filter-out 0,$(FORCE)), --force)
+
+# Every notebook re-executed against a fresh, empty artifact cache: nothing comes from earlier runs.
+reproduce: venv
+	rm -rf $(REPRODUCE_CACHE) && mkdir -p $(REPRODUCE_CACHE)
+	@echo "make reproduce: re-executing every notebook with a fresh, empty cache $(REPRODUCE_CACHE) (BERTOLOGY_CACHE); your own cache is neither read nor changed"
+	BERTOLOGY_CACHE=$(abspath $(REPRODUCE_CACHE)) $(VENV)/bin/bertology build --profile $(PROFILE) --force
 
 # Re-execute the smoke-profile copies that nbval compares against.
 regression: venv

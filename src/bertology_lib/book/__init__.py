@@ -8,6 +8,7 @@ module         holds
 ``prose``      values glued into a notebook's prose (myst-nb ``glue``)
 ``exercises``  exercise checkers and the student / teacher notebook export
 ``stamps``     execution stamps: what an executed notebook depends on
+``execution``  running a notebook: threads, heartbeat, one-line failures, run folders
 ``cli``        the ``bertology`` command
 =============  =====================================================================================
 

@@ -1,6 +1,8 @@
 """The ``bertology`` command: list, run, build, claims, cache.
 
-Every failure exits non-zero with a message saying what failed and where.
+Every failure exits non-zero with one line saying what failed and where; every value is checked before
+any work. Commands that compute (``run``, ``build``, ``regression``, ``train-minibert``) apply the thread
+policy first and print the thread count once; notebooks run through :mod:`bertology_lib.book.execution`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any, List, Optional
@@ -18,8 +21,8 @@ import typer
 
 from bertology_lib import cache as cache_mod
 from bertology_lib.book import claims as claims_mod
+from bertology_lib.book import execution, stamps
 from bertology_lib.book.specs import SPECS, get_spec, notebook_paths, repo_root, validate_values
-from bertology_lib.book.stamps import stamp, up_to_date
 from bertology_lib.errors import BertologyError, ParameterError
 from bertology_lib.profiles import PROFILE_NAMES
 
@@ -29,7 +32,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-cache_app = typer.Typer(help="Inspect or clear the artifact cache.", no_args_is_help=True)
+cache_app = typer.Typer(help="Inspect, prune or clear the artifact cache.", no_args_is_help=True)
+WIDTH = 100  # tables fit a 100-column terminal
 app.add_typer(cache_app, name="cache")
 
 
@@ -82,6 +86,9 @@ def _check_params(path: Path, profile: str | None, given: dict[str, str]) -> dic
     spec = get_spec(path.stem)
     values: dict[str, Any] = dict(given)
     if profile is not None:
+        if "profile" in given and given["profile"].strip() != profile:
+            raise ParameterError(f"--profile {profile} and -p profile={given['profile']} disagree; "
+                                 "give the profile once")
         values["profile"] = profile
     checked = validate_values(spec.name, spec.params, values, coerce=True)
     # hand papermill only what was asked for and differs from the notebook's defaults, so that
@@ -89,80 +96,59 @@ def _check_params(path: Path, profile: str | None, given: dict[str, str]) -> dic
     return {k: v for k, v in checked.items() if k in values and v != spec.param(k).default}
 
 
-def execute(path: Path, params: dict[str, Any], output: Path, progress: bool = True) -> float:
-    """Execute ``path`` with papermill into ``output`` atomically; return wall seconds.
+def _threads() -> int:
+    """Apply the thread policy (this process and every kernel it starts) and say the count once."""
+    from bertology_lib.runtime import THREADS_ENV
 
-    The notebook runs with its own folder as the working directory. On
-    failure ``output`` is left untouched and the partial notebook is kept at
-    ``_build/failed/<name>.ipynb`` for inspection.
+    asked = os.environ.get(THREADS_ENV)
+    n = execution.apply_threads()
+    why = f"{THREADS_ENV}={asked}" if asked else f"the free cores now; set {THREADS_ENV} to fix it"
+    typer.echo(f"threads: {n} per process and kernel ({why})")
+    return n
+
+
+def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path | None = None,
+         skip_up_to_date: bool = False, yes: bool = False, dry_run: bool = False) -> tuple[int, int]:
+    """Validate every notebook's parameters, then execute them; returns (up to date, executed).
+
+    ``mode``: ``folder`` (``_build/runs/<notebook>-<params>/``), ``in-place`` (over the book's notebook,
+    stamped; with ``skip_up_to_date`` a current stamp skips it) or ``output-dir`` (``output_dir/<name>``).
     """
-    import papermill as pm
-
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.parent / f".{output.stem}.running.ipynb"
-    t0 = time.perf_counter()
-    try:
-        pm.execute_notebook(
-            str(path), str(tmp), parameters=params, progress_bar=progress,
-            cwd=str(path.parent), kernel_name="python3",
-        )
-    except BaseException:
-        failed = repo_root() / "_build" / "failed" / path.name
-        failed.parent.mkdir(parents=True, exist_ok=True)
-        if tmp.exists():
-            shutil.move(str(tmp), failed)
-        raise
-    os.replace(tmp, output)
-    return time.perf_counter() - t0
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-def _run(notebooks, profile, params, output_dir, skip_up_to_date: bool = False) -> list[tuple[str, float]]:
-    from papermill.exceptions import PapermillExecutionError
-    from tqdm.auto import tqdm
-
     root = repo_root()
     paths = _select(notebooks, root)
     given = _parse_params(params or [])
     # validate everything first: a bad value fails in seconds, before any work
     plan = [(p, _check_params(p, profile, given)) for p in paths]
+    execution.confirm_full({q.get("profile", get_spec(p.stem).param("profile").default) for p, q in plan}, yes)
+    _threads()
+    env = stamps.current_environment()
+    if skip_up_to_date:
+        c = cache_mod.ArtifactCache()
+        typer.echo(f"artifact cache: {c.root} ({sum(1 for _ in c.entries())} entries)")
     times: list[tuple[str, float]] = []
-    bar = tqdm(plan, desc="notebooks", unit="nb", disable=len(plan) < 2)
-    for path, p in bar:
-        bar.set_postfix_str(path.stem)
-        out = (Path(output_dir) / path.name) if output_dir else path
-        if skip_up_to_date and out == path and up_to_date(path, p):
-            typer.echo(f"{_show(path, root)} is up to date (same sources, parameters and library): not re-run")
+    fresh = 0
+    for i, (path, p) in enumerate(plan, 1):
+        out = {"in-place": path, "output-dir": Path(output_dir or ".") / path.name,
+               "folder": execution.run_folder(root, path.stem, p) / path.name}[mode]
+        why = stamps.stale_reason(path, p, env=env) if skip_up_to_date else None
+        if skip_up_to_date and why is None:
+            typer.echo(f"[{i}/{len(plan)}] {_show(path, root)} is up to date (same sources, parameters, library "
+                       "and environment): not re-run")
+            fresh += 1
             continue
-        typer.echo(f"running {_show(path, root)} with {p or 'defaults'} -> {out}")
-        try:
-            times.append((path.stem, execute(path, p, out)))
-            stamp(out, p)
-        except PapermillExecutionError as e:
-            _fail(
-                f"{_show(path, root)} failed in cell {e.exec_count} "
-                f"({e.ename}: {e.evalue}); partial output in _build/failed/{path.name}"
-            )
-    typer.echo("\nwall time per notebook:")
-    for name, secs in times:
-        typer.echo(f"  {name:<40s} {secs:8.1f} s")
-    typer.echo(f"  {'total':<40s} {sum(s for _, s in times):8.1f} s")
-    return times
+        verb = "would run" if dry_run else "running"
+        typer.echo(f"[{i}/{len(plan)}] {verb} {_show(path, root)} with {p or 'defaults'} -> {_show(out, root)}"
+                   + (f" ({why})" if why else ""))
+        if dry_run:
+            continue
+        times.append((path.stem, execution.execute(path, p, out, root, echo=typer.echo)))
+        stamps.stamp(out, p, env)
+    if times:
+        typer.echo("\nwall time per notebook:")
+        for name, secs in times:
+            typer.echo(f"  {name:<40s} {secs:8.1f} s")
+        typer.echo(f"  {'total':<40s} {sum(s for _, s in times):8.1f} s")
+    return fresh, len(plan) - fresh
 
 
 @app.command("list")
@@ -185,10 +171,16 @@ def run(
     notebooks: Optional[List[str]] = typer.Argument(None, help="notebook paths or names; default: all"),
     profile: Optional[str] = typer.Option(None, "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
     param: Optional[List[str]] = typer.Option(None, "-p", "--param", help="key value (or key=value); repeatable"),
-    output_dir: Optional[Path] = typer.Option(None, "--output-dir", help="write executed copies here instead of in place"),
+    output_dir: Optional[Path] = typer.Option(None, "--output-dir", help="write executed copies here"),
+    in_place: bool = typer.Option(False, "--in-place", help="write over the book's notebook (and stamp it)"),
+    yes: bool = typer.Option(False, "--yes", help="run profile full even without a CUDA GPU"),
 ) -> None:
-    """Execute notebooks with papermill (in place by default)."""
-    _run(notebooks, profile, param, output_dir)
+    """Execute notebooks with papermill into _build/runs/<notebook>-<param=value,...>/ (the book's notebooks
+    are not touched unless --in-place)."""
+    if in_place and output_dir is not None:
+        raise ParameterError(f"--in-place and --output-dir {output_dir} exclude each other; give one")
+    mode = "in-place" if in_place else "output-dir" if output_dir is not None else "folder"
+    _run(notebooks, profile, param, mode=mode, output_dir=output_dir, yes=yes)
 
 
 @app.command("profiles")
@@ -210,8 +202,15 @@ def profiles_cmd() -> None:
 def train_minibert_cmd(
     profile: str = typer.Option("quick", "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
     seed: int = typer.Option(0, "--seed", help="training seed (an int >= 0)"),
+    yes: bool = typer.Option(False, "--yes", help="train profile full even without a CUDA GPU"),
 ) -> None:
     """Train (or find in the cache) the embedded mini-BERT; runs data-parallel under `accelerate launch`."""
+    from bertology_lib.profiles import PROFILE_PARAM, SEED_PARAM
+
+    PROFILE_PARAM.validate(profile)  # before any work: a bad value creates nothing
+    SEED_PARAM.validate(seed)
+    execution.confirm_full({profile}, yes)
+    _threads()
     from bertology_lib.models import minibert
 
     cfg = minibert.MiniBertConfig.for_profile(profile, seed=seed)
@@ -226,7 +225,7 @@ def regression(
 ) -> None:
     """Regenerate the smoke-profile nbval copies in tests/regression/."""
     root = repo_root()
-    _run(notebooks, "smoke", [], root / "tests" / "regression")
+    _run(notebooks, "smoke", [], mode="output-dir", output_dir=root / "tests" / "regression")
 
 
 @app.command("export-student")
@@ -264,13 +263,21 @@ def write_ledger_page(root: Path) -> Path:
 def build(
     profile: str = typer.Option("quick", "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
     execute_notebooks: bool = typer.Option(True, "--run/--no-run", help="execute notebooks first"),
-    force: bool = typer.Option(False, "--force", help="re-execute notebooks even when up to date"),
+    force: bool = typer.Option(False, "--force", help="re-execute every notebook, even when up to date"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="say what would be executed, build nothing"),
+    yes: bool = typer.Option(False, "--yes", help="run profile full even without a CUDA GPU"),
 ) -> None:
-    """Execute every notebook (skipping those already executed from the same sources, parameters and
-    library), regenerate the claims ledger page, build the HTML book."""
+    """Execute the notebooks in place (those not up to date: a stamp records their sources, parameters,
+    library and environment; all with --force), regenerate the claims ledger page, build the HTML book."""
     root = repo_root()
     if execute_notebooks:
-        _run(None, profile, [], None, skip_up_to_date=not force)
+        fresh, ran = _run(None, profile, [], mode="in-place", skip_up_to_date=not force, yes=yes,
+                          dry_run=dry_run)
+        did = "would be executed" if dry_run else "executed"
+        typer.secho(f"{fresh} up to date, {ran} {did}" + ("; --force re-executes every notebook" if force else
+                    "; `make book FORCE=1` (bertology build --force) re-executes all"), bold=True)
+    if dry_run:
+        return
     page = write_ledger_page(root)
     typer.echo(f"wrote {page.relative_to(root)}")
     # A clean build: no page of an earlier table of contents survives in _build/html.
@@ -286,41 +293,136 @@ def build(
     typer.echo(f"book: {root / '_build' / 'html' / 'index.html'}")
 
 
+def _wrap(text: str, indent: int = 4) -> str:
+    return textwrap.fill(text, WIDTH, subsequent_indent=" " * indent, break_on_hyphens=False)
+
+
 @app.command()
 def claims(
     as_json: bool = typer.Option(False, "--json", help="print JSON instead of a table"),
     markdown: bool = typer.Option(False, "--markdown", help="print the ledger page's Markdown"),
+    wide: bool = typer.Option(False, "--wide", help="one wide table row per claim (wider than 100 columns)"),
+    runs: bool = typer.Option(False, "--runs", help="claims of the executed runs beside the book's"),
+    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="where the runs are (implies --runs; "
+                                            "default _build/runs; also reads an --output-dir)"),
 ) -> None:
-    """The claims ledger, read back from the executed notebooks."""
+    """The claims ledger, read back from the executed notebooks (or runs beside the book's values)."""
     root = repo_root()
+    if runs or runs_dir is not None:
+        folder = runs_dir if runs_dir is not None else root / execution.RUNS
+        if runs_dir is not None and not folder.is_dir():
+            raise ParameterError(f"--runs-dir {folder} is not a folder; `bertology run` writes runs to "
+                                 f"{execution.RUNS}")
+        rows = execution.run_comparison(root, folder) if folder.is_dir() else []
+        if as_json:
+            typer.echo(json.dumps(rows, indent=2))
+            return
+        if not rows:
+            typer.echo(f"no claims in executed runs under {_show(folder, root)} (`bertology run` writes them)")
+        last = None
+        for r in rows:
+            if r["run"] != last:
+                last = r["run"]
+                label = ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "defaults"
+                typer.secho(_wrap(f"{r['run']}  ({label})"), bold=True)
+            flag = "" if r["same_verdict"] else "   <- verdict differs"
+            typer.echo(_wrap(f"  {r['id']}: book {r['book_shown']} ({r['book_verdict'] or 'not in the book'}); "
+                             f"run {r['run_shown']} ({r['run_verdict']}){flag}", indent=6))
+        n_diff = sum(not r["same_verdict"] for r in rows)
+        typer.echo(f"{len(rows)} claims in runs, {n_diff} with a verdict other than the book's")
+        return
     items = claims_mod.collect(notebook_paths(root))
     if as_json:
         typer.echo(json.dumps([c.to_dict() for c in items], indent=2))
     elif markdown:
         typer.echo(claims_mod.ledger_markdown(items, {n: s.title for n, s in SPECS.items()},
                                               {n: s.part for n, s in SPECS.items()}))
-    else:
+    elif wide:
         import pandas as pd
 
         df = claims_mod.ledger_frame(items)
         with pd.option_context("display.max_colwidth", 60, "display.width", 200):
             typer.echo(df[["verdict", "id", "paper", "ours", "rule", "notebook", "profile"]].to_string(index=False)
                        if len(df) else "no claims recorded yet")
+    else:
+        for c in items:
+            typer.echo(_wrap(f"{c.verdict.upper():<14s} {c.id}  [{c.notebook}, {c.profile}]"))
+            typer.echo(_wrap(f"    paper {claims_mod.with_unit(c.paper, c.unit)}; ours "
+                             f"{claims_mod.with_unit(c.ours, c.unit)}; rule: {c.rule}"))
+        if not items:
+            typer.echo("no claims recorded yet")
+    if not as_json and not markdown:
         typer.echo(", ".join(f"{n} {v}" for v, n in claims_mod.summary(items).items()))
+
+
+def _size(n: float) -> str:
+    for unit, div in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= div:
+            return f"{n / div:.1f} {unit}"
+    return f"{int(n)} B"
+
+
+def _flat(obj: Any, prefix: str = "") -> dict[str, str]:
+    if isinstance(obj, dict):
+        out: dict[str, str] = {}
+        for k, v in obj.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    v = json.dumps(obj, separators=(",", ":"), default=str)
+    if isinstance(obj, str) and len(obj) >= 32:  # a hash of another artifact: its head names it
+        v = obj[:12] + "..."
+    return {prefix[:-1]: v}
+
+
+def config_summaries(entries: list) -> dict[Path, str]:
+    """Per entry: the config fields that differ between entries of its kind (all fields for a kind with
+    one entry), ``key=value`` flattened, at most ~250 characters."""
+    by_kind: dict[str, list] = {}
+    for e in entries:
+        by_kind.setdefault(e.kind, []).append(e)
+    out = {}
+    for group in by_kind.values():
+        flats = [_flat(e.config) for e in group]
+        keys = sorted(set().union(*flats))
+        differ = [k for k in keys if len({f.get(k) for f in flats}) > 1] if len(group) > 1 else keys
+        for e, f in zip(group, flats):
+            text = " ".join(f"{k}={f.get(k, '-')}" for k in (differ or keys))
+            out[e.path] = "corrupt (no valid manifest)" if e.config == {"corrupt": True} else (
+                text if len(text) <= 250 else text[:247] + "...")
+    return out
 
 
 @cache_app.command("ls")
 def cache_ls() -> None:
-    """List cache entries (kind, key, size, age)."""
+    """List cache entries (kind, key, size, date, the config fields that tell entries of a kind apart),
+    the total size, and temporary folders left by builds that died."""
     c = cache_mod.ArtifactCache()
     typer.echo(f"cache root: {c.root}")
-    n = 0
-    for e in c.entries():
-        n += 1
+    entries = list(c.entries())
+    summary = config_summaries(entries)
+    for e in entries:
         age = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.created)) if e.created else "corrupt"
-        cfg = json.dumps(e.config, sort_keys=True)
-        typer.echo(f"  {e.kind:<16s} {e.key}  {e.size / 1e6:8.2f} MB  {age}  {cfg[:80]}")
-    typer.echo(f"{n} entries")
+        typer.echo(f"{e.kind:<22s} {e.key}  {_size(e.size):>9s}  {age}")
+        typer.echo(textwrap.fill(summary[e.path], WIDTH, initial_indent="    ", subsequent_indent="    "))
+    typer.echo(f"{len(entries)} entries, {_size(sum(e.size for e in entries))}")
+    temps = list(c.temp_entries())
+    if temps:
+        typer.echo(_wrap("temporary folders (builds in progress, or stale: left by a process that died; "
+                         "`bertology cache prune` removes the stale ones):", indent=0))
+        for t in temps:
+            state = f"in use by pid {t.pid}" if t.alive else (f"stale: pid {t.pid} is gone" if t.pid else "stale")
+            typer.echo(f"  {_show(Path(t.path), c.root)}  {_size(t.size)}  {state}")
+        stale = [t for t in temps if not t.alive]
+        typer.echo(f"{len(stale)} stale temporary folders, {_size(sum(t.size for t in stale))}")
+
+
+@cache_app.command("prune")
+def cache_prune() -> None:
+    """Remove the temporary folders of builds whose process died (never a live build's)."""
+    c = cache_mod.ArtifactCache()
+    size = sum(t.size for t in c.temp_entries() if not t.alive)
+    n = c.prune()
+    typer.echo(f"removed {n} stale temporary folders ({_size(size)}) from {c.root}")
 
 
 @cache_app.command("clear")
@@ -330,6 +432,10 @@ def cache_clear(
 ) -> None:
     """Remove cache entries (all, or one kind)."""
     c = cache_mod.ArtifactCache()
+    if kind is not None and kind not in {e.kind for e in c.entries()}:
+        # nothing of this kind is here: an unknown kind fails naming the known ones, a known one removes 0
+        typer.echo(f"removed {c.clear(kind)} entries from {c.root} (none of kind {kind})")
+        return
     if not yes:
         typer.confirm(f"remove {'all' if kind is None else kind} entries under {c.root}?", abort=True)
     typer.echo(f"removed {c.clear(kind)} entries from {c.root}")
@@ -359,8 +465,17 @@ def main() -> None:
             sys.exit(rv)
     except typer.Exit as e:
         sys.exit(e.exit_code)
-    except typer.Abort:
+    except typer.Abort as e:  # click turns Ctrl-C outside a notebook (and a declined prompt) into Abort
+        if isinstance(e.__cause__, KeyboardInterrupt):
+            typer.secho("interrupted", fg=typer.colors.RED, err=True)
+            sys.exit(130)
         sys.exit(1)
+    except execution.RunInterrupted as e:
+        typer.secho(str(e), fg=typer.colors.RED, err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        typer.secho("interrupted", fg=typer.colors.RED, err=True)
+        sys.exit(130)
     except (ParameterError, BertologyError, FileNotFoundError) as e:
         typer.secho(f"error: {e}", fg=typer.colors.RED, err=True)
         sys.exit(2)

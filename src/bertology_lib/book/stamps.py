@@ -2,8 +2,11 @@
 
 A stamp (notebook metadata ``bertology_run``) hashes the notebook's cells (not outputs, not the injected
 parameters), the parameters it ran with, and the library modules it imports, directly or through other
-library modules (:func:`library_closure`). :func:`imported_modules` is also what the import-rule test
-reads.
+library modules (:func:`library_closure`); beside the hash it records the environment that changes the
+numbers (:func:`bertology_lib.runtime.environment`: torch, transformers and numpy versions and the thread
+count). A notebook is up to date when the hash *and* the environment match (:func:`stale_reason`), so
+another stack or another thread count re-executes. :func:`imported_modules` is also what the import-rule
+test reads.
 """
 
 from __future__ import annotations
@@ -104,20 +107,52 @@ def inputs_sha(path: Path, params: dict[str, Any], lib: str | None = None) -> st
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-STAMP = "bertology_run"  # notebook metadata key: {"inputs_sha": ..., "params": ...}
+STAMP = "bertology_run"  # notebook metadata key: {"inputs_sha": ..., "params": ..., "environment": ...}
 
 
-def stamp(path: Path, params: dict[str, Any]) -> None:
+def current_environment() -> dict[str, Any]:
+    """:func:`bertology_lib.runtime.environment` as plain JSON values (what a stamp records)."""
+    from bertology_lib.runtime import environment
+
+    return json.loads(json.dumps(environment(), default=str))
+
+
+def stamp(path: Path, params: dict[str, Any], env: Mapping[str, Any] | None = None) -> None:
+    """Record in ``path``'s metadata what its results depend on: the inputs hash, the parameters and the
+    environment (default: this process's, :func:`current_environment`)."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params), "params": params}
+    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params), "params": params,
+                          "environment": dict(env) if env is not None else current_environment()}
     tmp = path.with_name(f".{path.stem}.stamp.ipynb")
     nbformat.write(nb, tmp)
     os.replace(tmp, path)
 
 
-def up_to_date(path: Path, params: dict[str, Any], lib: str | None = None) -> bool:
-    """True when ``path`` was executed in place with these parameters, these sources and this library."""
-    stamp = json.loads(path.read_text()).get("metadata", {}).get(STAMP)
-    return bool(stamp) and stamp.get("inputs_sha") == inputs_sha(path, params, lib)
+def read_stamp(path: Path) -> dict[str, Any] | None:
+    """The stamp of an executed notebook, or None."""
+    return json.loads(Path(path).read_text()).get("metadata", {}).get(STAMP) or None
+
+
+def stale_reason(path: Path, params: dict[str, Any], lib: str | None = None,
+                 env: Mapping[str, Any] | None = None) -> str | None:
+    """Why ``path`` must be re-executed with ``params`` in environment ``env`` (default: this process's),
+    or None when it is up to date."""
+    s = read_stamp(path)
+    if not s:
+        return "never executed in place (no stamp)"
+    if s.get("inputs_sha") != inputs_sha(path, params, lib):
+        return "its cells, parameters or library sources changed"
+    env = dict(env) if env is not None else current_environment()
+    old = s.get("environment")
+    if not old:
+        return "its stamp records no environment (package versions, threads)"
+    diff = [f"{k} {old.get(k)} -> {env.get(k)}" for k in sorted(set(old) | set(env)) if old.get(k) != env.get(k)]
+    return f"environment differs: {', '.join(diff)}" if diff else None
+
+
+def up_to_date(path: Path, params: dict[str, Any], lib: str | None = None,
+               env: Mapping[str, Any] | None = None) -> bool:
+    """True when ``path`` was executed in place with these parameters, sources, library and environment."""
+    return stale_reason(path, params, lib, env) is None

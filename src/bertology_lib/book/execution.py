@@ -1,0 +1,316 @@
+"""Running one of the book's notebooks: papermill with the thread policy, a heartbeat and clear failures.
+
+Used by the ``bertology`` command (:mod:`bertology_lib.book.cli`):
+
+* :func:`apply_threads` applies :func:`bertology_lib.runtime.apply_thread_policy` and hands the same count to
+  every kernel (``BERTOLOGY_THREADS`` and ``OMP_NUM_THREADS`` in the environment kernels inherit);
+* :func:`execute` runs a notebook atomically into its output, with a :class:`Heartbeat` naming the running
+  cell at most every ``BERTOLOGY_HEARTBEAT_S`` seconds (default 30), over a CurveZMQ-encrypted kernel
+  connection (which is also why ipykernel's "running over TCP without encryption" warning is gone), and
+  turns a failed cell, a dead kernel or Ctrl-C into one line (:class:`NotebookRunError`,
+  :class:`RunInterrupted`) that says where the partial notebook is;
+* :func:`run_folder` names the folder ``bertology run`` writes to: ``_build/runs/<notebook>-<param=value,...>``;
+  :func:`run_comparison` reads the executed runs back beside the book's claims (``bertology claims --runs``);
+* :func:`confirm_full` refuses the ``full`` profile without a GPU unless confirmed, saying roughly how long it
+  would take on this CPU (:func:`full_profile_estimate`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bertology_lib.errors import BertologyError, ParameterError
+
+HEARTBEAT_ENV = "BERTOLOGY_HEARTBEAT_S"
+RUNS = Path("_build") / "runs"  # relative to the checkout
+FAILED = Path("_build") / "failed"
+# The kernel's own log (protocol warnings, and a ZMQ traceback when Ctrl-C closes its sockets mid-reply) is
+# not the notebook's output: the notebook records errors in its cells, and we report a dead kernel ourselves.
+KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]
+
+
+class NotebookRunError(BertologyError):
+    """A notebook failed in a cell or its kernel died; the message names it and the partial output."""
+
+
+class RunInterrupted(BertologyError):
+    """Ctrl-C while a notebook ran; the message names it and the partial output."""
+
+
+# -- threads ---------------------------------------------------------------------------------------
+def apply_threads() -> int:
+    """Apply the thread policy in this process and pass the same count to every kernel it starts."""
+    from bertology_lib.runtime import THREADS_ENV, apply_thread_policy
+
+    n = apply_thread_policy()
+    os.environ[THREADS_ENV] = str(n)
+    os.environ["OMP_NUM_THREADS"] = str(n)
+    return n
+
+
+# -- run folders -----------------------------------------------------------------------------------
+def run_folder(root: Path, notebook: str, params: Mapping[str, Any]) -> Path:
+    """``<root>/_build/runs/<notebook>-<param=value,...>``: the non-default parameters in the order given,
+    ``defaults`` when none; characters a folder name should not hold become ``_``."""
+    label = ",".join(f"{k}={v}" for k, v in params.items()) or "defaults"
+    label = re.sub(r"[^A-Za-z0-9._=,+-]", "_", label)
+    if len(label) > 120:  # keep it a usable name; the stamp inside records the parameters in full
+        import hashlib
+
+        label = label[:100] + "-" + hashlib.sha256(label.encode()).hexdigest()[:12]
+    return root / RUNS / f"{notebook}-{label}"
+
+
+def run_notebooks(folder: Path) -> list[Path]:
+    """Executed book notebooks under ``folder``: ``<run>/<name>.ipynb`` (run folders) or ``<name>.ipynb``
+    (an ``--output-dir``)."""
+    from bertology_lib.book.specs import SPECS
+
+    found = sorted(folder.glob("*/*.ipynb")) + sorted(folder.glob("*.ipynb"))
+    return [p for p in found if p.stem in SPECS and not p.name.startswith(".")]
+
+
+def run_comparison(root: Path, folder: Path) -> list[dict[str, Any]]:
+    """Every claim of every executed run under ``folder`` beside the book's value and verdict (by claim id),
+    with the run's folder and parameters (from its stamp, else papermill's record)."""
+    import json
+
+    from bertology_lib.book import claims
+    from bertology_lib.book.specs import notebook_paths
+    from bertology_lib.book.stamps import STAMP
+
+    book = {c.id: c for c in claims.collect(notebook_paths(root))}
+    rows = []
+    for nb in run_notebooks(folder):
+        meta = json.loads(nb.read_text()).get("metadata", {})
+        params = (meta.get(STAMP) or {}).get("params", meta.get("papermill", {}).get("parameters", {}))
+        run = str(nb.parent.relative_to(root)) if nb.parent.is_relative_to(root) else str(nb.parent)
+        for c in claims.claims_in_notebook(nb):
+            b = book.get(c.id)
+            rows.append({"run": run, "notebook": nb.stem, "params": params, "id": c.id,
+                         "book_value": None if b is None else b.ours,
+                         "book_shown": "-" if b is None else claims.with_unit(b.ours, b.unit),
+                         "book_verdict": None if b is None else b.verdict,
+                         "run_value": c.ours, "run_shown": claims.with_unit(c.ours, c.unit),
+                         "run_verdict": c.verdict, "same_verdict": b is not None and b.verdict == c.verdict})
+    return rows
+
+
+def tag_injected_cell(path: Path) -> None:
+    """Tag papermill's injected-parameters cell ``remove-cell`` so that the rendered book hides it."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    changed = False
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "remove-cell"]
+            changed = True
+    if changed:
+        nbformat.write(nb, path)
+
+
+# -- the heartbeat ---------------------------------------------------------------------------------
+def _clock(secs: float) -> str:
+    secs = int(secs)
+    return f"{secs // 3600}h{secs % 3600 // 60:02d}m" if secs >= 3600 else f"{secs // 60}m{secs % 60:02d}s"
+
+
+class Heartbeat:
+    """Which cell of a running notebook executes, said at most every ``every`` seconds (and not before
+    a cell has run that long), so that a long training inside a notebook is visibly alive."""
+
+    def __init__(self, name: str, every: float | None = None, echo: Callable[[str], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if every is None:
+            every = float(os.environ.get(HEARTBEAT_ENV, "") or 30)
+        self.name, self.every, self.clock = name, every, clock
+        self.echo = echo or (lambda line: print(line, flush=True))
+        self.t0 = self.last = clock()
+        self.cell: int | None = None
+        self.done = False
+        self.total = 0
+        self.what = ""
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def cell_started(self, index: int, total: int, source: str = "") -> None:
+        first = next((ln.strip() for ln in source.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+        self.cell, self.total, self.what = index, total, first[:48] + ("..." if len(first) > 48 else "")
+        self.done = False
+
+    def cell_done(self, index: int) -> None:
+        self.done = index == self.cell
+
+    def where(self) -> str:
+        """``cell i/n`` of the cell running now (1-based, counting every cell), ``start-up`` before the
+        first, ``after cell i/n`` between cells and after the last."""
+        if self.cell is None:
+            return "start-up"
+        return f"{'after ' if self.done else ''}cell {self.cell + 1}/{self.total}"
+
+    def tick(self) -> str | None:
+        """Print (and return) a heartbeat line when one is due."""
+        now = self.clock()
+        if self.cell is None or now - self.last < self.every:
+            return None
+        self.last = now
+        doing = f"{self.where()}, closing the kernel" if self.done and self.cell + 1 == self.total else (
+            f"{self.where()}" if self.done else f"{self.where()} running" + (f" ({self.what})" if self.what else ""))
+        line = f"  ... {self.name}: {doing}, {_clock(now - self.t0)} elapsed"
+        self.echo(line)
+        return line
+
+    def __enter__(self) -> Heartbeat:
+        def loop() -> None:
+            while not self._stop.wait(min(1.0, self.every)):
+                self.tick()
+
+        self._thread = threading.Thread(target=loop, name=f"heartbeat-{self.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+
+def _engine():
+    """A papermill engine that tells a :class:`Heartbeat` when each cell starts (registered as ``bertology``)."""
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    class HeartbeatEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, heartbeat=None, **kwargs):
+            if heartbeat is not None:
+                start, complete = nb_man.cell_start, nb_man.cell_complete
+
+                def cell_start(cell, cell_index=None, **kw):
+                    heartbeat.cell_started(cell_index, len(nb_man.nb.cells), "".join(cell.source))
+                    return start(cell, cell_index, **kw)
+
+                def cell_complete(cell, cell_index=None, **kw):
+                    if sys.exc_info()[0] is None:  # papermill calls this in a `finally`, after a dead kernel too
+                        heartbeat.cell_done(cell_index)
+                    return complete(cell, cell_index, **kw)
+
+                nb_man.cell_start, nb_man.cell_complete = cell_start, cell_complete
+            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+
+    papermill_engines.register("bertology", HeartbeatEngine)
+    return "bertology"
+
+
+def kernel_config():
+    """Kernel manager settings: CurveZMQ transport encryption where pyzmq supports it (the kernelspec of
+    ipykernel declares it), so the kernel's traffic is not plain text and it does not warn about it."""
+    import zmq
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport_encryption": "auto"}}) if zmq.has("curve") else Config()
+
+
+# -- executing -------------------------------------------------------------------------------------
+class _Quiet(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Kernel died")
+
+
+def execute(path: Path, params: dict[str, Any], output: Path, root: Path,
+            echo: Callable[[str], None] | None = None) -> float:
+    """Execute ``path`` with papermill into ``output`` atomically; return wall seconds.
+
+    The notebook runs with its own folder as the working directory. On any failure ``output`` is left
+    untouched, a folder created for it is removed again, and the partial notebook is kept at
+    ``_build/failed/<name>.ipynb``: a failed cell or a dead kernel raises :class:`NotebookRunError`,
+    Ctrl-C :class:`RunInterrupted`, each with one line naming the notebook, the cell and that file.
+    """
+    import papermill as pm
+    from nbclient.exceptions import DeadKernelError
+    from papermill.exceptions import PapermillExecutionError
+
+    made = [d for d in (output.parent, *output.parent.parents) if not d.exists()]  # innermost first
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.parent / f".{output.stem}.running.ipynb"
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    t0 = time.perf_counter()
+    beat = Heartbeat(path.stem, echo=echo)
+    quiet = _Quiet()  # our one line replaces nbclient's "Kernel died while waiting for execute reply."
+    logging.getLogger("papermill").addFilter(quiet)
+    try:
+        with beat:
+            pm.execute_notebook(str(path), str(tmp), parameters=params, progress_bar=False, cwd=str(path.parent),
+                                kernel_name="python3", engine_name=_engine(), heartbeat=beat,
+                                config=kernel_config(), extra_arguments=KERNEL_ARGS)
+    except BaseException as e:
+        failed = root / FAILED / path.name
+        kept = tmp.exists()
+        if kept:
+            failed.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(tmp), failed)
+        for d in made:  # the folders made for the output, if still empty
+            if d.is_dir() and not any(d.iterdir()):
+                d.rmdir()
+        partial = f"partial output in {FAILED / path.name}" if kept else "no partial output was written"
+        if isinstance(e, PapermillExecutionError):
+            first = (str(e.evalue).strip().splitlines() or [""])[0]  # one line, however long the message
+            raise NotebookRunError(f"{shown} failed in cell {e.exec_count} ({e.ename}: {first}); {partial}") from None
+        if isinstance(e, DeadKernelError):
+            raise NotebookRunError(f"the kernel running {shown} died ({beat.where()}; out of memory, or "
+                                   f"killed?); {partial}") from None
+        if isinstance(e, KeyboardInterrupt):
+            raise RunInterrupted(f"interrupted: {shown} stopped ({beat.where()}); {partial}") from None
+        raise
+    finally:
+        logging.getLogger("papermill").removeFilter(quiet)
+    tag_injected_cell(tmp)
+    os.replace(tmp, output)
+    return time.perf_counter() - t0
+
+
+# -- the full profile on a CPU ---------------------------------------------------------------------
+def confirm_full(profiles: set[str], yes: bool) -> None:
+    """``full`` on a machine without a CUDA GPU runs only with ``yes`` (``--yes``); otherwise
+    :class:`ParameterError` says roughly how long it would take here."""
+    if "full" not in profiles or yes:
+        return
+    import torch
+
+    if not torch.cuda.is_available():
+        raise ParameterError(f"profile full on a machine without a CUDA GPU: {full_profile_estimate()}. "
+                             "Add --yes to start it anyway")
+
+
+def full_profile_estimate() -> str:
+    """A rough lower bound on the ``full`` profile's time on this CPU: the full mini-BERT's pre-training
+    alone, ``6 * parameters * tokens`` FLOPs at the matmul speed this CPU measures now."""
+    import torch
+
+    from bertology_lib.models.minibert import MiniBertConfig
+
+    cfg = MiniBertConfig.for_profile("full")
+    n_params = cfg.n_layers * 12 * cfg.d_model ** 2 + cfg.vocab_size * cfg.d_model
+    tokens = cfg.max_steps * cfg.batch_size * 64  # the pre-training sequence length
+    flops = 6 * n_params * tokens
+    a = torch.randn(384, 384)
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < 0.3:
+        a @ a
+        n += 1
+    rate = n * 2 * 384 ** 3 / (time.perf_counter() - t0)
+    secs = flops / rate
+    took = f"{secs / 86400:,.0f} days" if secs >= 2 * 86400 else f"{secs / 3600:,.1f} hours"
+    return (f"roughly {took} on this CPU for the full mini-BERT's pre-training alone ({cfg.max_steps:,} "
+            f"steps of {cfg.batch_size} x 64 tokens, about {flops:.1e} FLOPs at the {rate / 1e9:.0f} GFLOP/s a "
+            f"matmul reaches here now; a rough lower bound, the other experiments add more)")
