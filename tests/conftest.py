@@ -12,6 +12,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("BERTOLOGY_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+def pytest_sessionstart(session):
+    """The thread policy of every entry point (:func:`bertology_lib.runtime.apply_thread_policy`):
+    ``BERTOLOGY_THREADS``, else the free cores; subprocesses and kernels inherit ``OMP_NUM_THREADS``."""
+    from bertology_lib.runtime import apply_thread_policy
+
+    apply_thread_policy()
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark what is not the quick library loop: nbval notebooks and notebook runs (``notebook``), the
     headless-browser book test (``browser``); both are ``slow`` too."""

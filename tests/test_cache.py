@@ -8,8 +8,17 @@ import textwrap
 import pytest
 import torch
 
-from bertology_lib.cache import ArtifactCache, cache_key, default_root, load_tensors, save_json, save_tensors
-from bertology_lib.errors import CacheError
+from bertology_lib.cache import (
+    ArtifactCache,
+    cache_key,
+    default_root,
+    load_state,
+    load_tensors,
+    save_json,
+    save_state,
+    save_tensors,
+)
+from bertology_lib.errors import CacheError, ParameterError
 
 
 def _builder(calls):
@@ -86,7 +95,7 @@ def test_killed_writer_leaves_nothing_a_later_run_uses(tmp_path):
     assert c.get("model", {"n": 3}) is None
     assert list(c.entries()) == []  # the temporary folder is not an entry
     c.get_or_create("model", {"n": 3}, _builder(calls))
-    assert len(calls) == 1 and c.sweep_tmp() == 1
+    assert len(calls) == 1 and c.prune() == 1
 
 
 def test_clear_by_kind(tmp_path):
@@ -128,9 +137,140 @@ def test_sweep_never_removes_a_live_build(tmp_path):
     try:
         assert proc.stdout.readline().strip() == "writing"
         c = ArtifactCache(tmp_path)
-        assert c.clear() == 0 and c.sweep_tmp() == 0  # the builder is alive: its folder stays
+        assert c.clear() == 0 and c.prune() == 0  # the builder is alive: its folder stays
         assert len(list(tmp_path.glob("model/.tmp-*/part.bin"))) == 1
     finally:
         proc.kill()
         proc.wait()
-    assert ArtifactCache(tmp_path).sweep_tmp() == 1  # now it is an orphan
+    assert ArtifactCache(tmp_path).prune() == 1  # now it is an orphan
+
+
+# -- temporary folders: listing, pruning, resumable scratch (#19) ----------------------------------------
+
+def _sleeping_builder(root, n, scratch=False):
+    """A subprocess building entry ``model/{n: n}`` that writes a file (into its scratch folder too) and hangs."""
+    script = textwrap.dedent(f"""
+        import time
+        from bertology_lib.cache import ArtifactCache
+        def build(folder, scratch=None):
+            (folder / "part.bin").write_bytes(b"x" * 1000)
+            if scratch is not None:
+                (scratch / "state.bin").write_bytes(b"s" * 500)
+            print("writing", flush=True)
+            time.sleep(60)
+        ArtifactCache({str(root)!r}).get_or_create("model", {{"n": {n}}}, build, scratch={scratch})
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "writing"
+    return proc
+
+
+def test_temp_entries_report_size_owner_and_liveness_and_prune_removes_only_dead_ones(tmp_path):
+    proc = _sleeping_builder(tmp_path, 5)
+    try:
+        c = ArtifactCache(tmp_path)
+        (live,) = c.temp_entries()
+        assert live.path.name.startswith(".tmp-") and live.pid == proc.pid and live.alive and live.size == 1000
+        assert c.prune() == 0 and c.temp_entries() == [live]  # a live build is never pruned
+    finally:
+        proc.kill()
+        proc.wait()
+    (dead,) = c.temp_entries()
+    assert dead.path == live.path and dead.pid == proc.pid and not dead.alive
+    (tmp_path / "model" / ".tmp-junk").mkdir()  # no pid in the name: nobody owns it
+    assert [(t.pid, t.alive) for t in c.temp_entries()] == [(proc.pid, False), (None, False)]
+    assert list(c.entries()) == [] and c.prune() == 2 and c.temp_entries() == []
+
+
+def test_entry_size_is_the_manifest_total(tmp_path):
+    c = ArtifactCache(tmp_path)
+    p = c.get_or_create("model", {"n": 1}, _builder([]))
+    manifest = json.loads((p / "MANIFEST.json").read_text())
+    (entry,) = c.entries()
+    assert entry.size == sum(m["size"] for m in manifest["files"].values()) > 0
+
+
+def test_clear_rejects_an_unknown_kind_before_removing_anything(tmp_path):
+    c = ArtifactCache(tmp_path)
+    with pytest.raises(ParameterError, match=r"kind='model' is not in the cache .*allowed: none"):
+        c.clear("model")
+    c.get_or_create("model", {"n": 1}, _builder([]))
+    c.get_or_create("probe", {"n": 1}, _builder([]))
+    with pytest.raises(ParameterError, match=r"kind='modle' is not in the cache .*allowed: 'model', 'probe'"):
+        c.clear("modle")
+    assert len(list(c.entries())) == 2
+    assert c.clear("probe") == 1 and [e.kind for e in c.entries()] == ["model"]
+
+
+def test_scratch_survives_a_failed_build_and_is_handed_to_the_next_then_removed(tmp_path):
+    c, seen = ArtifactCache(tmp_path), []
+
+    def fail(folder, scratch):
+        seen.append(scratch)
+        (scratch / "ckpt.bin").write_bytes(b"c" * 10)
+        raise KeyboardInterrupt  # Ctrl-C in the middle of a long build
+
+    with pytest.raises(KeyboardInterrupt):
+        c.get_or_create("model", {"n": 1}, fail, scratch=True)
+    assert seen == [c.scratch_path("model", {"n": 1})] and seen[0].name.startswith(".partial-")
+    assert list(c.entries()) == []
+    (partial,) = c.temp_entries()
+    assert partial.path == seen[0] and partial.pid == os.getpid() and not partial.alive and partial.size > 10
+
+    def resume(folder, scratch):
+        seen.append(scratch)
+        assert (scratch / "ckpt.bin").read_bytes() == b"c" * 10  # what the failed build left
+        _builder([])(folder)
+
+    p = c.get_or_create("model", {"n": 1}, resume, scratch=True)
+    assert seen[1] == seen[0] and c.get("model", {"n": 1}) == p
+    assert not seen[0].exists() and c.temp_entries() == []  # published: the scratch is spent
+    assert not any(f.name in ("ckpt.bin", "LOCK") for f in p.iterdir())
+
+
+def test_scratch_of_a_live_build_is_never_taken_over_nor_pruned(tmp_path):
+    proc = _sleeping_builder(tmp_path, 6, scratch=True)
+    c, seen = ArtifactCache(tmp_path), []
+    try:
+        partial = next(t for t in c.temp_entries() if t.path.name.startswith(".partial-"))
+        assert partial.alive and partial.pid == proc.pid
+        assert c.prune() == 0 and c.clear() == 0 and (partial.path / "state.bin").exists()
+
+        def no_scratch(folder, scratch):
+            seen.append(scratch)
+            raise RuntimeError("stop")
+
+        with pytest.raises(RuntimeError):
+            c.get_or_create("model", {"n": 6}, no_scratch, scratch=True)
+        assert seen == [None] and (partial.path / "state.bin").exists()
+    finally:
+        proc.kill()
+        proc.wait()
+
+    def taken_over(folder, scratch):
+        seen.append(scratch)
+        assert (scratch / "state.bin").read_bytes() == b"s" * 500
+        raise RuntimeError("stop again")
+
+    with pytest.raises(RuntimeError):
+        c.get_or_create("model", {"n": 6}, taken_over, scratch=True)
+    assert seen[1] == partial.path
+    assert c.prune() == 2 and c.temp_entries() == []  # the dead .tmp- folder and the scratch
+
+
+def test_saved_state_round_trips_and_a_corrupt_or_torn_one_is_none(tmp_path):
+    state = {"step": 3, "losses": [1.5, 0.25], "model": {"w": torch.arange(4.0)}, "opt": {0: {"step": torch.tensor(3.0)}},
+             "rng": torch.get_rng_state(), "none": None}
+    save_state(tmp_path / "s", state)
+    back = load_state(tmp_path / "s")
+    assert back["step"] == 3 and back["losses"] == [1.5, 0.25] and back["none"] is None
+    assert torch.equal(back["model"]["w"], torch.arange(4.0)) and torch.equal(back["rng"], state["rng"])
+    assert back["rng"].dtype == torch.uint8 and torch.equal(back["opt"]["0"]["step"], torch.tensor(3.0))
+    assert {f.suffix for f in tmp_path.iterdir()} == {".json", ".safetensors"}  # nothing pickled, no temp left
+    data = bytearray((tmp_path / "s.safetensors").read_bytes())
+    data[-1] ^= 0xFF
+    (tmp_path / "s.safetensors").write_bytes(bytes(data))
+    assert load_state(tmp_path / "s") is None
+    save_state(tmp_path / "t", state)
+    (tmp_path / "t.json").unlink()  # killed before the JSON (the commit) was written
+    assert load_state(tmp_path / "t") is None and load_state(tmp_path / "missing") is None

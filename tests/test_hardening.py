@@ -1,8 +1,9 @@
 """Crash safety and determinism (hardening issue).
 
-* A mini-BERT training run killed with SIGKILL after it has written checkpoints
-  leaves nothing a later run uses; the later run rebuilds and ends with exactly
-  the weights of an uninterrupted run.
+* A mini-BERT training run without resuming (``resume_every=0``) killed with
+  SIGKILL after it has written checkpoints leaves nothing a later run uses; the
+  later run rebuilds and ends with exactly the weights of an uninterrupted run.
+  (The resuming path is tested in ``test_resume.py``.)
 * A notebook run twice with the same profile and seed, each time on an empty
   cache (so everything is retrained), records identical ledger numbers.
 """
@@ -43,7 +44,7 @@ def test_training_killed_midway_rebuilds_to_the_uninterrupted_result(tmp_path):
         from bertology_lib.cache import ArtifactCache
         from bertology_lib.models.minibert import MiniBertConfig, train_minibert
         train_minibert(MiniBertConfig.for_profile("smoke", max_steps={STEPS}), ArtifactCache({str(killed)!r}),
-                       progress=False)
+                       progress=False, resume_every=0)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "OMP_NUM_THREADS": "1"})
     deadline = time.monotonic() + 180
@@ -59,9 +60,10 @@ def test_training_killed_midway_rebuilds_to_the_uninterrupted_result(tmp_path):
     cache = ArtifactCache(killed)
     assert cache.get(KIND, cfg.to_dict()) is None  # the half-written run is not an entry
     assert list(cache.entries()) == []
-    rebuilt = train_minibert(cfg, cache, progress=False)
-    assert cache.sweep_tmp() == 1  # the dead run's folder is swept, never read
-    reference = train_minibert(cfg, ArtifactCache(clean), progress=False)
+    rebuilt = train_minibert(cfg, cache, progress=False, resume_every=0)
+    assert history(rebuilt)["resumed_from"] == 0
+    assert cache.prune() == 1  # the dead run's folder is swept, never read
+    reference = train_minibert(cfg, ArtifactCache(clean), progress=False, resume_every=0)
     a, b = _weights(rebuilt), _weights(reference)
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert history(rebuilt)["losses"] == history(reference)["losses"]

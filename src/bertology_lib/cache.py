@@ -3,12 +3,20 @@
 An entry is a folder ``<root>/<kind>/<key>/`` where ``key`` is a hash of
 everything that determines the artifact (its config, plus a format version).
 It holds the artifact's files, ``artifact.json`` (the config it was built
-from) and a
-``MANIFEST.json`` listing every file with its size and SHA-256. The manifest
+from) and a ``MANIFEST.json`` listing every file with its size and SHA-256. The manifest
 is written last and the folder appears by one atomic ``rename`` from a
 temporary folder, so an entry either exists whole or not at all. A folder
 without a valid manifest, or whose files do not match it, is treated as
 corrupt: removed and rebuilt, never used.
+
+Besides entries, a kind's folder may hold *temporary folders*, never listed as
+entries: ``.tmp-<key>-<pid>-<hex>/`` (a build in progress, or left by a killed
+one) and ``.partial-<key>/`` (a resumable build's scratch: a long training's
+checkpoints, kept across a kill so that the next build of the same entry
+continues from them). A scratch folder is owned through an exclusive ``flock``
+on its ``LOCK`` file, so it is reused only once its owner is gone, never while
+it runs. :meth:`ArtifactCache.temp_entries` lists temporary folders and
+:meth:`ArtifactCache.prune` removes those of dead processes.
 
 Tensors are stored as safetensors and metadata as JSON; nothing is unpickled.
 """
@@ -25,12 +33,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from bertology_lib.errors import CacheError
+from bertology_lib.errors import CacheError, ParameterError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no resumable builds, liveness by pid only
+    fcntl = None  # type: ignore[assignment]
 
 FORMAT_VERSION = 1
 MANIFEST = "MANIFEST.json"
 CONFIG = "artifact.json"  # HF models keep their own config.json beside it
 _TMP_PREFIX = ".tmp-"
+_PARTIAL_PREFIX = ".partial-"
+_LOCK = "LOCK"  # in a scratch folder: flock-ed by its owner, holds the owner's pid
 
 
 def default_root() -> Path:
@@ -88,6 +103,21 @@ class Entry:
     config: dict
 
 
+@dataclass(frozen=True)
+class TempEntry:
+    """A temporary folder in the cache (a build in progress, or left by a killed one).
+
+    ``size``: bytes of its files; ``pid``: the process that made it (from a ``.tmp-`` folder's name,
+    from a ``.partial-`` scratch folder's ``LOCK`` file; None when there is none); ``alive``: whether
+    that process still runs (then :meth:`ArtifactCache.prune` leaves the folder alone).
+    """
+
+    path: Path
+    size: int
+    pid: int | None
+    alive: bool
+
+
 class ArtifactCache:
     """A cache rooted at ``root`` (default :func:`default_root`)."""
 
@@ -99,6 +129,11 @@ class ArtifactCache:
         if not kind or "/" in kind or kind.startswith("."):
             raise CacheError(f"kind={kind!r} is not a valid artifact kind (a plain name)")
         return self.root / kind / cache_key(kind, config)
+
+    def scratch_path(self, kind: str, config: Mapping[str, Any]) -> Path:
+        """The resumable-build scratch folder of ``(kind, config)``: ``<root>/<kind>/.partial-<key>/``."""
+        final = self.path(kind, config)
+        return final.parent / f"{_PARTIAL_PREFIX}{final.name}"
 
     # -- validity ------------------------------------------------------------
     @staticmethod
@@ -134,39 +169,87 @@ class ArtifactCache:
         self,
         kind: str,
         config: Mapping[str, Any],
-        build: Callable[[Path], None],
+        build: Callable[..., None],
+        scratch: bool = False,
     ) -> Path:
         """Return the entry for ``(kind, config)``, calling ``build(tmpdir)`` if absent.
 
         ``build`` writes the artifact's files into the folder it is given. If it
         raises, or the process dies, the temporary folder is never visible as
-        an entry (and is swept by :meth:`sweep_tmp`).
+        an entry (and is removed by :meth:`prune`, once its process is gone).
+
+        ``scratch=True`` (resumable builds): ``build(tmpdir, scratch)`` also gets the entry's scratch
+        folder (:meth:`scratch_path`), which survives a failed or killed build and is handed to the
+        next build of the same entry once its owner is gone, or None while another live process
+        owns it (that build then starts from nothing). It is removed once the entry is published.
         """
         hit = self.get(kind, config)
         if hit is not None:
             return hit
         final = self.path(kind, config)
         final.parent.mkdir(parents=True, exist_ok=True)
+        lock = self._claim_scratch(self.scratch_path(kind, config)) if scratch else None
         tmp = final.parent / f"{_TMP_PREFIX}{final.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        tmp.mkdir()
         try:
-            build(tmp)
-            (tmp / CONFIG).write_text(
-                json.dumps({"kind": kind, "format": FORMAT_VERSION, "config": config},
-                           indent=2, sort_keys=True, default=_json_default)
-            )
-            self._write_manifest(tmp)
+            tmp.mkdir()
             try:
-                os.rename(tmp, final)
-            except OSError:
-                # Another process finished the same entry first: use theirs.
+                if scratch:
+                    build(tmp, self.scratch_path(kind, config) if lock is not None else None)
+                else:
+                    build(tmp)
+                (tmp / CONFIG).write_text(
+                    json.dumps({"kind": kind, "format": FORMAT_VERSION, "config": config},
+                               indent=2, sort_keys=True, default=_json_default)
+                )
+                self._write_manifest(tmp)
+                try:
+                    os.rename(tmp, final)
+                except OSError:
+                    # Another process finished the same entry first: use theirs.
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    if not self.is_valid(final):
+                        raise CacheError(f"cache entry {final} appeared but is not valid")
+            except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
-                if not self.is_valid(final):
-                    raise CacheError(f"cache entry {final} appeared but is not valid")
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+                raise
+            if lock is not None:  # published: the scratch is spent (removed while still locked)
+                shutil.rmtree(self.scratch_path(kind, config), ignore_errors=True)
+        finally:
+            if lock is not None:
+                scratch_dir = self.scratch_path(kind, config)
+                if scratch_dir.is_dir() and set(os.listdir(scratch_dir)) <= {_LOCK}:  # nothing to resume from
+                    shutil.rmtree(scratch_dir, ignore_errors=True)
+                os.close(lock)
         return final
+
+    @staticmethod
+    def _claim_scratch(folder: Path) -> int | None:
+        """Create or take over scratch ``folder``: the fd holding its exclusive lock, or None if a live
+        process holds it (or locks are not available here)."""
+        if fcntl is None:  # pragma: no cover
+            return None
+        for _ in range(3):  # a concurrent prune may delete the folder between open and lock
+            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(folder / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+            except FileNotFoundError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                return None
+            try:
+                same = os.stat(folder / _LOCK).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+            return fd
+        return None
 
     @staticmethod
     def _write_manifest(folder: Path) -> None:
@@ -182,12 +265,20 @@ class ArtifactCache:
         os.replace(tmp, folder / MANIFEST)
 
     # -- listing and cleaning ------------------------------------------------
-    def entries(self) -> Iterator[Entry]:
+    def _kind_dirs(self) -> list[Path]:
         if not self.root.exists():
-            return
-        for kind_dir in sorted(p for p in self.root.iterdir() if p.is_dir()):
+            return []
+        return sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def kinds(self) -> list[str]:
+        """The kinds that have a folder in the cache (with entries or temporary folders), sorted."""
+        return [p.name for p in self._kind_dirs()]
+
+    def entries(self) -> Iterator[Entry]:
+        """Every entry (never a temporary folder); a corrupt one is listed with ``config={"corrupt": True}``."""
+        for kind_dir in self._kind_dirs():
             for folder in sorted(kind_dir.iterdir()):
-                if folder.name.startswith(_TMP_PREFIX) or not folder.is_dir():
+                if folder.name.startswith(".") or not folder.is_dir():
                     continue
                 try:
                     manifest = json.loads((folder / MANIFEST).read_text())
@@ -198,47 +289,108 @@ class ArtifactCache:
                     config, size, created = {"corrupt": True}, 0, 0.0
                 yield Entry(kind_dir.name, folder.name, folder, size, created, config)
 
-    @staticmethod
-    def _builder_alive(tmp: Path) -> bool:
-        """Whether the process that owns temporary folder ``tmp`` (``.tmp-<name>-<pid>-<hex>``) still runs.
-
-        Only a folder whose builder is gone may be swept: removing a live build's folder would make
-        that build fail (or, worse, publish a partial entry).
-        """
-        try:
-            pid = int(tmp.name.rsplit("-", 2)[-2])
-        except (IndexError, ValueError):
-            return False
-        if pid == os.getpid():
-            return True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:  # someone else's live process
-            return True
-        return True
-
-    def sweep_tmp(self) -> int:
-        """Remove temporary folders left by killed builds (never a live build's); returns how many."""
-        n = 0
-        if self.root.exists():
-            for p in self.root.glob(f"*/{_TMP_PREFIX}*"):
-                if self._builder_alive(p):
+    def temp_entries(self) -> list[TempEntry]:
+        """Every temporary folder: builds in progress and those left by killed builds (see :class:`TempEntry`)."""
+        out = []
+        for kind_dir in self._kind_dirs():
+            for folder in sorted(kind_dir.iterdir()):
+                if not folder.is_dir() or not folder.name.startswith((_TMP_PREFIX, _PARTIAL_PREFIX)):
                     continue
-                shutil.rmtree(p, ignore_errors=True)
-                n += 1
+                out.append(TempEntry(folder, _folder_size(folder), _owner_pid(folder), _owner_alive(folder)))
+        return out
+
+    def prune(self, kind: str | None = None) -> int:
+        """Remove the temporary folders of dead processes (of ``kind``, or all); returns how many.
+
+        Never a live build's folder: removing it would make that build fail. This includes the
+        scratch folders of killed resumable builds: their next build then starts from step 0.
+        """
+        n = 0
+        for dead in (t for t in self.temp_entries() if not t.alive):
+            if kind is not None and dead.path.parent.name != kind:
+                continue
+            if dead.path.name.startswith(_PARTIAL_PREFIX):
+                lock = self._claim_scratch(dead.path)  # hold it while deleting: no one takes it over
+                if lock is None:
+                    continue
+                shutil.rmtree(dead.path, ignore_errors=True)
+                os.close(lock)
+            else:
+                shutil.rmtree(dead.path, ignore_errors=True)
+            n += 1
         return n
 
     def clear(self, kind: str | None = None) -> int:
-        """Remove every entry (or every entry of ``kind``); returns how many."""
+        """Remove every entry (or every entry of ``kind``) and the dead temporary folders with them;
+        returns how many entries. An unknown ``kind`` is refused before anything is removed."""
+        if kind is not None:
+            known = self.kinds()
+            if not known:
+                raise ParameterError(f"kind={kind!r} is not in the cache at {self.root}; allowed: none "
+                                     "(the cache is empty)")
+            if kind not in known:
+                raise ParameterError(f"kind={kind!r} is not in the cache at {self.root}; allowed: "
+                                     f"{', '.join(repr(k) for k in known)}")
         n = 0
         for e in list(self.entries()):
             if kind is None or e.kind == kind:
                 shutil.rmtree(e.path, ignore_errors=True)
                 n += 1
-        self.sweep_tmp()
+        self.prune(kind)
         return n
+
+
+def _folder_size(folder: Path) -> int:
+    total = 0
+    for p in folder.rglob("*"):
+        try:
+            if p.is_file():
+                total += p.stat().st_size
+        except OSError:  # removed while we looked
+            pass
+    return total
+
+
+def _owner_pid(folder: Path) -> int | None:
+    """The pid in a ``.tmp-<name>-<pid>-<hex>`` folder's name, or in a scratch folder's ``LOCK`` file."""
+    try:
+        if folder.name.startswith(_PARTIAL_PREFIX):
+            return int((folder / _LOCK).read_text().strip())
+        return int(folder.name.rsplit("-", 2)[-2])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _owner_alive(folder: Path) -> bool:
+    """Whether the process that owns temporary folder ``folder`` still runs.
+
+    A scratch folder is alive while its ``LOCK`` is flock-ed (released by the OS when its owner
+    dies, whatever the pid); a ``.tmp-`` folder while the pid in its name runs.
+    """
+    if folder.name.startswith(_PARTIAL_PREFIX) and fcntl is not None:
+        try:
+            fd = os.open(folder / _LOCK, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)  # closing releases the probe's lock
+        return False
+    pid = _owner_pid(folder)
+    if pid is None:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
 
 
 # -- tensors and JSON --------------------------------------------------------
@@ -254,6 +406,66 @@ def load_tensors(path: str | Path) -> dict[str, Any]:
     from safetensors.torch import load_file
 
     return load_file(str(path))
+
+
+def _replace_atomically(part: Path, final: Path) -> None:
+    with open(part, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(part, final)
+
+
+def save_state(stem: str | Path, state: Any) -> None:
+    """Save ``state`` (nested dicts and lists of JSON values and torch tensors, e.g. a training's
+    resumable state) as ``<stem>.safetensors`` (the tensors) and ``<stem>.json`` (the rest, with the
+    tensor file's SHA-256). Each file is written atomically (temp file, then rename), the JSON last, so
+    :func:`load_state` sees a complete state or none. Dict keys become strings; tuples become lists.
+    """
+    stem = Path(stem)
+    tensors: dict[str, Any] = {}
+
+    def flat(x: Any, name: str) -> Any:
+        if hasattr(x, "detach") and hasattr(x, "dtype"):  # a torch tensor; cloned: no shared storage
+            tensors[name] = x.detach().cpu().clone().contiguous()
+            return {"__tensor__": name}
+        if isinstance(x, Mapping):
+            return {str(k): flat(v, f"{name}.{k}") for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [flat(v, f"{name}.{i}") for i, v in enumerate(x)]
+        return x
+
+    tree = flat(state, "s")
+    tensor_file, json_file = stem.with_name(stem.name + ".safetensors"), stem.with_name(stem.name + ".json")
+    part = tensor_file.with_name(f"{tensor_file.name}.part-{os.getpid()}")
+    save_tensors(part, tensors)
+    _replace_atomically(part, tensor_file)
+    part = json_file.with_name(f"{json_file.name}.part-{os.getpid()}")
+    part.write_text(json.dumps({"format": FORMAT_VERSION, "sha256": _sha256(tensor_file), "state": tree},
+                               default=_json_default))
+    _replace_atomically(part, json_file)
+
+
+def load_state(stem: str | Path) -> Any | None:
+    """The state saved by :func:`save_state` at ``stem``, or None when it is missing, incomplete or corrupt."""
+    from safetensors import SafetensorError
+
+    stem = Path(stem)
+    tensor_file = stem.with_name(stem.name + ".safetensors")
+    try:
+        meta = json.loads(stem.with_name(stem.name + ".json").read_text())
+        if meta["format"] != FORMAT_VERSION or meta["sha256"] != _sha256(tensor_file):
+            return None
+        tensors = load_tensors(tensor_file)
+
+        def unflat(x: Any) -> Any:
+            if isinstance(x, dict):
+                return tensors[x["__tensor__"]] if set(x) == {"__tensor__"} else {k: unflat(v) for k, v in x.items()}
+            if isinstance(x, list):
+                return [unflat(v) for v in x]
+            return x
+
+        return unflat(meta["state"])
+    except (OSError, ValueError, KeyError, TypeError, SafetensorError):
+        return None
 
 
 def save_json(path: str | Path, obj: Any) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.registry import check_mlm_model_name, check_model_name
 from bertology_lib.profiles import PROFILE_PARAM, SEED_PARAM, profile_device
-from bertology_lib.runtime import resolve_device
+from bertology_lib.runtime import apply_thread_policy, resolve_device
 from bertology_lib.validation import Param
 
 
@@ -312,5 +312,6 @@ def resolve(notebook: str, **values: Any) -> RunContext:
         raise ParameterError(f"{notebook}: unknown parameter(s) {', '.join(unknown)}; "
                              f"allowed: {', '.join(p.name for p in spec.params)}")
     checked = validate_values(notebook, spec.params, values)
+    apply_thread_policy()  # BERTOLOGY_THREADS, else the free cores: two threads on a busy core stall
     return RunContext(notebook=notebook, profile=checked["profile"], seed=checked["seed"],
                       device=resolve_device(profile_device(checked["profile"])), values=checked)
