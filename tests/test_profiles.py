@@ -102,3 +102,15 @@ def test_unknown_notebook():
     with pytest.raises(ParameterError, match="survey_02_architecture"):
         get_spec("nope")
     assert "survey_02_architecture" in SPECS
+
+
+def test_the_run_context_loads_the_mini_bert_of_its_profile_and_seed(tmp_cache):
+    """#19 item 3: a smoke run with model=mini-bert trains (and loads) the smoke mini-BERT, not the quick one."""
+    from bertology_lib.models.minibert import MiniBertConfig
+
+    run = resolve("survey_02_architecture", profile="smoke", seed=1, model="mini-bert")
+    model, tok = run.load()
+    smoke = MiniBertConfig.for_profile("smoke", seed=1)
+    assert model.config.num_hidden_layers == smoke.n_layers and model.config.hidden_size == smoke.d_model
+    [folder] = list((tmp_cache / "minibert").iterdir())
+    assert (folder / "artifact.json").read_text().count('"seed": 1') == 1
