@@ -1,0 +1,186 @@
+"""Student and teacher notebooks from one source (see :mod:`bertology_lib.book.exercises`)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from bertology_lib.errors import BertologyError
+
+
+SOLUTION_TAG = "solution"
+STUB = 'raise NotImplementedError("Exercise {label}: write your solution here")'
+
+_EXERCISE_COMMENT = re.compile(r"^\s*#\s*Exercise\s*:?\s*([A-Za-z0-9][\w.:-]*)", re.IGNORECASE)
+# opening fence of a directive: ``` or ~~~ or ::: (3 or more), then {name}
+_FENCE_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\s*\{(?P<name>[\w-]+)\}")
+_GATED = {"solution-start", "solution-end"}
+
+
+class ExerciseError(BertologyError, ValueError):
+    """A notebook does not follow the exercise conventions (the message says where)."""
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+def _tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def is_solution_cell(cell) -> bool:
+    """True for a code cell tagged ``solution``."""
+    return cell.get("cell_type") == "code" and SOLUTION_TAG in _tags(cell)
+
+
+def _leading_comments(source: str) -> list[str]:
+    """The comment lines (and blank lines between them) at the top of a cell."""
+    out: list[str] = []
+    for line in source.splitlines():
+        if line.strip().startswith("#") or (not line.strip() and out):
+            out.append(line.rstrip())
+        elif not line.strip():
+            continue  # blank lines before the first comment
+        else:
+            break
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def solution_label(cell, index: int | None = None) -> str:
+    """The exercise label of a ``solution`` cell: metadata ``exercise`` or a ``# Exercise: <label>`` comment."""
+    label = cell.get("metadata", {}).get("exercise")
+    if label:
+        return str(label)
+    for line in _leading_comments(cell.get("source", "")):
+        m = _EXERCISE_COMMENT.match(line)
+        if m:
+            return m.group(1)
+    where = f"cell {index}" if index is not None else "a cell"
+    raise ExerciseError(
+        f"{where} is tagged {SOLUTION_TAG!r} but names no exercise: start it with "
+        f"'# Exercise: <label>' or set the cell metadata \"exercise\": \"<label>\""
+    )
+
+
+def student_stub(cell, index: int | None = None) -> str:
+    """The source that replaces a ``solution`` cell in the student notebook."""
+    label = solution_label(cell, index)
+    keep = _leading_comments(cell.get("source", ""))
+    return "\n".join([*keep, STUB.format(label=label)])
+
+
+def strip_solution_directives(markdown: str) -> str:
+    """Remove every ``{solution}`` directive (backtick, tilde or colon fence) from Markdown.
+
+    ``{exercise}`` and everything else is kept. Gated solutions
+    (``{solution-start}``/``{solution-end}``) span cells and are refused with
+    :class:`ExerciseError` rather than half-removed.
+    """
+    lines = markdown.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE_OPEN.match(lines[i])
+        if m and m.group("name") in _GATED:
+            raise ExerciseError(
+                "gated {solution-start}/{solution-end} directives are not supported; "
+                "use one {solution} directive per exercise"
+            )
+        if m and m.group("name") == "solution":
+            fence = m.group("fence")
+            close = re.compile(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+            j = i + 1
+            while j < len(lines) and not close.match(lines[j]):
+                j += 1
+            if j == len(lines):
+                raise ExerciseError(f"unclosed {{solution}} directive opened by {lines[i].strip()!r}")
+            i = j + 1
+            # drop the blank line that separated it from what follows, if one is left doubled
+            if out and not out[-1].strip():
+                while i < len(lines) and not lines[i].strip():
+                    i += 1
+            continue
+        out.append(lines[i])
+        i += 1
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out)
+
+
+def _clear(cell) -> None:
+    md = cell.setdefault("metadata", {})
+    for key in ("papermill", "execution", "collapsed", "scrolled"):
+        md.pop(key, None)
+    if cell.get("cell_type") == "code":
+        cell["outputs"] = []
+        cell["execution_count"] = None
+
+
+def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The student version of ``nb`` (a new notebook; ``nb`` is not changed).
+
+    ``solution`` cells become stubs that raise ``NotImplementedError``,
+    ``{solution}`` directives are removed, outputs and execution metadata are
+    cleared.
+    """
+    out = copy.deepcopy(nb)
+    for i, cell in enumerate(out.cells):
+        if is_solution_cell(cell):
+            cell["source"] = student_stub(cell, i)
+        elif cell.get("cell_type") == "markdown":
+            cell["source"] = strip_solution_directives(cell.get("source", ""))
+        _clear(cell)
+    out.metadata.pop("papermill", None)
+    return out
+
+
+def teacher_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The teacher version of ``nb``: an unchanged copy, solutions and outputs kept."""
+    for i, cell in enumerate(nb.cells):
+        if is_solution_cell(cell):
+            solution_label(cell, i)  # the same conventions are enforced for both versions
+    return copy.deepcopy(nb)
+
+
+def write_notebook(nb: nbformat.NotebookNode, dest: Path) -> Path:
+    """Validate ``nb`` and write it to ``dest`` atomically (temp file, then ``os.replace``)."""
+    dest = Path(dest)
+    nbformat.validate(nb)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.stem}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            nbformat.write(nb, f)
+        os.replace(tmp, dest)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return dest
+
+
+def _read(src: Path) -> nbformat.NotebookNode:
+    src = Path(src)
+    if not src.is_file():
+        raise FileNotFoundError(f"notebook {src} does not exist")
+    return nbformat.read(src, as_version=4)
+
+
+def export_student(src: Path, dest: Path) -> Path:
+    """Write the student version of notebook ``src`` to ``dest``; return ``dest``."""
+    return write_notebook(student_notebook(_read(src)), dest)
+
+
+def export_teacher(src: Path, dest: Path) -> Path:
+    """Write the teacher version (unchanged, outputs kept) of ``src`` to ``dest``; return ``dest``."""
+    return write_notebook(teacher_notebook(_read(src)), dest)
+
+
+# --------------------------------------------------------------------------- checkers
