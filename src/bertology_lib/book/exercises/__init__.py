@@ -23,11 +23,17 @@ checker registered for the exercise label with :func:`checker`; the returned
 :class:`Feedback` says what is wrong without giving the answer away.
 
 Modules: ``export`` (student and teacher notebooks), ``checks`` (the checker registry), and one module
-of checkers per book part (``survey``, ``physics``, ``duplication``), imported here so that every
+of checkers per book part (``survey``, ``survey_knowledge``, ``survey_training``, ``physics``, ``duplication``), imported here so that every
 checker is registered. Used by every notebook's exercises and ``bertology export-student``.
 """
 
-from bertology_lib.book.exercises import duplication, physics, survey  # noqa: F401  (registers the checkers)
+from bertology_lib.book.exercises import (  # noqa: F401  (importing them registers the checkers)
+    duplication,
+    physics,
+    survey,
+    survey_knowledge,
+    survey_training,
+)
 from bertology_lib.book.exercises.checks import CHECKERS, Feedback, as_number, as_whole_number, check, checker
 from bertology_lib.book.exercises.export import (
     SOLUTION_TAG,
