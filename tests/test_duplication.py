@@ -66,3 +66,48 @@ def test_linear_cka_parity_and_invariances():
     assert M.shape == (3, 3) and M[0, 1] == pytest.approx(1.0) and torch.allclose(M, M.T)
     with pytest.raises(ValueError, match="same items"):
         linear_cka(X, Y[:10])
+
+
+def test_reconstruction_counts_per_sentence_sum_to_the_pooled_rates(tiny_bert_dir):
+    from bertology_lib.analysis.reconstruction import reconstruction_counts
+
+    m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
+    texts = ["the chef tipped the waiter", "a robin is a bird", "the waiter"]
+    r = reconstruction_counts(m, tok, texts, batch_size=2)  # two batches of different padding
+    assert r.hits.shape == (3, 3) and list(r.tokens) == [5, 5, 2]
+    df = reconstruction_by_layer(m, tok, texts)
+    assert r.frame().reconstruction.tolist() == pytest.approx(df.reconstruction.tolist())
+    assert (r.hits <= r.tokens[:, None]).all() and (r.agree[:, -1] == r.tokens).all()
+    with pytest.raises(ValueError, match="texts is empty"):
+        reconstruction_counts(m, tok, [])
+
+
+def test_reconstruction_gap_against_a_null_model():
+    import numpy as np
+
+    from bertology_lib.analysis.reconstruction import Reconstruction, reconstruction_gap
+
+    rng = np.random.default_rng(0)
+    tokens = np.full(200, 10)
+    good = Reconstruction(rng.binomial(10, [0.6, 0.9, 0.8], size=(200, 3)), np.zeros((200, 3)), tokens)
+    null = Reconstruction(rng.binomial(10, [0.0, 0.01, 0.01], size=(200, 3)), np.zeros((200, 3)), tokens)
+    g = reconstruction_gap(good, null)
+    assert g["layer"] == 2 and g["low"] < g["gap"] < g["high"] and g["low"] > 0.7  # worst hidden layer, not 0
+    same = reconstruction_gap(null, null)
+    assert same["gap"] == 0 and same["low"] <= 0 <= same["high"]  # the null against itself: no gap
+    with pytest.raises(ValueError, match="differ"):
+        reconstruction_gap(good, Reconstruction(good.hits[:, :2], good.agree[:, :2], tokens))
+
+
+def test_unigram_baseline_is_what_a_context_blind_mlm_scores(tiny_bert_dir):
+    from bertology_lib.analysis.mlm import unigram_accuracy
+
+    tok = load_tokenizer(str(tiny_bert_dir))
+    texts = ["the the the chef", "the robin the the"] * 20
+    acc = unigram_accuracy(texts, tok, texts, seed=0)
+    assert 0.5 <= acc <= 1.0  # 'the' is 3/4 of the words
+    assert unigram_accuracy(["chef chef chef"], tok, texts, seed=0) < acc
+    with pytest.raises(ValueError, match="non-empty"):
+        unigram_accuracy([], tok, texts)
+    with pytest.raises(ValueError, match="no token outside"):
+        unigram_accuracy(["zzz qqq"], tok, texts)

@@ -39,3 +39,33 @@ def masked_accuracy(model: torch.nn.Module, tokenizer, texts: Sequence[str], see
         hit += int((logits.argmax(-1).cpu()[sel] == b["labels"][sel]).sum())
         tot += int(sel.sum())
     return hit / max(tot, 1)
+
+
+def unigram_accuracy(train_texts: Sequence[str], tokenizer, texts: Sequence[str], seed: int = 1234,
+                     batch_size: int = 128, corruption: str = "mask-only", bucket: int = 50) -> float:
+    """The baseline of :func:`masked_accuracy`: always predict the token most frequent in ``train_texts``,
+    scored on the same masked positions (same ``seed``, ``bucket``, ``corruption``) of ``texts``.
+
+    An MLM that learned nothing about context does no better; the instrument check of claims that need a
+    working MLM is ``masked_accuracy > unigram_accuracy``.
+    """
+    if not train_texts or not texts:
+        raise ParameterError("train_texts and texts must be non-empty; allowed: lists of sentences")
+    special = set(tokenizer.all_special_ids)
+    counts: dict[int, int] = {}
+    for ids in tokenizer(list(train_texts), add_special_tokens=False)["input_ids"]:
+        for t in ids:
+            if t not in special:
+                counts[t] = counts.get(t, 0) + 1
+    if not counts:
+        raise ParameterError("train_texts has no token outside the tokenizer's special tokens; allowed: sentences "
+                             "in the tokenizer's vocabulary")
+    top = max(counts, key=lambda t: (counts[t], -t))
+    batches = MLMBatches(list(texts), tokenizer, batch_size=batch_size, seq_len=64, mask_prob=0.15,
+                         whole_word=True, seed=seed, bucket=bucket, corruption=corruption)
+    hit = tot = 0
+    for b in batches:
+        sel = b["labels"] != IGNORE_INDEX
+        hit += int((b["labels"][sel] == top).sum())
+        tot += int(sel.sum())
+    return hit / max(tot, 1)

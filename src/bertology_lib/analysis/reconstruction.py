@@ -2,39 +2,92 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 import pandas as pd
 import torch
 
 from bertology_lib.errors import ParameterError
 
 
-@torch.no_grad()
-def reconstruction_by_layer(mlm, tokenizer, texts: list[str], batch_size: int = 64) -> pd.DataFrame:
-    """Feed every layer's hidden states, unchanged, to the MLM head (Kao et al. 2020).
+@dataclass(frozen=True)
+class Reconstruction:
+    """Per-sentence counts of :func:`reconstruction_counts`: ``hits[s, l]`` input tokens of sentence ``s``
+    that the head recovers from layer ``l`` (0 = embeddings), ``agree[s, l]`` predictions equal to the final
+    layer's, ``tokens[s]`` scored tokens (special tokens excluded)."""
 
-    Returns one row per layer (0 = embeddings): ``reconstruction`` (share of
-    input tokens the head's argmax recovers, special tokens excluded) and
-    ``logit_lens_next``: for contrast, how often the head's prediction at a
-    layer equals the *final* layer's prediction.
+    hits: np.ndarray  # (n_sentences, n_layers + 1)
+    agree: np.ndarray  # (n_sentences, n_layers + 1)
+    tokens: np.ndarray  # (n_sentences,)
+
+    def rates(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Reconstruction rate per layer over ``rows`` (default: all sentences), pooled over tokens."""
+        r = slice(None) if rows is None else rows
+        return self.hits[r].sum(0) / max(int(self.tokens[r].sum()), 1)
+
+    def frame(self) -> pd.DataFrame:
+        """One row per layer: ``reconstruction``, ``agrees_with_final`` and ``n_tokens``."""
+        total = max(int(self.tokens.sum()), 1)
+        return pd.DataFrame({"layer": range(self.hits.shape[1]), "reconstruction": self.hits.sum(0) / total,
+                             "agrees_with_final": self.agree.sum(0) / total, "n_tokens": int(self.tokens.sum())})
+
+
+@torch.no_grad()
+def reconstruction_counts(mlm, tokenizer, texts: list[str], batch_size: int = 64) -> Reconstruction:
+    """Feed every layer's hidden states, unchanged, to the MLM head (Kao et al. 2020), sentence by sentence.
+
+    Counts, per sentence and layer (0 = embeddings), the input tokens the head's argmax recovers (special
+    tokens excluded) and, for contrast, how often the prediction at a layer equals the *final* layer's.
     """
     head = getattr(mlm, "cls", None) or getattr(mlm, "predictions", None)
     if head is None:
         raise ParameterError(f"{type(mlm).__name__} has no MLM head (cls); load it with head='mlm'")
+    if not texts:
+        raise ParameterError("texts is empty; allowed: at least one sentence")
     dev = next(mlm.parameters()).device
-    special = set(tokenizer.all_special_ids)
-    hits = agree = None
-    total = 0
+    special = torch.tensor(sorted(set(tokenizer.all_special_ids)), device=dev)
+    hits, agree, tokens = [], [], []
     for i in range(0, len(texts), batch_size):
         enc = tokenizer(texts[i : i + batch_size], return_tensors="pt", padding=True, truncation=True)
         enc = {k: v.to(dev) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
         hs = mlm(**enc, output_hidden_states=True).hidden_states  # L+1 x (B, T, d)
         ids = enc["input_ids"]
-        keep = enc["attention_mask"].bool() & ~torch.isin(ids, torch.tensor(sorted(special), device=dev))
+        keep = enc["attention_mask"].bool() & ~torch.isin(ids, special)  # (B, T)
         preds = [head(h).argmax(-1) for h in hs]
-        h_ = torch.tensor([int((p == ids)[keep].sum()) for p in preds])
-        a_ = torch.tensor([int((p == preds[-1])[keep].sum()) for p in preds])
-        hits = h_ if hits is None else hits + h_
-        agree = a_ if agree is None else agree + a_
-        total += int(keep.sum())
-    return pd.DataFrame({"layer": range(len(hits)), "reconstruction": (hits / total).numpy(),
-                         "agrees_with_final": (agree / total).numpy(), "n_tokens": total})
+        hits.append(torch.stack([((p == ids) & keep).sum(1) for p in preds], 1).cpu())  # (B, L+1)
+        agree.append(torch.stack([((p == preds[-1]) & keep).sum(1) for p in preds], 1).cpu())
+        tokens.append(keep.sum(1).cpu())
+    return Reconstruction(torch.cat(hits).numpy(), torch.cat(agree).numpy(), torch.cat(tokens).numpy())
+
+
+def reconstruction_by_layer(mlm, tokenizer, texts: list[str], batch_size: int = 64) -> pd.DataFrame:
+    """One row per layer (0 = embeddings): ``reconstruction`` (share of input tokens the head's argmax recovers)
+    and ``agrees_with_final`` (how often the head's prediction at a layer equals the final layer's)."""
+    return reconstruction_counts(mlm, tokenizer, texts, batch_size).frame()
+
+
+def reconstruction_gap(model: Reconstruction, baseline: Reconstruction, layers: list[int] | None = None,
+                       n_resamples: int = 2000, seed: int = 0) -> dict[str, float]:
+    """The worst layer's reconstruction (over ``layers``, default every hidden layer) minus ``baseline``'s at
+    that layer, with a 95% percentile interval from resampling sentences (both counted on the same ones).
+
+    Returns ``gap``, ``low``, ``high``, ``layer`` (the model's worst layer), ``model`` and ``baseline`` rates.
+    """
+    if model.hits.shape != baseline.hits.shape:
+        raise ParameterError(f"counts of shape {model.hits.shape} and {baseline.hits.shape} differ; allowed: the "
+                             "same sentences through models of the same depth")
+    layers = list(range(1, model.hits.shape[1])) if layers is None else list(layers)
+    rates, base = model.rates(), baseline.rates()
+    worst = layers[int(np.argmin(rates[layers]))]
+    rng = np.random.default_rng(seed)
+    n = len(model.tokens)
+    reps = []
+    for _ in range(n_resamples):
+        rows = rng.integers(0, n, n)
+        r = model.rates(rows)
+        w = layers[int(np.argmin(r[layers]))]  # the worst layer is chosen again in every resample
+        reps.append(r[w] - baseline.rates(rows)[w])
+    low, high = np.quantile(reps, [0.025, 0.975])
+    return {"gap": float(rates[worst] - base[worst]), "low": float(low), "high": float(high), "layer": int(worst),
+            "model": float(rates[worst]), "baseline": float(base[worst])}

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from bertology_lib.book.claims.record import METADATA_KEY, Claim
+from bertology_lib.book.claims.registry import load_all
 from bertology_lib.book.claims.rules import Verdict, fmt, with_unit
 
 
@@ -27,6 +28,9 @@ def claims_in_notebook(path: str | Path) -> list[Claim]:
                 d = dict(meta)
                 d.setdefault("details", {})
                 d["details"] = {**d["details"], "cell_id": cell.get("id", "")}
+                spec = load_all().get(d.get("id"))
+                if spec is not None:  # what a claim is (reproduction or setup check) is the registry's call
+                    d["kind"] = spec.kind
                 claim = Claim(**d)
                 shown = "".join((o.get("data") or {}).get("text/markdown", ""))
                 if f'id="{claim.anchor}"' in shown:  # outputs recorded before anchors existed lack it
@@ -100,6 +104,28 @@ def _counts_line(claims: Sequence[Claim]) -> str:
     return ", ".join(f"{n} {v}" for v, n in summary(claims).items())
 
 
+def stale(claims: Sequence[Claim]) -> list[Claim]:
+    """Claims recorded under another statement, source, rule or unit than the registry now holds: their
+    notebooks are due for re-execution (a rule changes in a commit of its own, before it is run)."""
+    reg = load_all()
+    out = []
+    for c in claims:
+        s = reg.get(c.id)
+        if s is None or (c.statement, c.source, c.rule, c.unit) != (s.statement, s.source, s.rule.describe(), s.unit):
+            out.append(c)
+    return out
+
+
+def _stale_note(claims: Sequence[Claim]) -> list[str]:
+    old = stale(claims)
+    if not old:
+        return []
+    nbs = sorted({c.notebook for c in old})
+    return [f"**{len(old)} claims were recorded under an earlier registered rule** (their notebooks are due for "
+            f"re-execution: {', '.join(nbs)}); their verdicts below are the earlier rule's: "
+            f"{', '.join(c.id for c in old)}.", ""]
+
+
 def _opening(claims: Sequence[Claim]) -> list[str]:
     k = counts(claims)
     inst = k["instrument"]
@@ -108,7 +134,7 @@ def _opening(claims: Sequence[Claim]) -> list[str]:
             f"{inst['ok']} with every declared check passed, {inst['failed']} inconclusive because an instrument "
             f"did not work, {inst['not checked']} with no instrument check declared. "
             f"{k['setup']['setup checks']} setup checks (generator constants, arithmetic) are listed apart and "
-            "not counted.", ""]
+            "not counted.", ""] + _stale_note(claims)
 
 
 def _notebook_href(c: Claim) -> str:

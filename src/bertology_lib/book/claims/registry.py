@@ -25,7 +25,10 @@ SPEC_MODULES = ("specs_survey_knowledge", "specs_survey_model", "specs_physics",
 @dataclass(frozen=True)
 class ClaimSpec:
     """One registered claim (see the module docstring). ``checks``: names of the instrument checks the
-    measurement must pass (e.g. ``"memorised"``); ``note``: why the rule is what it is, when not obvious."""
+    measurement must pass (e.g. ``"memorised"``); ``note``: why the rule is what it is, when not obvious;
+    ``null``: what a model with no effect measures, in the format of ``ours``, when it is not a difference of
+    zero (a ratio of 1, a score at chance); a test checks that the rule does not call it reproduced unless
+    the spec declares instrument checks that such a model fails."""
 
     id: str
     statement: str
@@ -36,6 +39,7 @@ class ClaimSpec:
     kind: str = "reproduction"
     checks: tuple[str, ...] = ()
     note: str = ""
+    null: Any = None
     notebook: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:

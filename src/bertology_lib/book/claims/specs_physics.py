@@ -16,6 +16,8 @@ register(
         paper=1.0,
         rule=AtLeast(1.0),
         unit="share of pools matching",
+        kind="setup",
+        note="checks the generator's own constants",
     ),
     ClaimSpec(
         "physics3.1.data.templates",
@@ -24,6 +26,8 @@ register(
         paper="46-52",
         rule=AtLeast(20),
         unit="templates (fewest attribute)",
+        kind="setup",
+        note="checks the generator's own constants",
     ),
     ClaimSpec(
         "physics3.1.data.company_city_follows_company",
@@ -32,6 +36,8 @@ register(
         paper=1.0,
         rule=AtLeast(1.0),
         unit="share of companies with one city",
+        kind="setup",
+        note="checks the generator's own construction",
     ),
     ClaimSpec(
         "physics3.1.data.company_city_majority",
@@ -40,6 +46,8 @@ register(
         paper="far above uniform",
         rule=AtLeast(5),
         unit="x uniform share",
+        kind="setup",
+        note="checks the generator's own construction",
     ),
     ClaimSpec(
         "physics3.1.data.qa_split",
@@ -48,6 +56,8 @@ register(
         paper=0.5,
         rule=WithinRelative(0.05),
         unit="share in QA-train",
+        kind="setup",
+        note="checks the generator's own split",
     ),
     ClaimSpec(
         "physics3.1.data.birth_date_first",
@@ -56,6 +66,8 @@ register(
         paper=1.0,
         rule=AtLeast(1.0),
         unit="share of single bios",
+        kind="setup",
+        note="checks the generator's own template order",
     ),
 )
 
@@ -192,6 +204,8 @@ register(
         paper=1.0,
         rule=AtLeast(1.0),
         unit="share of attributes",
+        kind="setup",
+        note="follows from next-token prediction on fixed-order text: the attribute is only predictable after its prefix",
     ),
     ClaimSpec(
         "physics3.1.probing.q_probe_augmentation",

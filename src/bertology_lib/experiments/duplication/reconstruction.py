@@ -1,0 +1,53 @@
+"""Reconstructing the input from every layer (Kao et al. 2020 §3): the measurement with its baselines.
+
+The claim is measured on the worst hidden layer, against the same measurement on the model's random-init
+twin (its null model: same architecture and tokenizer, untrained), with a 95% interval from resampling
+sentences; the instrument check is that the model is a working masked LM at all (held-out masked-word
+accuracy above the unigram baseline). Used by ``notebooks/duplication_01_reconstruction.ipynb``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from bertology_lib.analysis.mlm import masked_accuracy, unigram_accuracy
+from bertology_lib.analysis.reconstruction import Reconstruction, reconstruction_counts, reconstruction_gap
+from bertology_lib.interventions.duplication import duplicate_layers
+
+
+@dataclass
+class ReconstructionStudy:
+    """Per-sentence reconstruction counts of the model, its duplicated copy and their random-init twins,
+    and the model's held-out masked-word accuracy beside the unigram baseline."""
+
+    original: Reconstruction
+    duplicated: Reconstruction
+    twin: Reconstruction
+    twin_duplicated: Reconstruction
+    mlm_accuracy: float
+    unigram_accuracy: float
+
+    def gap(self, duplicated: bool = False, seed: int = 0) -> dict[str, float]:
+        """The worst hidden layer's reconstruction minus the twin's at that layer, with its 95% interval."""
+        if duplicated:
+            return reconstruction_gap(self.duplicated, self.twin_duplicated, seed=seed)
+        return reconstruction_gap(self.original, self.twin, seed=seed)
+
+
+def study(mlm: torch.nn.Module, twin: torch.nn.Module, tokenizer, texts: Sequence[str], pattern: Sequence[int],
+          train_texts: Sequence[str] | None = None) -> ReconstructionStudy:
+    """Count reconstruction on ``texts`` for ``mlm``, its copy duplicated per ``pattern`` (no training), and the
+    same two for ``twin``; measure ``mlm``'s held-out masked-word accuracy against the unigram baseline
+    (token frequencies from ``train_texts``, default ``texts``)."""
+    texts = list(texts)
+    return ReconstructionStudy(
+        original=reconstruction_counts(mlm, tokenizer, texts),
+        duplicated=reconstruction_counts(duplicate_layers(mlm, list(pattern)), tokenizer, texts),
+        twin=reconstruction_counts(twin, tokenizer, texts),
+        twin_duplicated=reconstruction_counts(duplicate_layers(twin, list(pattern)), tokenizer, texts),
+        mlm_accuracy=masked_accuracy(mlm, tokenizer, texts),
+        unigram_accuracy=unigram_accuracy(list(train_texts or texts), tokenizer, texts),
+    )
