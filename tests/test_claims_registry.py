@@ -36,8 +36,7 @@ def test_every_recorded_claim_is_registered_with_its_rule(path):
     for c in claims_in_notebook(path):
         assert c.id in reg, f"{c.id} is recorded but not registered"
         s = reg[c.id]
-        assert (c.statement, c.source, c.rule, c.unit, c.kind) == (s.statement, s.source, s.rule.describe(), s.unit,
-                                                                   s.kind), c.id
+        assert (c.statement, c.source, c.rule, c.unit) == (s.statement, s.source, s.rule.describe(), s.unit), c.id
         assert s.notebook == path.stem, f"{c.id} is registered for {s.notebook}"
 
 
