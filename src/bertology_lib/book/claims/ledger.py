@@ -31,6 +31,8 @@ def claims_in_notebook(path: str | Path) -> list[Claim]:
                 spec = load_all().get(d.get("id"))
                 if spec is not None:  # what a claim is (reproduction or setup check) is the registry's call
                     d["kind"] = spec.kind
+                    if not d.get("rule_id") and d.get("rule") == spec.rule.describe():  # recorded before rule ids
+                        d["rule_id"] = spec.rule_id
                 claim = Claim(**d)
                 shown = "".join((o.get("data") or {}).get("text/markdown", ""))
                 if f'id="{claim.anchor}"' in shown:  # outputs recorded before anchors existed lack it

@@ -5,7 +5,7 @@ see :mod:`bertology_lib.book.claims.registry`.
 """
 
 from bertology_lib.book.claims.registry import ClaimSpec, register
-from bertology_lib.book.claims.rules import BeatsBaseline, IntervalAbove, IntervalContains
+from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove
 
 register(
     "duplication_01_reconstruction",
@@ -43,6 +43,9 @@ register(
         paper=1.5,
         rule=IntervalAbove(0.0),
         unit="F1 points",
+        checks=("baseline_beats_floor", "three_seeds"),
+        note="instrument: the baseline's F1 is above always answering 'no answer' (interval over seeds), and the "
+        "interval over seeds has at least 3 seeds",
     ),
     ClaimSpec(
         "dup.boost_nli",
@@ -51,14 +54,20 @@ register(
         paper=0.6,
         rule=IntervalAbove(0.0),
         unit="accuracy points",
+        checks=("baseline_beats_floor", "three_seeds"),
+        note="instrument: the baseline is above always predicting the majority label, with at least 3 seeds",
     ),
     ClaimSpec(
         "dup.no_gain_sst2",
         "Duplication brings no gain on SST-2 (real MiniLM encoder; 95% CI of the paired gain)",
         "Kao et al. 2020 §4",
         paper=0.0,
-        rule=IntervalContains(0.0),
+        rule=Equivalent(1.0),
         unit="accuracy points",
+        checks=("baseline_beats_floor", "three_seeds"),
+        note="a claim of no effect: reproduced only when the whole interval lies within ±1 point (a gain the size "
+        "of the paper's on other tasks would show), so too few seeds or test sentences give inconclusive, "
+        "not reproduced; the baseline must beat the majority label",
     ),
     ClaimSpec(
         "dup.ensemble_beyond_ensembling",
@@ -67,5 +76,7 @@ register(
         paper="ensembles of variants help",
         rule=IntervalAbove(0.0),
         unit="F1 points",
+        checks=("baseline_beats_floor", "three_seeds"),
+        note="instrument: the baseline's F1 is above always answering 'no answer', with at least 3 seeds",
     ),
 )

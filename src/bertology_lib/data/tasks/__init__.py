@@ -25,7 +25,8 @@ Modules:
   (facts said in the generator's templates).
 * ``classification``, ``nli``, ``qa``, ``sst2``: one task maker each (their docstrings give
   the labels and the world rules).
-* ``metrics``: SQuAD 2.0 exact match and F1, accuracy and macro-F1.
+* ``metrics``: SQuAD 2.0 exact match and F1, accuracy and macro-F1, and :func:`floor_scores` (what
+  always predicting the majority label, or always abstaining, scores).
 
 Used by :mod:`bertology_lib.training.finetune` and the duplication and survey §5-§7 notebooks.
 """
@@ -49,7 +50,14 @@ from bertology_lib.data.tasks.configs import (
     configure,
     toy_world,
 )
-from bertology_lib.data.tasks.metrics import classification_metrics, normalize_answer, qa_metrics, squad_exact, squad_f1
+from bertology_lib.data.tasks.metrics import (
+    classification_metrics,
+    floor_scores,
+    normalize_answer,
+    qa_metrics,
+    squad_exact,
+    squad_f1,
+)
 from bertology_lib.data.tasks.nli import lexical_overlap_subset, toy_nli
 from bertology_lib.data.tasks.qa import toy_qa
 from bertology_lib.data.tasks.sst2 import SST2_LABELS, sst2, sst2_data_key, sst2_task
@@ -77,7 +85,7 @@ __all__ = [
     "ToyTaskConfig", "ClassificationConfig", "NLIConfig", "QAConfig", "SST2Config", "configure", "toy_world",
     "toy_classification", "main_clause_negated", "toy_nli", "lexical_overlap_subset", "toy_qa",
     "sst2", "sst2_task", "sst2_data_key", "get_task", "task_vocabulary", "toy_vocabulary",
-    "normalize_answer", "squad_exact", "squad_f1", "qa_metrics", "classification_metrics",
+    "normalize_answer", "squad_exact", "squad_f1", "qa_metrics", "classification_metrics", "floor_scores",
 ]
 
 TASK_NAMES: tuple[str, ...] = ("toy_classification", "toy_nli", "toy_qa", "sst2")

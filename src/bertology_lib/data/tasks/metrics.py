@@ -80,3 +80,23 @@ def classification_metrics(predicted: Sequence[int], labels: Sequence[int], n_la
         if tp + fp + fn:
             f1s.append(2 * tp / (2 * tp + fp + fn))
     return {"accuracy": acc, "macro_f1": sum(f1s) / len(f1s) if f1s else 0.0, "n": float(len(labels))}
+
+
+def floor_scores(task, split: str = "test") -> dict[str, float]:
+    """What a model that learned nothing from the inputs scores on ``split`` of ``task``: the metrics of
+    always predicting the majority training label (classification), or of always abstaining (QA:
+    "no answer" everywhere). A fine-tuned model is only evidence about a gain when it beats this floor;
+    ``name`` says which predictor it is."""
+    golds = task.examples(split)
+    if not golds:
+        raise ParameterError(f"task {task.name!r} has no {split!r} examples; allowed: a split with examples")
+    if task.kind == "qa":
+        out = qa_metrics([""] * len(golds), [g.answer_text for g in golds])
+        return {**out, "name": "always no answer"}
+    train = task.examples("train") or golds
+    counts = [0] * task.n_labels
+    for ex in train:
+        counts[ex.label] += 1
+    top = max(range(task.n_labels), key=lambda c: (counts[c], -c))
+    out = classification_metrics([top] * len(golds), [g.label for g in golds], task.n_labels)
+    return {**out, "name": f"always {task.label_names[top]!r}"}

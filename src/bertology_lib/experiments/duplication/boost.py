@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import pandas as pd
 
+from bertology_lib import stats
+from bertology_lib.data.tasks import floor_scores
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.duplication import duplicated, duplication_pattern
 from bertology_lib.models.sources import ModelSource
@@ -108,3 +110,15 @@ def fair_ensembles(results: Mapping[str, Sequence[ft.FinetuneResult]], members: 
         rows.append({"seed_index": i, "duplicated_ensemble": dup[metric], "baseline_ensemble": bas[metric],
                      "metric": metric})
     return pd.DataFrame(rows)
+
+
+def floor_gap(results: Mapping[str, Sequence[ft.FinetuneResult]], task, baseline: str = "baseline",
+              split: str = "test", metric: str | None = None) -> tuple[float, float, float]:
+    """The ``baseline`` variant's score minus the task's floor (majority label, or always "no answer" for QA;
+    :func:`~bertology_lib.data.tasks.floor_scores`), over seeds: (mean, low, high) of a 95% t interval.
+
+    The instrument check of a gain: a gain between two models that both sit at the floor says nothing."""
+    base = results[baseline]
+    kind = base[0].predictions[split].kind
+    floor = floor_scores(task, split)[metric or ft.DEFAULT_METRIC[kind]]
+    return stats.one_sample_interval([r.score(split, metric) - floor for r in base])
