@@ -23,13 +23,14 @@ checker registered for the exercise label with :func:`checker`; the returned
 :class:`Feedback` says what is wrong without giving the answer away.
 
 Modules: ``export`` (student and teacher notebooks), ``checks`` (the checker registry), and one module
-of checkers per book part (``survey``, ``survey_knowledge``, ``survey_training``, ``physics``, ``duplication``), imported here so that every
+of checkers per book part (``survey``, ``survey_knowledge``, ``survey_training``, ``physics`` (physics 01-03), ``physics2`` (physics 04-06), ``duplication``), imported here so that every
 checker is registered. Used by every notebook's exercises and ``bertology export-student``.
 """
 
 from bertology_lib.book.exercises import (  # noqa: F401  (importing them registers the checkers)
     duplication,
     physics,
+    physics2,
     survey,
     survey_knowledge,
     survey_training,

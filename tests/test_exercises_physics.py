@@ -1,0 +1,614 @@
+"""The physics notebooks' checked exercises (issue 19, item 6): each checker's truth against an independent
+computation, the notebooks' solution code (pasted here and run with the notebook variables it needs rebuilt;
+the notebook's own cell too once it is there) passes, and typical wrong answers fail with their hint
+without giving the answer away.
+
+Every truth is computed at the configuration the exercise names (the quick sizes, seed 0), so nothing here
+depends on the profile; each test takes about a second (tokenising a few thousand biographies at most).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import math
+import re
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+from bertology_lib.book import exercises as ex
+from bertology_lib.book.exercises import physics, physics2
+from bertology_lib.data import bios
+from bertology_lib.experiments.physics import grid as px
+from bertology_lib.experiments.physics.config import PhysicsConfig, bios_tokenizer
+
+ROOT = Path(__file__).resolve().parents[1]  # (importing physics2 above registers its checkers)
+LABELS = {
+    "physics_01_biographies": ("ex-physics01-windows", "ex-physics01-match"),
+    "physics_02_mixed_training": ("ex-physics02-qa-reads", "ex-physics02-lag"),
+    "physics_03_pretrain_finetune": ("ex-physics03-exposures",),
+    "physics_04_celebrities": ("ex-physics04-majority", "ex-physics04-exposures"),
+    "physics_05_probing": ("ex-physics05-chance",),
+    "physics_06_bert": ("ex-physics06-length", "ex-physics06-targets"),
+}
+NOTEBOOK = {label: nb for nb, labels in LABELS.items() for label in labels}
+
+# The solution cells, as the notebook patches insert them (keep them in step with the notebooks).
+SOLUTIONS: dict[str, str] = {
+    "ex-physics01-windows": """\
+# Exercise: ex-physics01-windows
+# Share of 128-token windows holding pieces of two biographies of one person, unshuffled and shuffled;
+# check it with bertology_lib.book.exercises.check("ex-physics01-windows", (unshuffled, shuffled)).
+from bertology_lib.book.exercises import check
+from bertology_lib.training.objectives import pack_sequences
+
+
+def repeated_share(shuffle):
+    ds = bios.generate_dataset(bios.BioConfig(200, multi=5, shuffle=shuffle))
+    ids = tokenizer(ds.texts(), add_special_tokens=False)["input_ids"]
+    owner = pack_sequences([[k] * len(x) for k, x in enumerate(ids)], 128, -1)  # biography index of each token
+    repeated = 0
+    for window in owner:
+        entries = {k for k in window if k >= 0}
+        repeated += len({ds.bios[k].person for k in entries}) < len(entries)
+    return repeated / len(owner)
+
+
+unshuffled, shuffled = repeated_share(False), repeated_share(True)
+print(f"windows with two biographies of one person: {unshuffled:.3f} unshuffled, {shuffled:.3f} shuffled")
+print(check("ex-physics01-windows", (unshuffled, shuffled)))
+""",
+    "ex-physics01-match": """\
+# Exercise: ex-physics01-match
+# exact_match(prediction, gold) -> True/False, the rule that scores a generated answer; check it with
+# bertology_lib.book.exercises.check("ex-physics01-match", exact_match).
+from bertology_lib.book.exercises import check
+
+
+def exact_match(prediction, gold):
+    def normalize(s):
+        s = " ".join(s.split())  # collapse whitespace, strip both ends
+        return s[:-1].rstrip() if s.endswith(".") else s  # drop one trailing full stop
+    return normalize(prediction) == normalize(gold)
+
+
+answer = qa["answer"].iloc[0]
+print(f"{answer!r} with a full stop: {exact_match(answer + '.', answer)}; "
+      f"in lower case: {exact_match(answer.lower(), answer)}")
+print(check("ex-physics01-match", exact_match))
+""",
+    "ex-physics02-qa-reads": """\
+# Exercise: ex-physics02-qa-reads
+# Readings of each QA-train question in the quick mixed run (N = 300, seed 0); check it with
+# bertology_lib.book.exercises.check("ex-physics02-qa-reads", reads).
+from bertology_lib.book.exercises import check
+from bertology_lib.experiments.physics import training as ptrain
+from bertology_lib.experiments.physics.config import bios_tokenizer
+from bertology_lib.training.objectives import pack_labeled
+
+quick, tok = PhysicsConfig.for_profile("quick"), bios_tokenizer()
+qa_windows, _ = pack_labeled(ptrain.qa_examples(quick.dataset(), tok, "train"), quick.seq_len)
+reads = quick.mixed_steps * quick.batch_size * quick.qa_share / len(qa_windows)
+aug = quick.replace(augmentation="multi5+permute")
+bio_windows = ptrain.bio_windows(aug.dataset(), tok, aug.seq_len)
+fact_reads = quick.mixed_steps * quick.batch_size * (1 - quick.qa_share) / len(bio_windows) * 5  # five copies
+print(f"each QA-train question is read {reads:.0f} times, each multi5+permute fact {fact_reads:.0f} times")
+print(check("ex-physics02-qa-reads", reads))
+""",
+    "ex-physics02-lag": """\
+# Exercise: ex-physics02-lag
+# lag(curve): steps between QA-train and QA-test first reaching half their final accuracy; check it with
+# bertology_lib.book.exercises.check("ex-physics02-lag", lag).
+import math
+
+from bertology_lib.book.exercises import check
+
+
+def lag(curve):
+    def first(column):
+        target = 0.5 * float(curve[column].iloc[-1])
+        reached = curve[curve[column] >= target]
+        return float(reached["step"].iloc[0]) if target > 0 and len(reached) else math.nan
+    return first("qa_test") - first("qa_train")
+
+
+print(curves.groupby(["augmentation", "seed"]).apply(lag, include_groups=False))
+print(check("ex-physics02-lag", lag))
+""",
+    "ex-physics03-exposures": """\
+# Exercise: ex-physics03-exposures
+# Readings of each fact in the quick pretraining (N = 300, seed 0), single and multi5+permute; check it with
+# bertology_lib.book.exercises.check("ex-physics03-exposures", (single, multi5_permute)).
+from bertology_lib.book.exercises import check
+from bertology_lib.experiments.physics.config import bios_tokenizer
+
+tok = bios_tokenizer()
+readings = {}
+for aug in ("single", "multi5+permute"):
+    quick = PhysicsConfig.for_profile("quick", augmentation=aug)
+    quick_ds = quick.dataset()
+    windows = ptrain.bio_windows(quick_ds, tok, quick.seq_len)
+    epochs = quick.pretrain_steps * quick.batch_size / len(windows)
+    readings[aug] = epochs * len(quick_ds.bios) / len(quick_ds.people)  # each biography states every fact once
+    print(f"{aug}: {len(windows)} windows, {epochs:.1f} epochs, each fact read {readings[aug]:.0f} times")
+print(check("ex-physics03-exposures", (readings["single"], readings["multi5+permute"])))
+""",
+    "ex-physics04-majority": """\
+# Exercise: ex-physics04-majority
+# The minority's majority baseline in the quick celebrity dataset (300 + 300 people, seed 0); check it with
+# bertology_lib.book.exercises.check("ex-physics04-majority", baseline).
+from bertology_lib.book.exercises import check
+from bertology_lib.data import bios
+
+quick_celeb = px.celebrity_config(PhysicsConfig.for_profile("quick")).dataset()
+celebrities = [quick_celeb.people[i] for i in quick_celeb.groups["majority"]]
+minority = [quick_celeb.people[i] for i in quick_celeb.groups["minority"]]
+guess = bios.majority_baseline(celebrities)  # {attribute: (most common celebrity answer, its share)}
+shares = {a: sum(p.value(a) == guess[a][0] for p in minority) / len(minority) for a in bios.ATTRIBUTES}
+baseline = sum(shares.values()) / len(shares)
+print({a: round(s, 3) for a, s in shares.items()}, f"mean {baseline:.4f}")
+print(check("ex-physics04-majority", baseline))
+""",
+    "ex-physics04-exposures": """\
+# Exercise: ex-physics04-exposures
+# Readings of each minority fact in the quick celebrity pretraining; check it with
+# bertology_lib.book.exercises.check("ex-physics04-exposures", minority_reads).
+from bertology_lib.book.exercises import check
+from bertology_lib.experiments.physics import training as ptrain
+from bertology_lib.experiments.physics.config import bios_tokenizer
+
+
+def epochs(cfg):
+    windows = ptrain.bio_windows(cfg.dataset(), bios_tokenizer(), cfg.seq_len)
+    return cfg.pretrain_steps * cfg.batch_size / len(windows)
+
+
+quick = PhysicsConfig.for_profile("quick")
+with_celebrities = epochs(px.celebrity_config(quick))
+minority_reads, celebrity_reads = with_celebrities, 5 * with_celebrities  # one biography vs five
+without_reads = epochs(quick.replace(augmentation="permute1"))  # the run without celebrities: one biography each
+print(f"with celebrities: a minority fact is read {minority_reads:.0f} times, a celebrity fact "
+      f"{celebrity_reads:.0f} times; without celebrities each fact is read {without_reads:.0f} times")
+print(check("ex-physics04-exposures", minority_reads))
+""",
+    "ex-physics05-chance": """\
+# Exercise: ex-physics05-chance
+# Chance that unrelated numbers pass "Spearman rho >= 0.7" over the quick grid's models; check it with
+# bertology_lib.book.exercises.check("ex-physics05-chance", p).
+import itertools
+
+import numpy as np
+
+from bertology_lib.book.exercises import check
+
+n = sum(len(s) for s in px.Plan.for_profile("quick").grid_seeds.values())  # one point per (augmentation, seed)
+orders = np.array(list(itertools.permutations(range(n))))  # every order of the QA ranks against the probe ranks
+rho_null = 1 - 6 * ((orders - np.arange(n)) ** 2).sum(axis=1) / (n * (n * n - 1))
+p = float(np.mean(rho_null >= 0.7 - 1e-9))
+print(f"{n} models, {len(orders):,} orders: P(rho >= 0.7) = {p:.4f}")
+print(check("ex-physics05-chance", p))
+""",
+    "ex-physics06-length": """\
+# Exercise: ex-physics06-length
+# Best accuracy of a guess that knows only the answer's number of words, mean over the six attributes;
+# check it with bertology_lib.book.exercises.check("ex-physics06-length", hinted).
+from collections import Counter
+
+from bertology_lib.book.exercises import check
+
+n_dates = (bios.YEARS[1] - bios.YEARS[0] + 1) * len(bios.MONTHS) * (bios.DAYS[1] - bios.DAYS[0] + 1)
+draws = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
+         "company_name": bios.COMPANIES, "company_city": [bios.COMPANY_CITY[c] for c in bios.COMPANIES]}
+
+
+def best_guess(pool, know_length):
+    probs = {v: c / len(pool) for v, c in Counter(pool).items()}  # uniform draws from the pool
+    if not know_length:
+        return max(probs.values())
+    best = {}
+    for v, prob in probs.items():
+        n_words = len(bios.words(v))
+        best[n_words] = max(best.get(n_words, 0.0), prob)
+    return sum(best.values())
+
+
+hinted = (1 / n_dates + sum(best_guess(pool, True) for pool in draws.values())) / 6  # every date has 4 words
+blind = (1 / n_dates + sum(best_guess(pool, False) for pool in draws.values())) / 6
+print(f"best guess knowing the answer's length: {hinted:.4f}; without it: {blind:.4f}")
+print(check("ex-physics06-length", hinted))
+""",
+    "ex-physics06-targets": """\
+# Exercise: ex-physics06-targets
+# Times each word of an attribute value is a masked target in the quick BERT pretraining on multi5+permute;
+# check it with bertology_lib.book.exercises.check("ex-physics06-targets", targets).
+import numpy as np
+
+from bertology_lib.book.exercises import check
+
+quick = PhysicsConfig.for_profile("quick", augmentation="multi5+permute")
+quick_ds = quick.dataset()
+lengths = [len(x) for x in pbert.bert_tokenizer()(quick_ds.texts(), add_special_tokens=True)["input_ids"]]
+rows = round(quick.batch_size * quick.seq_len / float(np.mean(lengths)))  # biographies per BERT batch
+reads = quick.pretrain_steps * rows / quick.n_people  # readings of each person's biographies, all copies
+targets = reads * 0.15  # each word is picked for prediction with probability 0.15
+print(f"{rows} biographies per batch: each fact is read {reads:.0f} times, "
+      f"each of its words is a target {targets:.1f} times")
+print(check("ex-physics06-targets", targets))
+""",
+}
+
+
+def quick() -> PhysicsConfig:
+    return PhysicsConfig.for_profile("quick")
+
+
+def wrong(label: str, answer, hint: str, truth: float | None = None) -> None:
+    """``answer`` fails with a message containing ``hint`` and not the true value."""
+    fb = ex.check(label, answer)
+    assert not fb.ok and hint in fb.message, (answer, fb)
+    if truth is not None:
+        shown = {float(x) for x in re.findall(r"\d+\.?\d*", fb.message)}
+        assert not any(math.isclose(x, truth, rel_tol=0.02) for x in shown if x), f"gives the answer away: {fb}"
+
+
+# ---------------------------------------------------------------- the notebooks' solution cells
+
+
+def _namespace(notebook: str) -> dict:
+    """The notebook variables the solution cells use, rebuilt at smoke size (the truths do not depend on it)."""
+    from bertology_lib.experiments.physics import bert as pbert
+    from bertology_lib.experiments.physics import biographies as pdata
+    from bertology_lib.experiments.physics import training as ptrain
+
+    ns: dict = {"bios": bios, "PhysicsConfig": PhysicsConfig, "px": px, "pd": pd}
+    if notebook == "physics_01_biographies":
+        single = bios.generate_dataset(bios.BioConfig(20, seed=0))
+        ns.update(tokenizer=bios_tokenizer(), pdata=pdata, qa=pdata.qa_table(single, 0))
+    elif notebook == "physics_02_mixed_training":  # curves: one learning curve per (augmentation, seed) run
+        steps = np.arange(3, 31, 3)
+        rows = [{"step": int(s), "bio": min(1.0, s / 20), "qa_train": min(1.0, s / 15),
+                 "qa_test": max(0.0, (s - 12) / 40), "augmentation": a, "seed": seed, "n_people": 20, "qa_share": 0.5}
+                for a in ("single", "multi5+permute") for seed in (0, 1) for s in steps]
+        ns["curves"] = pd.DataFrame(rows)
+    elif notebook == "physics_03_pretrain_finetune":
+        ns["ptrain"] = ptrain
+    elif notebook == "physics_06_bert":
+        ns.update(ptrain=ptrain, pbert=pbert)
+    return ns
+
+
+def _notebook_cell(label: str) -> str | None:
+    """The notebook's own solution cell of ``label``, once the patch is applied."""
+    nb = nbformat.read(ROOT / "notebooks" / f"{NOTEBOOK[label]}.ipynb", as_version=4)
+    cells = [c.source for c in nb.cells if ex.is_solution_cell(c) and ex.solution_label(c) == label]
+    return cells[0] if cells else None
+
+
+def _run(source: str, ns: dict) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<solution>", "exec"), ns)  # noqa: S102  (our own notebook code)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("label", list(SOLUTIONS))
+def test_solution_code_passes_its_check(label):
+    source = SOLUTIONS[label]
+    assert source.splitlines()[0] == f"# Exercise: {label}"
+    assert source.rstrip().splitlines()[-1].startswith(f'print(check("{label}", ')
+    printed = _run(source, _namespace(NOTEBOOK[label]))
+    assert f"✅ {label}" in printed and "❌" not in printed, printed
+    cell = _notebook_cell(label)
+    if cell is not None and cell != source:  # the notebook's own cell passes too
+        printed = _run(cell, _namespace(NOTEBOOK[label]))
+        assert f"✅ {label}" in printed and "❌" not in printed, printed
+
+
+def test_every_label_has_a_checker_with_a_docstring():
+    for label in SOLUTIONS:
+        assert label in ex.CHECKERS and ex.CHECKERS[label].__doc__, label
+    assert set(SOLUTIONS) == set(NOTEBOOK)
+
+
+def test_student_stubs_keep_the_instructions():
+    for label, source in SOLUTIONS.items():
+        cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["solution", "hide-cell"]})
+        stub = ex.student_stub(cell)
+        assert stub.startswith(f"# Exercise: {label}") and "check(" in stub
+        assert stub.endswith(f'raise NotImplementedError("Exercise {label}: write your solution here")')
+
+
+# ---------------------------------------------------------------- physics_01
+
+
+def test_windows_truth_by_reading_the_token_stream():
+    """Count, window by window, the runs of one biography between EOS marks (not the checker's sets)."""
+    tok = bios_tokenizer()
+    shares = []
+    for shuffle in (False, True):
+        ds = bios.generate_dataset(bios.BioConfig(200, multi=5, shuffle=shuffle))
+        stream = []
+        for b, ids in zip(ds.bios, tok(ds.texts(), add_special_tokens=False)["input_ids"]):
+            stream += [b.person] * len(ids) + [None]
+        windows = [stream[i: i + 128] for i in range(0, len(stream), 128)]
+        repeated = 0
+        for w in windows:
+            runs = [p for k, p in enumerate(w) if p is not None and (k == 0 or w[k - 1] is None)]
+            repeated += max(Counter(runs).values(), default=0) > 1
+        shares.append(repeated / len(windows))
+    truth = physics.physics_windows_truth()
+    assert truth == pytest.approx(tuple(shares))
+    assert truth[0] > 0.9 and truth[1] < 0.1  # unshuffled copies share windows; shuffled hardly ever
+    assert ex.check("ex-physics01-windows", (truth[0] - 0.008, truth[1] + 0.008)).ok
+    assert ex.check("ex-physics01-windows", np.array(truth)).ok
+
+
+def test_windows_wrong_answers():
+    u, s = physics.physics_windows_truth()
+    wrong("ex-physics01-windows", (s, u), "swapped")
+    wrong("ex-physics01-windows", (0.2, 0.5), "lower the share")
+    wrong("ex-physics01-windows", (u, s + 0.05), "shuffled share is off")
+    wrong("ex-physics01-windows", (u - 0.2, s), "unshuffled share is off")
+    for bad in (0.5, (0.5,), (0.5, 0.2, 0.1), ("a", "b"), (1.5, 0.0)):
+        wrong("ex-physics01-windows", bad, "expected two shares")
+
+
+def test_match_checker_accepts_the_library_rule_and_names_each_mistake():
+    assert ex.check("ex-physics01-match", bios.exact_match).ok
+    assert ex.check("ex-physics01-match", lambda p, g: np.bool_(bios.exact_match(p, g))).ok
+    cases = [
+        (lambda p, g: p == g, "full stop"),
+        (lambda p, g: p.strip().rstrip(".").strip() == g, "whitespace"),
+        (lambda p, g: bios.exact_match(p.lower(), g.lower()), "case counts"),
+        (lambda p, g: " ".join(p.split()).rstrip(". ") == g, "only one trailing full stop"),
+        (lambda p, g: bool(p.strip()) and (p.strip() in g or g in p), "partial"),
+        (lambda p, g: True, "partial"),
+        (lambda p, g: False, "identical"),
+        (lambda p, g: bios.normalize_answer(p), "True or False"),
+        (lambda p: True, "raised TypeError"),
+        ("Paris", "expected a function"),
+    ]
+    for answer, hint in cases:
+        wrong("ex-physics01-match", answer, hint)
+
+
+def test_match_cases_cover_both_verdicts_and_every_kind():
+    cases = physics._match_cases()
+    verdicts = Counter((kind, bios.exact_match(p, g)) for p, g, kind in cases)
+    assert {k for k, _ in verdicts} == {"same", "stop", "space", "case", "stops", "partial"}
+    assert verdicts[("stop", True)] and verdicts[("space", True)] and verdicts[("case", False)]
+    assert not verdicts[("partial", True)] and not verdicts[("stops", True)]
+
+
+# ---------------------------------------------------------------- physics_02
+
+
+def test_qa_reads_truth_counts_tokens():
+    """QA windows = all QA-train tokens (question, answer, full stop, EOS) // seq_len, counted by hand."""
+    cfg, tok = quick(), bios_tokenizer()
+    ds = cfg.dataset()
+    n_tokens = sum(len(tok(f"{q.question} {q.answer}.", add_special_tokens=False)["input_ids"]) + 1
+                   for q in ds.qa_pairs("train"))
+    truth = cfg.mixed_steps * cfg.batch_size * cfg.qa_share / (n_tokens // cfg.seq_len)
+    assert physics.physics_qa_reads_truth() == pytest.approx(truth)
+    assert ex.check("ex-physics02-qa-reads", truth * 1.02).ok
+
+
+def test_qa_reads_wrong_answers():
+    t, cfg = physics.physics_qa_reads_truth(), quick()
+    rows = cfg.mixed_steps * cfg.batch_size * cfg.qa_share
+    wrong("ex-physics02-qa-reads", t / cfg.qa_share, "qa_share", t)
+    wrong("ex-physics02-qa-reads", rows / (len(cfg.dataset().qa_train) * 6), "packed with many questions", t)
+    wrong("ex-physics02-qa-reads", t / 2, "QA-test stays unseen", t)
+    facts = physics.bio_exposures(cfg.replace(augmentation="multi5+permute"), steps=cfg.mixed_steps) * 0.5 * 5
+    wrong("ex-physics02-qa-reads", facts, "biography fact", t)
+    wrong("ex-physics02-qa-reads", t * 1.5, "not quite", t)
+    wrong("ex-physics02-qa-reads", "many", "expected a positive number")
+
+
+def test_lag_hidden_cases_by_hand_and_against_the_library():
+    cases = dict(physics._lag_cases()[:6])
+    assert px.curve_lag(cases["rising"]) == 1680 - 960  # halves 0.49 and 0.31
+    assert px.curve_lag(cases["final"]) == 960 - 480  # half of the final 0.6, not of the peak 0.9
+    assert px.curve_lag(cases["equal"]) == 1680 - 720  # exactly 0.25 counts
+    assert math.isnan(px.curve_lag(cases["zero"]))
+    assert px.curve_lag(cases["negative"]) == 720 - 1440  # QA-test gets to 0.15 first
+    assert px.curve_lag(cases["steps"]) == 200 - 50
+    assert ex.check("ex-physics02-lag", px.curve_lag).ok
+
+
+def test_lag_wrong_answers():
+    def by_max(curve):
+        def first(c):
+            hit = curve[curve[c] >= 0.5 * curve[c].max()]
+            return float(hit["step"].iloc[0]) if curve[c].max() > 0 else math.nan
+        return first("qa_test") - first("qa_train")
+
+    def no_nan(curve):
+        out = px.curve_lag(curve)
+        return 0.0 if math.isnan(out) else out
+
+    def by_label(curve):  # .loc with a position: wrong once the index does not start at 0
+        def first(c):
+            target = 0.5 * curve[c].iloc[-1]
+            pos = int(np.argmax(curve[c].to_numpy() >= target))
+            return float(curve["step"].loc[pos]) if target > 0 else math.nan
+        return first("qa_test") - first("qa_train")
+
+    wrong("ex-physics02-lag", by_max, "final")
+    wrong("ex-physics02-lag", physics._lag_variant("strict"), ">=")
+    wrong("ex-physics02-lag", physics._lag_variant("position"), "'step' column")
+    wrong("ex-physics02-lag", physics._lag_variant("sign"), "reversed")
+    wrong("ex-physics02-lag", no_nan, "ends at 0")
+    wrong("ex-physics02-lag", by_label, "raised KeyError")
+    wrong("ex-physics02-lag", lambda c: "late", "return a number")
+    wrong("ex-physics02-lag", 720, "expected a function")
+
+
+# ---------------------------------------------------------------- physics_03
+
+
+def _epochs_by_tokens(cfg: PhysicsConfig) -> float:
+    """Pretraining epochs from the token count: (tokens + one EOS per biography) // seq_len windows."""
+    ds, tok = cfg.dataset(), bios_tokenizer()
+    n_tokens = sum(len(x) + 1 for x in tok(ds.texts(), add_special_tokens=False)["input_ids"])
+    return cfg.pretrain_steps * cfg.batch_size / (n_tokens // cfg.seq_len)
+
+
+def test_exposures_truth_and_wrong_answers():
+    single = _epochs_by_tokens(quick().replace(augmentation="single"))
+    multi = 5 * _epochs_by_tokens(quick().replace(augmentation="multi5+permute"))
+    truth = physics.physics_exposures_truth()
+    assert truth == pytest.approx((single, multi))
+    assert 0.8 < truth[0] / truth[1] < 1.25  # as many readings per fact: the difference is variety, not exposure
+    assert ex.check("ex-physics03-exposures", [single * 1.015, multi * 0.985]).ok
+    cfg = quick()
+    per_bio = cfg.pretrain_steps * cfg.batch_size / cfg.n_people
+    wrong("ex-physics03-exposures", (per_bio, per_bio), "packed windows", truth[0])
+    wrong("ex-physics03-exposures", (single, multi / 5), "five biographies", truth[1])
+    wrong("ex-physics03-exposures", (single * 1.2, multi), "single number is off", truth[0])
+    wrong("ex-physics03-exposures", (single, multi * 0.8), "multi5+permute number is off", truth[1])
+    wrong("ex-physics03-exposures", 144, "expected two positive numbers")
+
+
+# ---------------------------------------------------------------- physics_04
+
+
+def test_minority_majority_truth_is_the_notebooks_grey_tick():
+    """The evaluation's own majority column (accuracy_table, as celebrity_grid reports it) on the minority."""
+    from bertology_lib.experiments.physics.evaluation import accuracy_table
+
+    ds = px.celebrity_config(quick()).dataset()
+    preds = pd.DataFrame([{"person": i, "attribute": a, "answer": ds.people[i].value(a), "correct": False}
+                          for i in ds.qa_test for a in bios.ATTRIBUTES])
+    tick = float(accuracy_table(preds, ds).loc["mean", "majority"])
+    truth = physics2.physics_minority_majority_truth()
+    assert truth == pytest.approx(tick) and 0 < truth < 0.1
+    assert ex.check("ex-physics04-majority", truth + 0.0004).ok
+
+
+def test_minority_majority_wrong_answers():
+    t = physics2.physics_minority_majority_truth()
+    wrong("ex-physics04-majority", physics2._in_sample_majority("majority"), "score that answer on the minority", t)
+    wrong("ex-physics04-majority", physics2._in_sample_majority("minority"), "guess comes from QA-train", t)
+    wrong("ex-physics04-majority", t + 0.002, "not quite", t)
+    wrong("ex-physics04-majority", 2.5, "expected a share")
+
+
+def test_minority_exposures_truth_and_wrong_answers():
+    celeb = px.celebrity_config(quick())
+    assert celeb.pretrain_steps == round(quick().pretrain_steps * 6 / 5)  # 1,500 celebrity + 300 minority bios
+    truth = physics2.physics_minority_exposures_truth()
+    assert truth == pytest.approx(_epochs_by_tokens(celeb))
+    without = _epochs_by_tokens(quick().replace(augmentation="permute1"))
+    assert 3 < without / truth < 7  # the minority is read several times less often than without celebrities
+    assert ex.check("ex-physics04-exposures", truth * 0.985).ok
+    wrong("ex-physics04-exposures", 5 * truth, "a single biography", truth)
+    wrong("ex-physics04-exposures", without, "a single biography", truth)
+    wrong("ex-physics04-exposures", truth * quick().pretrain_steps / celeb.pretrain_steps, "pretrain_steps", truth)
+    wrong("ex-physics04-exposures", truth * 1.5, "not quite", truth)
+    wrong("ex-physics04-exposures", -3, "expected a positive number")
+
+
+# ---------------------------------------------------------------- physics_05
+
+
+def test_spearman_null_tail_by_hand_and_by_simulation():
+    from scipy.stats import spearmanr
+
+    assert physics2.spearman_null_tail(4) == pytest.approx(4 / 24)  # rho 1 (identity) or 0.8 (3 adjacent swaps)
+    assert physics2.spearman_null_tail(4, two_sided=True) == pytest.approx(8 / 24)
+    orders = list(itertools.permutations(range(6)))
+    by_scipy = np.mean([spearmanr(range(6), o).statistic >= 0.7 - 1e-9 for o in orders])
+    assert physics2.spearman_null_tail(6) == pytest.approx(by_scipy)
+    assert 0.010 < physics2.spearman_null_tail(10) < 0.025  # sampled; tables: rho 0.745 at 1%, 0.648 at 2.5%
+    n = sum(len(s) for s in px.Plan.for_profile("quick").grid_seeds.values())
+    rng = np.random.default_rng(0)
+    shuffles = rng.permuted(np.tile(np.arange(n), (200_000, 1)), axis=1)
+    rho = 1 - 6 * ((shuffles - np.arange(n)) ** 2).sum(1) / (n * (n * n - 1))
+    simulated = float(np.mean(rho >= 0.7 - 1e-9))
+    truth = physics2.physics_chance_truth()
+    assert abs(simulated - truth) < 0.0015 and 0.005 < truth < 0.1
+    assert ex.check("ex-physics05-chance", simulated).ok  # a Monte Carlo answer of this size passes
+
+
+def test_chance_wrong_answers():
+    n = sum(len(s) for s in px.Plan.for_profile("quick").grid_seeds.values())
+    t = physics2.physics_chance_truth()
+    wrong("ex-physics05-chance", physics2.spearman_null_tail(n, two_sided=True), "one-sided", t)
+    wrong("ex-physics05-chance", physics2.spearman_null_tail(n, strict=True), ">=, not >", t)
+    wrong("ex-physics05-chance", 1 - t, "chance of failing", t)
+    wrong("ex-physics05-chance", physics2.spearman_null_tail(len(px.GRID)), "number of points", t)
+    wrong("ex-physics05-chance", 0.2, "not quite", t)
+    wrong("ex-physics05-chance", -0.1, "expected a probability")
+
+
+# ---------------------------------------------------------------- physics_06
+
+
+def test_length_hint_truth_with_the_bert_tokenizer():
+    """Group values by their number of BERT tokens (the [MASK]s it is given) with pandas, not bios.words."""
+    from bertology_lib.experiments.physics import bert as pbert
+
+    btok = pbert.bert_tokenizer()
+    pools = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
+             "company_name": bios.COMPANIES, "company_city": [bios.COMPANY_CITY[c] for c in bios.COMPANIES]}
+    total = 1 / (200 * 12 * 28)  # birth date: every date has the same length
+    assert len(btok("March 3, 1950", add_special_tokens=False)["input_ids"]) == \
+        len(btok("December 28, 2001", add_special_tokens=False)["input_ids"])
+    for values in pools.values():
+        df = pd.DataFrame({"value": list(values)})
+        df["masks"] = [len(btok(v, add_special_tokens=False)["input_ids"]) for v in df["value"]]
+        prob = df.groupby(["masks", "value"]).size() / len(df)
+        total += prob.groupby(level="masks").max().sum()
+    truth = physics2.physics_length_hint_truth()
+    assert truth == pytest.approx(total / 6)
+    blind = sum(physics2.best_guess(a, False) for a in bios.ATTRIBUTES) / 6
+    assert blind < truth < 2 * blind  # the hint helps, a little
+    assert ex.check("ex-physics06-length", truth * 1.015).ok
+
+
+def test_length_hint_wrong_answers():
+    t = physics2.physics_length_hint_truth()
+    blind = sum(physics2.best_guess(a, False) for a in bios.ATTRIBUTES) / 6
+    wrong("ex-physics06-length", blind, "without the hint", t)
+    cities = set(bios.COMPANY_CITY.values())
+    uniform_city = len({len(bios.words(c)) for c in cities}) / len(cities)
+    rest = sum(physics2.best_guess(a, True) for a in bios.ATTRIBUTES if a != "company_city")
+    wrong("ex-physics06-length", (rest + uniform_city) / 6, "company city is not uniform", t)
+    wrong("ex-physics06-length", t * 1.5, "not quite", t)
+    wrong("ex-physics06-length", "small", "expected a share")
+
+
+def test_bert_targets_truth_against_the_batches_bert_trains_on():
+    """Biographies per epoch from the MLM batch builder itself (bucketed batches, short ones included)."""
+    from bertology_lib.experiments.physics import bert as pbert
+    from bertology_lib.training.pretrain import MLMObjective, mlm_batches
+
+    cfg = quick().replace(augmentation="multi5+permute")
+    ds, tok = cfg.dataset(), pbert.bert_tokenizer()
+    rows = pbert._bert_rows(ds, tok, cfg)
+    batches = mlm_batches(ds.texts(), tok, MLMObjective(mask_prob=0.15, unit="word", seq_len=512, bucket=20), rows)
+    per_epoch = len(batches._batches())
+    exact = cfg.pretrain_steps / per_epoch * 5 * 0.15  # epochs x five biographies x mask probability
+    truth = physics2.physics_bert_targets_truth()
+    assert truth == pytest.approx(exact, rel=0.03)
+    assert ex.check("ex-physics06-targets", exact).ok
+    decoder = physics.physics_exposures_truth()[1]
+    assert 4 < decoder / truth < 10  # several times fewer training signals per fact than the decoder
+
+
+def test_bert_targets_wrong_answers():
+    t, cfg = physics2.physics_bert_targets_truth(), quick()
+    wrong("ex-physics06-targets", t / 0.15, "only when it is masked", t)
+    wrong("ex-physics06-targets", t * 0.8, "not only the 80%", t)
+    wrong("ex-physics06-targets", t / 5, "five biographies", t)
+    wrong("ex-physics06-targets", cfg.pretrain_steps * cfg.batch_size / cfg.n_people * 0.15, "as many tokens", t)
+    wrong("ex-physics06-targets", t * 1.3, "not quite", t)
+    wrong("ex-physics06-targets", None, "expected a positive number")
