@@ -173,3 +173,26 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     if len(set(map(float, x))) < 2 or len(set(map(float, y))) < 2:
         return float("nan")  # undefined: a claim built on it is inconclusive
     return float(spearmanr(x, y).statistic)
+
+
+def paired_gap(a: Sequence[float], b: Sequence[float], groups: Sequence[Any] | None = None, n_resamples: int = 2000,
+               seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+    """``mean(a) - mean(b)`` over paired items (e.g. 0/1 correctness of two models on the same test tokens),
+    with a percentile-bootstrap interval that resamples whole ``groups`` (e.g. sentences: tokens of one
+    sentence are not independent; default: every item its own group): (gap, low, high)."""
+    check_int("n_resamples", n_resamples, minimum=10)
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
+        raise ParameterError(f"a and b have shapes {a.shape} and {b.shape}; allowed: two equal 1-d samples of at "
+                             "least 2 paired items")
+    g = np.arange(len(a)) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
+    if len(g) != len(a):
+        raise ParameterError(f"{len(g)} groups for {len(a)} items; allowed: one group label per item")
+    n_g = int(g.max()) + 1
+    d_sum = np.bincount(g, weights=a - b, minlength=n_g)  # per group: sum of differences and item count
+    count = np.bincount(g, minlength=n_g).astype(float)
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(0, n_g, size=(n_resamples, n_g))
+    reps = d_sum[pick].sum(1) / count[pick].sum(1)
+    alpha = (1 - confidence) / 2
+    return float((a - b).mean()), float(np.quantile(reps, alpha)), float(np.quantile(reps, 1 - alpha))

@@ -3,14 +3,21 @@
 :func:`probe_models` chains the library's pieces the same way for every survey notebook: the gold word
 table (:func:`bertology_lib.data.word_labels.word_table`), one activation pass per model
 (:func:`bertology_lib.analysis.activations.run_with_cache`), and all-layer linear probes trained
-together (:func:`bertology_lib.analysis.probing.layer_report`).
+together (:func:`bertology_lib.analysis.probing.layer_report`). :func:`heldout_probes` does the same with a
+train / validation / test split: layers chosen on validation, scored once on test, compared with baselines
+(another model, the random-init twin, the per-word majority) with an interval over test sentences.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
 import pandas as pd
 
-from bertology_lib.analysis import probing
+from bertology_lib import stats
+from bertology_lib.analysis import heldout, probing
 from bertology_lib.analysis.activations import run_with_cache
 from bertology_lib.data import word_labels
 from bertology_lib.errors import ParameterError
@@ -49,3 +56,102 @@ def best_layer(report: pd.DataFrame, target: str, model: str, subset: str = "all
         raise ParameterError(f"no rows for target={target!r}, model={model!r}, subset={subset!r}; allowed: "
                              f"targets {sorted(set(report.target))}, models {sorted(set(report.model))}")
     return r.loc[r.accuracy.idxmax()]
+
+
+MAJORITY = "per-word majority"
+
+
+@dataclass
+class HeldOutProbes:
+    """Layer probes of several models on one train / validation / test split (:func:`heldout_probes`).
+
+    ``predictions[(model, target)]`` and ``majority[target]`` hold 0/1 correctness on the validation and
+    test rows; ``subsets`` maps a name (``all``, ``ambiguous``) to a boolean mask over the table's rows."""
+
+    table: pd.DataFrame
+    split: heldout.Split
+    subsets: dict[str, np.ndarray]
+    predictions: dict[tuple[str, str], heldout.LayerPredictions]
+    majority: dict[str, heldout.LayerPredictions]
+    probe: str = "linear"
+
+    def _masks(self, subset: str) -> tuple[np.ndarray, np.ndarray]:
+        if subset not in self.subsets:
+            raise ParameterError(f"subset={subset!r} is unknown; allowed: {', '.join(self.subsets)}")
+        m = self.subsets[subset]
+        return m[self.split.val], m[self.split.test]
+
+    def _get(self, model: str, target: str) -> heldout.LayerPredictions:
+        if model == MAJORITY:
+            return self.majority[target]
+        if (model, target) not in self.predictions:
+            models = sorted({m for m, _ in self.predictions})
+            targets = sorted({t for _, t in self.predictions})
+            raise ParameterError(f"no probes for model={model!r}, target={target!r}; allowed: models "
+                                 f"{models + [MAJORITY]}, targets {targets}")
+        return self.predictions[(model, target)]
+
+    def report(self) -> pd.DataFrame:
+        """One row per (model, target, subset, layer): test ``accuracy``, ``val_accuracy``, the per-word
+        ``majority`` on the same test rows, ``n_test`` and whether the layer is the one ``chosen`` on
+        validation."""
+        rows = []
+        for (model, target), p in self.predictions.items():
+            for subset in self.subsets:
+                vm, tm = self._masks(subset)
+                if not tm.any() or not vm.any():
+                    continue
+                chosen = p.chosen_layer(vm)
+                maj = float(self.majority[target].test[0, tm].mean())
+                for layer in range(p.test.shape[0]):
+                    rows.append({"target": target, "subset": subset, "layer": layer, "model": model,
+                                 "accuracy": float(p.test[layer, tm].mean()),
+                                 "val_accuracy": float(p.val[layer, vm].mean()), "majority": maj,
+                                 "n_test": int(tm.sum()), "chosen": layer == chosen, "probe": self.probe})
+        return pd.DataFrame(rows)
+
+    def gap(self, model: str, target: str, against: Sequence[str], subset: str = "all", seed: int = 0,
+            n_resamples: int = 2000) -> dict[str, Any]:
+        """``model``'s test accuracy at its validation-chosen layer minus the strongest of the ``against``
+        baselines (model labels or :data:`MAJORITY`; strongest = best validation accuracy, each at its own
+        validation-chosen layer), with a 95% interval resampling test sentences.
+
+        Returns ``gap``, ``low``, ``high``, ``layer``, ``accuracy``, ``baseline`` (its name),
+        ``baseline_layer``, ``baseline_accuracy`` and ``n_test``."""
+        if not against:
+            raise ParameterError("against is empty; allowed: one or more baselines (model labels or "
+                                 f"{MAJORITY!r})")
+        vm, tm = self._masks(subset)
+        p = self._get(model, target)
+        layer = p.chosen_layer(vm)
+        base = max(against, key=lambda b: self._get(b, target).val_accuracy(vm))
+        bp = self._get(base, target)
+        b_layer = bp.chosen_layer(vm)
+        a, b = p.test[layer, tm], bp.test[b_layer, tm]
+        g, low, high = stats.paired_gap(a, b, self.split.groups[self.split.test][tm], n_resamples, seed)
+        return {"gap": g, "low": low, "high": high, "layer": layer, "accuracy": float(a.mean()), "baseline": base,
+                "baseline_layer": b_layer, "baseline_accuracy": float(b.mean()), "n_test": int(tm.sum())}
+
+
+def heldout_probes(models: dict[str, tuple], sentences, targets: Sequence[str],
+                   fractions: Sequence[float] = (0.6, 0.15, 0.25), probe_iter: int = 100, lowercase: bool = False,
+                   ambiguous_target: str | None = "upos", cache: bool = False) -> HeldOutProbes:
+    """Probe every layer of each model for each target with a train / validation / test split by sentence
+    (:func:`bertology_lib.analysis.heldout.sentence_split3`): one activation pass per model, probes for all
+    layers trained together on the training sentences; adds an ``ambiguous`` subset (words seen with ≥ 2
+    values of ``ambiguous_target`` in training) when asked. Choose layers and compare models with
+    :meth:`HeldOutProbes.gap`."""
+    table = word_labels.word_table(sentences, lowercase=lowercase)
+    split = heldout.sentence_split3(table, fractions)
+    subsets = {"all": np.ones(len(table), bool)}
+    if ambiguous_target:
+        subsets["ambiguous"] = word_labels.ambiguous_mask(table, split.train, ambiguous_target)
+    cfg = probing.ProbeConfig(max_iter=probe_iter)
+    words = table["word"].tolist()
+    majority = {t: heldout.majority_predictions(words, table[t].tolist(), split) for t in targets}
+    preds = {}
+    for label, (model, tok) in models.items():
+        acts = run_with_cache(model, tok, [s.words for s in sentences], batch_size=64, cache=cache)
+        for t in targets:
+            preds[(label, t)] = heldout.probe_predictions(acts.resid, table[t].tolist(), split, cfg)
+    return HeldOutProbes(table, split, subsets, preds, majority, cfg.kind)

@@ -19,7 +19,8 @@ from bertology_lib.book.claims.rules import Rule, rule_id
 from bertology_lib.errors import ParameterError
 
 KINDS: tuple[str, ...] = ("reproduction", "setup")
-SPEC_MODULES = ("specs_survey_knowledge", "specs_survey_model", "specs_physics", "specs_duplication")
+SPEC_MODULES = ("specs_survey_probing", "specs_survey_semantics", "specs_survey_location", "specs_survey_model",
+                "specs_physics", "specs_duplication")
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""The registered claims of the survey §2–§3 notebooks (Rogers et al. 2020): architecture, what BERT knows.
+"""The registered claims of the survey notebooks on architecture and probing (Rogers et al. 2020 §2, §3.1, §3.4, §4.3).
 
 Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` is registered before its notebook runs;
 see :mod:`bertology_lib.book.claims.registry`.
 """
 
 from bertology_lib.book.claims.registry import ClaimSpec, register
-from bertology_lib.book.claims.rules import AtLeast, IntervalAbove, WithinRelative
+from bertology_lib.book.claims.rules import AtLeast, AtMost, WithinRelative
 
 register(
     "survey_02_architecture",
@@ -84,62 +84,6 @@ register(
 )
 
 register(
-    "survey_03_2_semantics",
-    ClaimSpec(
-        "survey3.2.selectional_gradient",
-        "BERT prefers the more plausible object along a selectional gradient (tip the waiter > tip the chef > tip the robin): even the weakest contrast is above chance",
-        "Rogers et al. 2020 §3.2; Ettinger 2020",
-        paper="good > bad completions by category",
-        rule=IntervalAbove(0.5),
-        unit="accuracy (weakest contrast, 95% CI)",
-    ),
-    ClaimSpec(
-        "survey3.2.role_reversal_weak",
-        "BERT is weaker on role reversal than on category (selectional) contrasts",
-        "Rogers et al. 2020 §3.2; Ettinger 2020",
-        paper="less sensitive to role reversal",
-        rule=IntervalAbove(0.1),
-        unit="accuracy gap, selectional - role reversal (95% CI)",
-    ),
-    ClaimSpec(
-        "survey3.2.numbers_hard",
-        "BERT struggles with numbers: in the same stated facts the count is recalled worse than the animal (numerals as values; no magnitude or arithmetic tested)",
-        "Rogers et al. 2020 §3.2; Wallace et al. 2019",
-        paper="numbers poorly represented",
-        rule=IntervalAbove(0.1),
-        unit="accuracy gap, animal - count (95% CI)",
-    ),
-    ClaimSpec(
-        "survey3.2.name_swap_brittle",
-        "BERT is brittle to named-entity replacement: swapping names for others of the same type changes a prediction that should not depend on them (verb agreement)",
-        "Rogers et al. 2020 §3.2; Balasubramanian et al. 2020",
-        paper="predictions change under name swaps",
-        rule=AtLeast(0.1),
-        unit="flip rate",
-    ),
-)
-
-register(
-    "survey_03_3_world_knowledge",
-    ClaimSpec(
-        "survey3.3.fact_recall",
-        "BERT recalls facts stated in its training corpus (LAMA-style cloze, true vs false object)",
-        "Rogers et al. 2020 §3.3; Petroni et al. 2019",
-        paper="recalls relational facts",
-        rule=IntervalAbove(0.75),
-        unit="accuracy (95% CI)",
-    ),
-    ClaimSpec(
-        "survey3.3.no_size_inference",
-        "BERT knows stated properties but cannot reason with them: size comparisons the corpus never states are answered worse than the stated ones",
-        "Rogers et al. 2020 §3.3; Forbes et al. 2019",
-        paper="knows properties, cannot compare sizes",
-        rule=IntervalAbove(0.1),
-        unit="accuracy gap, stated - held out (95% CI)",
-    ),
-)
-
-register(
     "survey_03_4_probing_limits",
     ClaimSpec(
         "survey3.4.mlp_less_selective",
@@ -172,5 +116,48 @@ register(
         paper="linear more selective",
         rule=AtLeast(0.01),
         unit="selectivity, linear - MLP (layer mean)",
+    ),
+)
+
+register(
+    "survey_04_3_layers",
+    ClaimSpec(
+        "survey4.3.pipeline_order",
+        "Layers follow the classical pipeline: semantic roles are resolved at a higher expected layer than POS (toy, mini-BERT)",
+        "Rogers et al. 2020 §4.3; Tenney et al. 2019 §3, Fig. 1",
+        paper="POS < parsing < roles",
+        rule=AtLeast(0.0),
+        unit="layers",
+    ),
+    ClaimSpec(
+        "survey4.3.position_fades",
+        "Linear word-order information is strongest in the lowest layers and fades with depth (position probe, layer 0 minus last layer, UD EWT)",
+        "Rogers et al. 2020 §4.3; Lin et al. 2019 §4",
+        paper="decreases with depth",
+        rule=AtLeast(0.05),
+        unit="accuracy",
+    ),
+    ClaimSpec(
+        "survey4.3.structural_probe_real",
+        "A linear map of a pretrained encoder's states recovers parse trees better than an untrained network and the right-branching baseline (UD EWT, held-out sentences, best layer's UUAS)",
+        "Rogers et al. 2020 §4.3; Hewitt & Manning 2019 §4, Table 1",
+        paper="BERT-large UUAS 0.82 vs linear 0.49",
+        rule=AtLeast(0.02),
+        unit="UUAS over best baseline",
+    ),
+    ClaimSpec(
+        "survey4.3.structural_probe_toy",
+        "The same in the controlled lab: the mini-BERT's best layer recovers toy parse trees better than its random-init twin and the right-branching baseline (held-out)",
+        "Rogers et al. 2020 §4.3; Hewitt & Manning 2019 §4",
+        paper="trees recoverable",
+        rule=AtLeast(0.02),
+        unit="UUAS over best baseline",
+    ),
+    ClaimSpec(
+        "survey4.3.syntax_middle",
+        "Syntax is most prominent in the middle layers: the distance probe's best layer is neither the embedding layer nor the last (|best layer / n_layers - 0.5|)",
+        "Rogers et al. 2020 §4.3; Hewitt & Manning 2019 §4, Fig. 1",
+        paper="BERT-large: layer 16 of 24",
+        rule=AtMost(0.34),
     ),
 )
