@@ -1,0 +1,326 @@
+"""Checkers of the survey notebooks' exercises (Rogers et al. 2020): model size (§6) and directions (§7).
+
+Two checked exercises per notebook:
+
+* ``survey_06_model_size``: ``ex-survey6-head-params`` (what physically removing heads saves) and
+  ``ex-survey6-magnitude`` (global magnitude-pruning masks);
+* ``survey_07_directions``: ``ex-survey7-bow-rates`` (a bag-of-words rule on the CheckList suite) and
+  ``ex-survey7-overlap`` (lexical overlap in toy NLI without conjunctions).
+
+Every truth is computed here from the library, never typed in, and none depends on the profile a notebook
+runs at (see :mod:`bertology_lib.book.exercises.survey_training`). Used by the two notebooks' exercise cells.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from bertology_lib.book.exercises.cases import close_all, numbers, quiet_build, run_cases
+from bertology_lib.book.exercises.checks import as_number, as_whole_number, checker
+
+# =========================================================================== survey_06_model_size
+
+SURVEY6_HEAD_CASES: tuple[tuple[int, int, int], ...] = ((32, 4, 3), (48, 6, 5), (64, 2, 2), (128, 4, 10), (24, 3, 4))
+
+
+def survey6_head_truth(d_model: int, n_heads: int, n_removed: int) -> int:
+    """Parameters that ``interventions.heads.prune_heads`` removes from a BERT of width ``d_model`` with
+    ``n_heads`` heads per layer when ``n_removed`` heads go (filling the first layers first, so a layer may
+    lose all its heads), counted on a built model with ``heads.count_parameters``."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from bertology_lib.interventions import heads
+
+    n_layers = n_removed // n_heads + 1
+    cfg = BertConfig(vocab_size=16, hidden_size=d_model, num_hidden_layers=n_layers, num_attention_heads=n_heads,
+                     intermediate_size=4 * d_model, max_position_embeddings=16, attn_implementation="eager")
+    mask = torch.ones(n_layers, n_heads)
+    mask.view(-1)[:n_removed] = 0
+
+    def removed() -> int:  # building the model and the pruned Linear layers draws random numbers
+        model = BertModel(cfg).eval()
+        return heads.count_parameters(model) - heads.count_parameters(heads.prune_heads(model, mask))
+
+    return quiet_build(removed)
+
+
+def _head_mistakes(d: int, h: int, n: int) -> dict[str, int]:
+    hd = d // h
+    return {"no bias": n * 4 * hd * d, "out bias": n * (4 * hd * d + 4 * hd), "no out": n * 3 * (hd * d + hd),
+            "full width": n * (4 * d * d + 3 * d)}
+
+
+_HEAD_HINTS = {
+    "no bias": "the query, key and value projections lose their biases for that head too.",
+    "out bias": "the output projection's bias is d wide and shared by all heads: it stays.",
+    "no out": "the attention output projection loses the head's input columns as well.",
+    "full width": "a head is only d / n_heads wide: it owns that many rows of each of Q, K and V.",
+}
+
+
+@checker("ex-survey6-head-params")
+def _check_survey6_heads(answer):
+    """``answer``: a function ``params_removed(d_model, n_heads, n_removed)`` returning how many parameters
+    physically removing ``n_removed`` heads deletes; run on hidden shapes, exact."""
+    got, err = run_cases(answer, "params_removed", SURVEY6_HEAD_CASES)
+    if err:
+        return False, err
+    nums = [as_whole_number(g) for g in got]
+    if any(n is None for n in nums):
+        return False, f"params_removed should return a whole number of parameters, got {got[0]!r}."
+    truth = [survey6_head_truth(*c) for c in SURVEY6_HEAD_CASES]
+    if nums == truth:
+        return True, ("correct: heads are a small share of a BERT's parameters — the embeddings and the "
+                      "feed-forward layers stay — which is why pruning 40% of them buys little speed.")
+    for key, hint in _HEAD_HINTS.items():
+        if nums == [_head_mistakes(*c)[key] for c in SURVEY6_HEAD_CASES]:
+            return False, hint
+    i = next(i for i, (n, t) in enumerate(zip(nums, truth)) if n != t)
+    return False, (f"not yet: params_removed{SURVEY6_HEAD_CASES[i]} = {nums[i]:,} is too "
+                   f"{'many' if nums[i] > truth[i] else 'few'}; list which rows and columns of which Linear layers "
+                   "belong to one head.")
+
+
+SURVEY6_MAGNITUDE_SPARSITIES: tuple[float, ...] = (0.3, 0.5, 0.8)
+
+
+def _magnitude_models() -> list:
+    """Two small random BERT encoders; one matrix family is scaled up so that a global threshold and a
+    per-matrix one disagree clearly."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    out = []
+    for seed, (layers, d) in enumerate(((2, 32), (3, 24))):
+        cfg = BertConfig(vocab_size=16, hidden_size=d, num_hidden_layers=layers, num_attention_heads=2,
+                         intermediate_size=4 * d, max_position_embeddings=16)
+
+        def build(cfg=cfg, seed=seed):
+            torch.manual_seed(seed)
+            m = BertModel(cfg).eval()
+            with torch.no_grad():
+                m.encoder.layer[1].intermediate.dense.weight.mul_(3.0)
+                m.encoder.layer[0].attention.self.query.weight.mul_(0.3)
+            return m
+
+        out.append(quiet_build(build))
+    return out
+
+
+def _magnitude_cases() -> list[tuple[dict, float, dict]]:
+    """(weights, sparsity, true masks) per hidden case: weights {name: a copy of the block Linear weights}."""
+    from bertology_lib.interventions import compression as comp
+
+    cases = []
+    for model in _magnitude_models():
+        layers = comp.prunable_weights(model)
+        for s in SURVEY6_MAGNITUDE_SPARSITIES:
+            cases.append(({n: m.weight.detach().clone() for n, m in layers.items()}, s,
+                          comp.magnitude_masks(model, s)))
+    return cases
+
+
+def _per_matrix(weights: dict, s: float) -> dict:
+    out = {}
+    for n, w in weights.items():
+        k = round(s * w.numel())
+        out[n] = w.abs() > w.abs().flatten().kthvalue(k).values if k else w.abs() >= 0
+    return out
+
+
+def _as_bool(x: Any):
+    """``x`` as a bool torch tensor (a student's mask may be a numpy array or a list)."""
+    import torch
+
+    return torch.as_tensor(x).bool()
+
+
+def _mask_disagreement(got: dict, want: dict) -> float | None:
+    """Share of weights on which two mask dicts disagree, or None when ``got`` is not masks of the same shapes."""
+
+    if not isinstance(got, dict) or set(got) != set(want):
+        return None
+    wrong = total = 0
+    for n, m in want.items():
+        try:
+            g = _as_bool(got[n])
+        except (TypeError, ValueError, RuntimeError):
+            return None
+        if tuple(g.shape) != tuple(m.shape):
+            return None
+        wrong += int((g != m).sum())
+        total += m.numel()
+    return wrong / total
+
+
+@checker("ex-survey6-magnitude")
+def _check_survey6_magnitude(answer):
+    """``answer``: a function ``global_masks(weights, sparsity)`` taking {name: weight tensor} of the block
+    Linear layers and returning {name: bool mask} (True = keep) that removes the ``sparsity`` share of all
+    those weights with the smallest magnitude, one threshold for all; run on hidden models, at most 0.1% of
+    the weights may disagree (ties at the threshold)."""
+    cases = _magnitude_cases()
+    got, err = run_cases(answer, "global_masks", [(dict(w), s) for w, s, _ in cases],
+                    lambda c: f"global_masks(weights, {c[1]})")
+    if err:
+        return False, err
+    dis = [_mask_disagreement(g, want) for g, (_, _, want) in zip(got, cases)]
+    if any(x is None for x in dis):
+        return False, ("global_masks should return a dict with the same names as `weights` and one bool tensor of "
+                       "the weight's shape per name (True = keep).")
+    if all(x <= 0.001 for x in dis):
+        return True, ("correct: one threshold for all matrices, so a matrix with larger weights keeps more of them; "
+                      "compare the kept share per layer.")
+    kept = [sum(int(_as_bool(g[n]).sum()) for n in g) / sum(w[n].numel() for n in w)
+            for g, (w, _, _) in zip(got, cases)]
+    if all(abs(k - s) < 0.01 for k, (_, s, _) in zip(kept, cases)):
+        return False, ("you keep the `sparsity` share of the weights; sparsity is the share set to zero (the mask "
+                       "is True where a weight stays).")
+    if all(abs(k - (1 - s)) < 0.01 for k, (_, s, _) in zip(kept, cases)):
+        if all(_mask_disagreement(g, _per_matrix(w, s)) <= 0.001 for g, (w, s, _) in zip(got, cases)):
+            return False, ("those are per-matrix thresholds: Gordon et al. (and comp.magnitude_masks) rank all block "
+                           "weights together, with one global threshold.")
+        return False, ("the right number of weights is kept, but not the right ones: keep the largest magnitudes "
+                       "(|w|), ranked across all the matrices together.")
+    return False, ("not yet: with sparsity s, the mask should keep (1 - s) of all the weights in `weights`, those "
+                   "with the largest |w| over all matrices taken together.")
+
+
+# =========================================================================== survey_07_directions
+
+
+def book_world():
+    """The toy-English world of the book (the quick profile's mini-BERT corpus: seed and vocabulary): the same
+    at smoke and quick, and fixed here so that an exercise's truth never depends on the profile."""
+    from bertology_lib.models import minibert
+
+    return minibert.MiniBertConfig.for_profile("quick").corpus_config()
+
+
+LICENSORS = ("not", "never", "no")
+
+
+def _bow(text: str) -> int:
+    return int(any(w in LICENSORS for w in text.split()))
+
+
+def survey7_bow_truth() -> dict[str, float]:
+    """Failure rate per test of the rule "negated iff the sentence contains not, never or no" (P(negated) 1 or
+    0) on ``checklist.negation_suite(book_world(), 50, seed=0)``, scored with the suite's own
+    ``experiments.survey.behaviour.item_failed``."""
+    return dict(_bow_rates())
+
+
+@lru_cache(maxsize=1)
+def _bow_rates() -> tuple[tuple[str, float], ...]:
+    from bertology_lib.data import checklist
+    from bertology_lib.experiments.survey import behaviour as bh
+
+    out = {}
+    for t in checklist.negation_suite(book_world(), 50, seed=0):
+        fails = []
+        for it in t.items:
+            row = {"pred": _bow(it.text), "label": it.label}
+            if it.perturbed is not None:
+                row.update(pred_perturbed=_bow(it.perturbed), p_before=float(_bow(it.text)),
+                           p_after=float(_bow(it.perturbed)))
+            fails.append(bool(bh.item_failed(t, row)))
+        out[t.name] = sum(fails) / len(fails)
+    return tuple(out.items())
+
+
+@checker("ex-survey7-bow-rates")
+def _check_survey7_bow(answer):
+    """``answer``: a dict {test name: failure rate in [0, 1]} of the bag-of-words rule on every test of the
+    suite ``checklist.negation_suite(book_world(), 50, seed=0)``; +-0.005 per test (one item is 0.02)."""
+    truth = survey7_bow_truth()
+    if not isinstance(answer, dict):
+        return False, (f"expected a dict {{test name: failure rate}} with one entry per test of the suite, got "
+                       f"{type(answer).__name__}.")
+    missing = [n for n in truth if n not in answer]
+    if missing:
+        return False, f"{len(missing)} test(s) missing, e.g. {missing[0]!r}: give a rate for every test of the suite."
+    vals = {n: as_number(answer[n]) for n in truth}
+    if any(v is None for v in vals.values()):
+        return False, "every rate should be a number."
+    if any(v > 1 for v in vals.values()):
+        return False, "give failure rates as shares in [0, 1], not percentages."
+    wrong = [n for n in truth if abs(vals[n] - truth[n]) > 0.005]
+    if not wrong:
+        return True, ("correct: a licensor detector passes every plain negation and fails exactly where scope "
+                      "matters; a trained model whose scope bars sit lower has learned more than that.")
+    inv_scope = [n for n in wrong if n.startswith("add a negated") and vals[n] > 0.9]
+    if inv_scope:
+        return False, (f"{inv_scope[0]!r}: an INV item fails only when the prediction changes; what does the rule "
+                       "predict before and after the clause is added when the base sentence is already negated?")
+    if any(n.endswith("clause only") and vals[n] < 0.1 for n in wrong):
+        return False, ("the rule looks for a licensor anywhere in the sentence, whichever clause it is in; what does "
+                       "it say about a sentence whose only 'not' is in a relative clause?")
+    return False, (f"{len(wrong)} test(s) off, e.g. {wrong[0]!r}: score each item the way "
+                   "bh.item_failed does, with the rule's prediction (and P(negated) = 1 or 0 for DIR tests).")
+
+
+NLI_NO_CONJUNCTION = ("paraphrase", "negation", "chain")
+
+
+@lru_cache(maxsize=1)
+def survey7_overlap_truth() -> tuple[float, float]:
+    """(share of training pairs with full lexical overlap, share of those labelled entailment) for
+    ``tasks.toy_nli(kinds=("paraphrase", "negation", "chain"), n_train=2000)`` in the book's world, from
+    ``data.hans.overlap_table``."""
+    from bertology_lib.data import hans, tasks
+
+    w = book_world()
+    pool = tasks.toy_nli(kinds=NLI_NO_CONJUNCTION, n_train=2000, world_seed=w.seed, vocab_size=w.vocab_size)
+    table = hans.overlap_table(pool.examples("train"))
+    n_full = int(table.loc[True, "n"]) if True in table.index else 0
+    return n_full / int(table["n"].sum()), float(table.loc[True, "entailment"]) if n_full else 0.0
+
+
+def _overlap_mistakes() -> dict[str, tuple[float, float]]:
+    from bertology_lib.data import hans, tasks
+
+    w = book_world()
+    pool = tasks.toy_nli(kinds=NLI_NO_CONJUNCTION, n_train=2000, world_seed=w.seed, vocab_size=w.vocab_size)
+    ex = pool.examples("train")
+    full = [e.meta.get("overlap", 0.0) >= 1.0 for e in ex]
+    ent = [e.label == tasks.ENTAILMENT for e in ex]
+    std = hans.overlap_table(hans.nli_split(tasks.toy_nli(n_train=int(2000 * 1.3) + 10, n_dev=300, n_test=300,
+                                                          world_seed=w.seed, vocab_size=w.vocab_size), 2000)
+                             .examples("train"))
+    share, entailed = survey7_overlap_truth()
+    return {"swapped": (entailed, share),
+            "reverse": (share, sum(f and e for f, e in zip(full, ent)) / max(1, sum(ent))),
+            "standard": (float(std.loc[True, "n"] / std["n"].sum()), float(std.loc[True, "entailment"]))}
+
+
+@checker("ex-survey7-overlap")
+def _check_survey7_overlap(answer):
+    """``answer``: ``(overlap_share, entailed_share)``: the share of the 2,000 training pairs of toy NLI without
+    the conjunction kind whose hypothesis words all occur in the premise, and the share of those pairs
+    labelled entailment; +-0.005 each."""
+    vals = numbers(answer, 2)
+    if vals is None:
+        return False, f"expected two numbers (overlap_share, entailed_share), got {answer!r}."
+    if any(v > 1 or v < 0 for v in vals):
+        return False, "give both as shares in [0, 1], not percentages."
+    truth = survey7_overlap_truth()
+    if close_all(vals, truth, 0.005):
+        return True, ("correct: without conjunctions, full overlap is rarer and says nothing about entailment; the "
+                      "data gives the heuristic nothing to learn.")
+    mistakes = _overlap_mistakes()
+    if close_all(vals, mistakes["swapped"], 0.005):
+        return False, "the two numbers are in the wrong order: (overlap_share, entailed_share)."
+    if close_all(vals, mistakes["standard"], 0.005):
+        return False, ("those are the standard training set's numbers (the table above); build the toy NLI without "
+                       "the conjunction kind.")
+    if abs(vals[0] - truth[0]) <= 0.005 and abs(vals[1] - mistakes["reverse"][1]) <= 0.005:
+        return False, ("that is the share of entailed pairs that have full overlap; the question asks the other way: "
+                       "among the full-overlap pairs, the share labelled entailment.")
+    if abs(vals[0] - truth[0]) <= 0.005:
+        return False, "the overlap share is right; the entailed share is taken among the full-overlap pairs only."
+    return False, ("not yet: a pair has full overlap when every hypothesis word (except '.') occurs in the premise, "
+                   "as data.hans.full_overlap and each example's meta['overlap'] say; count over the 2,000 "
+                   "training pairs.")
