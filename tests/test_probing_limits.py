@@ -132,3 +132,38 @@ def test_figures_are_returned():
     assert len(plots.selectivity_curves(sel, title="t").axes) == 2
     mdl = survey.codelength_table({"a": X, "b": X}, table, "upos", range(200), probing.ProbeConfig(max_iter=5))
     assert len(plots.codelength_curves(mdl).axes) == 2
+
+
+def test_selectivity_study_interval_matches_the_table_and_resamples_items():
+    X, table = _lexical_table()
+    cfgs = {"linear": probing.ProbeConfig(max_iter=50),
+            "mlp": probing.ProbeConfig(kind="mlp", max_iter=20, hidden=16, lr=1e-2, batch_size=256)}
+    study = survey.selectivity_study(X, table, "upos", range(900), range(900, 1200), cfgs)
+    gap, low, high = study.gap("linear", "mlp", groups=np.arange(300) // 3)
+    assert gap == pytest.approx(survey.selectivity_gap(study.frame)) and low <= gap <= high
+    same = study.gap("linear", "linear")
+    assert same == (0.0, 0.0, 0.0)  # a probe against itself: no gap, whatever the model
+    with pytest.raises(ValueError, match="probe='rbf'"):
+        study.gap("linear", "rbf")
+
+
+def test_codelength_study_gap_and_a_null_model():
+    X, table = _lexical_table(n_words=300, n_tokens=1200)
+    noise = torch.randn_like(X)
+    cfg = probing.ProbeConfig(max_iter=30)
+    study = survey.codelength_study({"m": X, "null": noise}, table, "upos", range(1000), cfg)
+    totals = study.frame.groupby(["model", "task"]).codelength_bits.min()
+    g = study.gap("m", "null", "upos")
+    assert g["layer"] == 1 and g["low"] > 0 and g["ratio"] == pytest.approx(totals["null", "upos"] / totals["m", "upos"])
+    n = study.gap("null", "null", "upos")
+    assert n["gap"] == 0 and n["low"] <= 0 <= n["high"]
+    with pytest.raises(ValueError, match="no codelength for model='x'"):
+        study.gap("x", "m", "upos")
+
+
+def test_amnesic_interval_over_random_draws():
+    t = pd.DataFrame({"condition": ["none", "INLP", "random", "random", "random"], "mlm_drop": [0, 0.2, 0.01, 0.03, 0.02]})
+    m, low, high = survey.amnesic_interval(t)
+    assert m == pytest.approx(0.18) and low > 0.1 and high < 0.25
+    with pytest.raises(ValueError, match="at least two random rows"):
+        survey.amnesic_interval(t.iloc[:3])

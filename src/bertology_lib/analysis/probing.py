@@ -211,6 +211,24 @@ def control_labels(word_types: Sequence[str], labels: Sequence, seed: int = 0) -
     return [assign[w] for w in word_types]
 
 
+@torch.no_grad()
+def probe_correct(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig | None = None
+                  ) -> np.ndarray:
+    """0/1 correctness of each layer's probe (trained on ``train_idx``) on the ``test_idx`` rows: (P, n_test).
+
+    The per-item view of :func:`probe_sweep`'s test accuracy, for intervals that resample test items."""
+    cfg = cfg or ProbeConfig()
+    if X.dim() != 3 or X.shape[1] != len(labels):
+        raise ParameterError(f"X has shape {tuple(X.shape)}; allowed: (n_layers+1, N={len(labels)}, d), "
+                             "one row per label")
+    y, classes = encode_labels(labels)
+    tr, te = _as_index(train_idx), _as_index(test_idx)
+    Xs = standardize(X.float(), tr)
+    with torch.enable_grad():
+        probes = fit_probes(Xs, y, tr, len(classes), cfg)
+    return (probes.scores(Xs[:, te]).argmax(1) == y[te]).numpy()
+
+
 def selectivity(X: torch.Tensor, word_types: Sequence[str], labels: Sequence, train_idx, test_idx,
                 cfg: ProbeConfig | None = None, seed: int = 0) -> pd.DataFrame:
     """Per layer: task accuracy, control-task accuracy, and selectivity (their difference)."""
@@ -225,13 +243,13 @@ def selectivity(X: torch.Tensor, word_types: Sequence[str], labels: Sequence, tr
 MDL_FRACTIONS = (0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.0625, 0.125, 0.25, 0.5, 1.0)
 
 
-def online_codelength(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeConfig | None = None,
-                      fractions: Sequence[float] = MDL_FRACTIONS) -> pd.DataFrame:
-    """Online (prequential) codelength per layer, in bits (Voita & Titov 2020).
+def online_bits(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeConfig | None = None,
+                fractions: Sequence[float] = MDL_FRACTIONS) -> tuple[np.ndarray, np.ndarray]:
+    """Online (prequential) code, item by item (Voita & Titov 2020): ``(bits, rows)``.
 
-    The first block is sent with the uniform code; each next block is sent
-    with a probe trained on all blocks before it. Compression = uniform
-    codelength / online codelength (higher = labels easier to extract).
+    ``rows`` are the training rows in transmission order; ``bits[p, i]`` is what row ``rows[i]`` costs at layer
+    ``p``: the first block is sent with the uniform code (log2 C bits each), each next block with a probe trained
+    on all blocks before it. :func:`online_codelength` sums them.
     """
     cfg = cfg or ProbeConfig()
     y, classes = encode_labels(labels)
@@ -241,16 +259,31 @@ def online_codelength(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeCo
     n, C = len(tr), len(classes)
     ends = sorted({max(2, round(f * n)) for f in fractions} | {n})
     Xs = standardize(X.float(), tr)
-    bits = torch.full((X.shape[0],), ends[0] * math.log2(C))
+    bits = torch.full((X.shape[0], n), math.log2(C))
     for start, end in itertools.pairwise(ends):
         probes = fit_probes(Xs, y, tr[:start], C, cfg)
         with torch.no_grad():
             logp = F.log_softmax(probes.scores(Xs[:, tr[start:end]]), 1)  # (P, C, m)
             nll = -logp.gather(1, y[tr[start:end]].view(1, 1, -1).expand(X.shape[0], 1, -1)).squeeze(1)
-        bits += nll.sum(1) / math.log(2)
+        bits[:, start:end] = nll / math.log(2)
+    return bits.numpy(), tr.numpy()
+
+
+def online_codelength(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeConfig | None = None,
+                      fractions: Sequence[float] = MDL_FRACTIONS) -> pd.DataFrame:
+    """Online (prequential) codelength per layer, in bits (Voita & Titov 2020).
+
+    The first block is sent with the uniform code; each next block is sent
+    with a probe trained on all blocks before it. Compression = uniform
+    codelength / online codelength (higher = labels easier to extract).
+    Item by item: :func:`online_bits`.
+    """
+    bits, rows = online_bits(X, labels, train_idx, cfg, fractions)
+    n, C = len(rows), len(set(labels))
+    total = bits.sum(1)
     uniform = n * math.log2(C)
-    return pd.DataFrame({"layer": range(X.shape[0]), "codelength_bits": bits.numpy(),
-                         "uniform_bits": uniform, "compression": uniform / bits.numpy()})
+    return pd.DataFrame({"layer": range(X.shape[0]), "codelength_bits": total,
+                         "uniform_bits": uniform, "compression": uniform / total})
 
 
 def inlp_projection(X: torch.Tensor, labels: Sequence, n_iter: int = 10,

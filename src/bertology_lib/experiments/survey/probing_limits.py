@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from bertology_lib import stats
 from bertology_lib.analysis import probing
 from bertology_lib.analysis.mlm import masked_accuracy
 from bertology_lib.errors import ParameterError
@@ -56,25 +57,53 @@ class ProbingLimitsSizes(SizeTable):
         }
 
 
-def selectivity_by_probe(X: torch.Tensor, table: pd.DataFrame, target: str, train_idx, test_idx,
-                         probe_cfgs: dict[str, probing.ProbeConfig], seed: int = 0) -> pd.DataFrame:
+@dataclass
+class SelectivityStudy:
+    """Selectivity per layer and probe (``frame``, as :func:`selectivity_by_probe`), with every probe's 0/1
+    correctness on the test rows for the task (``task[probe]``: (P, n_test)) and for the control task."""
+
+    frame: pd.DataFrame
+    task: dict[str, np.ndarray]
+    control: dict[str, np.ndarray]
+
+    def gap(self, a: str = "linear", b: str = "mlp", groups=None, seed: int = 0) -> tuple[float, float, float]:
+        """Mean over layers of (selectivity of probe ``a`` - that of probe ``b``), with a 95% interval that
+        resamples test items (by ``groups``, e.g. sentences): (gap, low, high)."""
+        for p in (a, b):
+            if p not in self.task:
+                raise ParameterError(f"probe={p!r} is not in the study; allowed: {', '.join(self.task)}")
+        per_item = {p: (self.task[p].astype(float) - self.control[p]).mean(0) for p in (a, b)}  # (n_test,)
+        return stats.paired_gap(per_item[a], per_item[b], groups, seed=seed)
+
+
+def selectivity_study(X: torch.Tensor, table: pd.DataFrame, target: str, train_idx, test_idx,
+                      probe_cfgs: dict[str, probing.ProbeConfig], seed: int = 0) -> SelectivityStudy:
     """Task accuracy, control-task accuracy and selectivity per layer, for each probe (Hewitt & Liang 2019).
 
     ``table`` is a :func:`~bertology_lib.data.word_labels.word_table` aligned with ``X`` (n_layers + 1, N, d);
-    the control task gives each word type a fixed random label (seed ``seed``),
-    the same for every probe. ``majority`` is the per-word-majority accuracy on
-    the test rows. Used by the §3.4 notebook.
+    the control task gives each word type a fixed random label (seed ``seed``), the same for every probe.
+    ``majority`` is the per-word-majority accuracy on the test rows. Used by the §3.4 notebook.
     """
     words, labels = table["word"].tolist(), table[target].tolist()
-    frames = []
+    control = probing.control_labels(words, labels, seed)
+    frames, task_c, ctrl_c = [], {}, {}
     for name, cfg in probe_cfgs.items():
-        sel = probing.selectivity(X, words, labels, train_idx, test_idx, cfg, seed=seed)
-        sel["probe"] = name
-        frames.append(sel)
+        task_c[name] = probing.probe_correct(X, labels, train_idx, test_idx, cfg)
+        ctrl_c[name] = probing.probe_correct(X, control, train_idx, test_idx, cfg)
+        t, c = task_c[name].mean(1), ctrl_c[name].mean(1)
+        frames.append(pd.DataFrame({"layer": range(X.shape[0]), "probe": name, "task_acc": t, "control_acc": c,
+                                    "selectivity": t - c}))
     out = pd.concat(frames, ignore_index=True)
     out.insert(0, "target", target)
     out["majority"] = probing.majority_baseline(words, labels, train_idx, test_idx)
-    return out
+    return SelectivityStudy(out, task_c, ctrl_c)
+
+
+def selectivity_by_probe(X: torch.Tensor, table: pd.DataFrame, target: str, train_idx, test_idx,
+                         probe_cfgs: dict[str, probing.ProbeConfig], seed: int = 0) -> pd.DataFrame:
+    """The per-layer table of :func:`selectivity_study`: target, layer, probe, task/control accuracy,
+    selectivity, majority."""
+    return selectivity_study(X, table, target, train_idx, test_idx, probe_cfgs, seed).frame
 
 
 def selectivity_gap(sel: pd.DataFrame, a: str = "linear", b: str = "mlp") -> float:
@@ -97,26 +126,73 @@ def selectivity_summary(sel: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("probe")
 
 
-def codelength_table(states: dict[str, torch.Tensor], table: pd.DataFrame, target: str, train_idx,
-                     cfg: probing.ProbeConfig | None = None, seed: int = 0) -> pd.DataFrame:
+@dataclass
+class CodelengthStudy:
+    """Online codelengths per (model, task, layer) (``frame``, as :func:`codelength_table`) and the bits of
+    every transmitted item (``bits[(model, task)]``: (P, n); ``rows``: the items' table rows, the same order
+    for every model)."""
+
+    frame: pd.DataFrame
+    bits: dict[tuple[str, str], np.ndarray]
+    rows: np.ndarray
+
+    def gap(self, model: str, baseline: str, task: str, groups=None, n_resamples: int = 2000,
+            seed: int = 0) -> dict[str, float]:
+        """Mean bits per item of ``baseline`` minus ``model``'s (positive: ``model`` codes the labels in fewer
+        bits), each at its shortest layer, with a 95% interval that resamples items (by ``groups``, e.g.
+        sentences, given per table row) and chooses both layers again in every resample."""
+        for key in ((model, task), (baseline, task)):
+            if key not in self.bits:
+                raise ParameterError(f"no codelength for model={key[0]!r}, task={key[1]!r}; allowed: "
+                                     f"{sorted(self.bits)}")
+        a, b = self.bits[(model, task)], self.bits[(baseline, task)]
+        g = np.arange(len(self.rows)) if groups is None else np.asarray(groups)[self.rows]
+        _, inv = np.unique(g, return_inverse=True)
+        n_g = int(inv.max()) + 1
+        sa = np.stack([np.bincount(inv, weights=row, minlength=n_g) for row in a])  # (P, groups)
+        sb = np.stack([np.bincount(inv, weights=row, minlength=n_g) for row in b])
+        cnt = np.bincount(inv, minlength=n_g).astype(float)
+
+        def diff(pick: np.ndarray) -> float:
+            n = cnt[pick].sum()
+            return float(sb[:, pick].sum(1).min() / n - sa[:, pick].sum(1).min() / n)
+
+        rng = np.random.default_rng(seed)
+        reps = [diff(rng.integers(0, n_g, n_g)) for _ in range(n_resamples)]
+        low, high = np.quantile(reps, [0.025, 0.975])
+        la, lb = int(sa.sum(1).argmin()), int(sb.sum(1).argmin())
+        return {"gap": diff(np.arange(n_g)), "low": float(low), "high": float(high), "layer": la,
+                "baseline_layer": lb, "ratio": float(b[lb].sum() / a[la].sum()), "n_items": len(self.rows)}
+
+
+def codelength_study(states: dict[str, torch.Tensor], table: pd.DataFrame, target: str, train_idx,
+                     cfg: probing.ProbeConfig | None = None, seed: int = 0) -> CodelengthStudy:
     """Online (MDL) codelength per layer for ``target`` and its control task, for each model's states.
 
     ``states``: model label -> (n_layers + 1, N, d) features aligned with
     ``table``; one row per (model, task, layer) with ``codelength_bits``,
     ``uniform_bits`` and ``compression`` (:func:`probing.online_codelength`,
-    Voita & Titov 2020). Used by the §3.4 notebook.
+    Voita & Titov 2020), and the bits of every item for intervals. Used by the §3.4 notebook.
     """
     words, labels = table["word"].tolist(), table[target].tolist()
     tasks = {target: labels, "control": probing.control_labels(words, labels, seed)}
-    frames = []
+    frames, bits, rows = [], {}, None
     for model_label, X in states.items():
         for task, lab in tasks.items():
-            df = probing.online_codelength(X, lab, train_idx, cfg)
-            df = df.astype({"codelength_bits": float, "compression": float})
-            df.insert(0, "task", task)
-            df.insert(0, "model", model_label)
-            frames.append(df)
-    return pd.concat(frames, ignore_index=True)
+            b, rows = probing.online_bits(X, lab, train_idx, cfg)
+            bits[(model_label, task)] = b
+            total = b.sum(1)
+            uniform = len(rows) * np.log2(len(set(lab)))
+            frames.append(pd.DataFrame({"model": model_label, "task": task, "layer": range(X.shape[0]),
+                                        "codelength_bits": total.astype(float), "uniform_bits": uniform,
+                                        "compression": (uniform / total).astype(float)}))
+    return CodelengthStudy(pd.concat(frames, ignore_index=True), bits, rows)
+
+
+def codelength_table(states: dict[str, torch.Tensor], table: pd.DataFrame, target: str, train_idx,
+                     cfg: probing.ProbeConfig | None = None, seed: int = 0) -> pd.DataFrame:
+    """The per-layer table of :func:`codelength_study`."""
+    return codelength_study(states, table, target, train_idx, cfg, seed).frame
 
 
 def best_codelength(mdl: pd.DataFrame, model: str, task: str) -> pd.Series:
@@ -189,6 +265,16 @@ def amnesic_probe(model, tokenizer, X_layer: torch.Tensor, labels, train_idx, te
                      "rank": 0 if name == "none" else int(round(d - float(torch.trace(P)))),
                      "probe_acc": float(acc), "mlm_acc": mlm, "mlm_drop": base - mlm})
     return pd.DataFrame(rows), inlp_accs
+
+
+def amnesic_interval(amnesic: pd.DataFrame) -> tuple[float, float, float]:
+    """INLP's MLM-accuracy drop minus each random control's drop: mean with a 95% t interval over the random
+    draws (mean, low, high). Above 0: removing the property hurts more than removing as many random directions."""
+    inlp = amnesic[amnesic.condition == "INLP"].mlm_drop
+    rand = amnesic[amnesic.condition == "random"].mlm_drop
+    if inlp.empty or len(rand) < 2:
+        raise ParameterError("the table needs an INLP row and at least two random rows (see amnesic_probe)")
+    return stats.one_sample_interval([float(inlp.iloc[0]) - float(r) for r in rand], digits=6)
 
 
 def amnesic_margin(amnesic: pd.DataFrame) -> float:
