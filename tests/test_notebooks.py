@@ -63,11 +63,12 @@ NOTEBOOK_CELL_LINES = 25  # logic lines (not blank, not comments) in one code ce
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebooks_are_thin(path):
     """Notebooks hold parameters, calls, figures and prose: no code cell over the limit, no function
-    longer than a few lines (a longer one belongs in ``experiments/`` with a test)."""
+    longer than a few lines (a longer one belongs in ``experiments/`` with a test). Exercise solutions
+    (cells tagged ``solution``) are exempt: writing the function is the exercise."""
     import ast
 
     for c in json.loads(path.read_text())["cells"]:
-        if c["cell_type"] != "code":
+        if c["cell_type"] != "code" or "solution" in c["metadata"].get("tags", []):
             continue
         src = "".join(c["source"])
         logic = [ln for ln in src.splitlines() if ln.strip() and not ln.strip().startswith("#")]
