@@ -111,3 +111,36 @@ def majority_predictions(words: Sequence[str], labels: Sequence, split: Split) -
                           for i in rows]], dtype=bool)
 
     return LayerPredictions(correct(split.val), correct(split.test))
+
+
+def expected_layer(acc: np.ndarray) -> float:
+    """Tenney et al. (2019)'s expected layer from per-layer scores (the running maximum stands in for their
+    cumulative mix of layers; see :func:`bertology_lib.analysis.embeddings.centre_of_gravity`): Σ ℓ Δ(ℓ) / Σ Δ(ℓ)
+    over ℓ ≥ 1, 0 when no layer improves on layer 0."""
+    s = np.maximum.accumulate(np.asarray(acc, float))
+    gain = np.diff(s)
+    total = gain.sum()
+    return float((np.arange(1, len(s)) * gain).sum() / total) if total > 0 else 0.0
+
+
+def expected_layer_gap(a: np.ndarray, b: np.ndarray, groups: np.ndarray, n_resamples: int = 2000,
+                       seed: int = 0) -> tuple[float, float, float]:
+    """Expected layer of target ``a`` minus that of target ``b`` from 0/1 test correctness per layer ((P, n) each,
+    the same test items), with a 95% interval resampling ``groups`` (e.g. sentences): (gap, low, high)."""
+    if a.shape != b.shape or len(groups) != a.shape[1]:
+        raise ParameterError(f"a {a.shape}, b {b.shape} and {len(groups)} groups differ; allowed: (P, n) each "
+                             "with one group per item")
+    _, inv = np.unique(np.asarray(groups), return_inverse=True)
+    n_g = int(inv.max()) + 1
+    sa = np.stack([np.bincount(inv, weights=r, minlength=n_g) for r in a.astype(float)])
+    sb = np.stack([np.bincount(inv, weights=r, minlength=n_g) for r in b.astype(float)])
+    cnt = np.bincount(inv, minlength=n_g).astype(float)
+
+    def diff(pick: np.ndarray) -> float:
+        n = cnt[pick].sum()
+        return expected_layer(sa[:, pick].sum(1) / n) - expected_layer(sb[:, pick].sum(1) / n)
+
+    rng = np.random.default_rng(seed)
+    reps = [diff(rng.integers(0, n_g, n_g)) for _ in range(n_resamples)]
+    low, high = np.quantile(reps, [0.025, 0.975])
+    return diff(np.arange(n_g)), float(low), float(high)

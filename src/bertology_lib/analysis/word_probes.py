@@ -133,6 +133,24 @@ class HeldOutProbes:
                 "baseline_layer": b_layer, "baseline_accuracy": float(b.mean()), "n_test": int(tm.sum())}
 
 
+def probes_from_states(states: dict[str, "torch.Tensor"], table: pd.DataFrame, targets: Sequence[str],
+                       fractions: Sequence[float] = (0.6, 0.15, 0.25), probe_iter: int = 100,
+                       ambiguous_target: str | None = "upos") -> HeldOutProbes:
+    """:func:`heldout_probes` from cached states: ``states`` maps a model label to (n_layers + 1, N, d) word
+    states aligned with the rows of ``table`` (a :func:`~bertology_lib.data.word_labels.word_table`, possibly
+    with extra target columns)."""
+    split = heldout.sentence_split3(table, fractions)
+    subsets = {"all": np.ones(len(table), bool)}
+    if ambiguous_target:
+        subsets["ambiguous"] = word_labels.ambiguous_mask(table, split.train, ambiguous_target)
+    cfg = probing.ProbeConfig(max_iter=probe_iter)
+    words = table["word"].tolist()
+    majority = {t: heldout.majority_predictions(words, table[t].tolist(), split) for t in targets}
+    preds = {(label, t): heldout.probe_predictions(X, table[t].tolist(), split, cfg)
+             for label, X in states.items() for t in targets}
+    return HeldOutProbes(table, split, subsets, preds, majority, cfg.kind)
+
+
 def heldout_probes(models: dict[str, tuple], sentences, targets: Sequence[str],
                    fractions: Sequence[float] = (0.6, 0.15, 0.25), probe_iter: int = 100, lowercase: bool = False,
                    ambiguous_target: str | None = "upos", cache: bool = False) -> HeldOutProbes:
@@ -142,16 +160,6 @@ def heldout_probes(models: dict[str, tuple], sentences, targets: Sequence[str],
     values of ``ambiguous_target`` in training) when asked. Choose layers and compare models with
     :meth:`HeldOutProbes.gap`."""
     table = word_labels.word_table(sentences, lowercase=lowercase)
-    split = heldout.sentence_split3(table, fractions)
-    subsets = {"all": np.ones(len(table), bool)}
-    if ambiguous_target:
-        subsets["ambiguous"] = word_labels.ambiguous_mask(table, split.train, ambiguous_target)
-    cfg = probing.ProbeConfig(max_iter=probe_iter)
-    words = table["word"].tolist()
-    majority = {t: heldout.majority_predictions(words, table[t].tolist(), split) for t in targets}
-    preds = {}
-    for label, (model, tok) in models.items():
-        acts = run_with_cache(model, tok, [s.words for s in sentences], batch_size=64, cache=cache)
-        for t in targets:
-            preds[(label, t)] = heldout.probe_predictions(acts.resid, table[t].tolist(), split, cfg)
-    return HeldOutProbes(table, split, subsets, preds, majority, cfg.kind)
+    states = {label: run_with_cache(model, tok, [s.words for s in sentences], batch_size=64, cache=cache).resid
+              for label, (model, tok) in models.items()}
+    return probes_from_states(states, table, targets, fractions, probe_iter, ambiguous_target)
