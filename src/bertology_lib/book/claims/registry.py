@@ -20,7 +20,7 @@ from bertology_lib.errors import ParameterError
 
 KINDS: tuple[str, ...] = ("reproduction", "setup")
 SPEC_MODULES = ("specs_survey_probing", "specs_survey_semantics", "specs_survey_location", "specs_survey_model",
-                "specs_physics", "specs_duplication")
+                "specs_survey_directions", "specs_physics", "specs_duplication")
 
 
 @dataclass(frozen=True)
