@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -21,7 +20,8 @@ import typer
 
 from bertology_lib import cache as cache_mod
 from bertology_lib.book import claims as claims_mod
-from bertology_lib.book import execution, stamps
+from bertology_lib.book import execution, null_run, stamps
+from bertology_lib.book.cli_cache import _size, cache_app  # noqa: F401  (_size: tests read sizes as printed)
 from bertology_lib.book.specs import SPECS, get_spec, notebook_paths, repo_root, validate_values
 from bertology_lib.errors import BertologyError, ParameterError
 from bertology_lib.profiles import PROFILE_NAMES
@@ -32,7 +32,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-cache_app = typer.Typer(help="Inspect, prune or clear the artifact cache.", no_args_is_help=True)
 WIDTH = 100  # tables fit a 100-column terminal
 app.add_typer(cache_app, name="cache")
 
@@ -174,11 +173,25 @@ def run(
     output_dir: Optional[Path] = typer.Option(None, "--output-dir", help="write executed copies here"),
     in_place: bool = typer.Option(False, "--in-place", help="write over the book's notebook (and stamp it)"),
     yes: bool = typer.Option(False, "--yes", help="run profile full even without a CUDA GPU"),
+    null: bool = typer.Option(False, "--null", help="the null-model run: every model replaced by its random-init "
+                              "twin, into _build/runs/null/, recorded in book/null_model_run.json "
+                              "(default notebooks: §3, §4, duplication)"),
 ) -> None:
     """Execute notebooks with papermill into _build/runs/<notebook>-<param=value,...>/ (the book's notebooks
     are not touched unless --in-place)."""
     if in_place and output_dir is not None:
         raise ParameterError(f"--in-place and --output-dir {output_dir} exclude each other; give one")
+    if null:
+        if in_place or output_dir is not None:
+            raise ParameterError("--null writes to _build/runs/null/; it excludes --in-place and --output-dir")
+        root = repo_root()
+        names = notebooks or null_run.default_notebooks([q.stem for q in notebook_paths(root)])
+        for n in names:  # one notebook at a time: each has its own model parameters
+            twins = [f"{k}={v}" for k, v in null_run.null_params(get_spec(n)).items()]
+            _run([n], profile, twins + list(param or []), mode="output-dir", output_dir=root / null_run.NULL_DIR,
+                 yes=yes)
+        typer.echo(f"null-model record: {_show(null_run.write_record(root, profile or 'quick'), root)}")
+        return
     mode = "in-place" if in_place else "output-dir" if output_dir is not None else "folder"
     _run(notebooks, profile, param, mode=mode, output_dir=output_dir, yes=yes)
 
@@ -251,7 +264,8 @@ def write_ledger_page(root: Path) -> Path:
     titles = {name: spec.title for name, spec in SPECS.items()}
     parts = {name: spec.part for name, spec in SPECS.items()}
     for name, text in (("claims_ledger.md", claims_mod.ledger_markdown(claims, titles, parts)),
-                       ("findings.md", claims_mod.findings_markdown(claims, titles, parts))):
+                       ("findings.md", claims_mod.findings_markdown(claims, titles, parts)
+                        + "\n".join(null_run.findings_section(null_run.load_record(root))))):
         page = root / "book" / name
         tmp = page.with_suffix(".md.tmp")
         tmp.write_text(text)
@@ -353,92 +367,6 @@ def claims(
             typer.echo("no claims recorded yet")
     if not as_json and not markdown:
         typer.echo(", ".join(f"{n} {v}" for v, n in claims_mod.summary(items).items()))
-
-
-def _size(n: float) -> str:
-    for unit, div in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= div:
-            return f"{n / div:.1f} {unit}"
-    return f"{int(n)} B"
-
-
-def _flat(obj: Any, prefix: str = "") -> dict[str, str]:
-    if isinstance(obj, dict):
-        out: dict[str, str] = {}
-        for k, v in obj.items():
-            out.update(_flat(v, f"{prefix}{k}."))
-        return out
-    v = json.dumps(obj, separators=(",", ":"), default=str)
-    if isinstance(obj, str) and len(obj) >= 32:  # a hash of another artifact: its head names it
-        v = obj[:12] + "..."
-    return {prefix[:-1]: v}
-
-
-def config_summaries(entries: list) -> dict[Path, str]:
-    """Per entry: the config fields that differ between entries of its kind (all fields for a kind with
-    one entry), ``key=value`` flattened, at most ~250 characters."""
-    by_kind: dict[str, list] = {}
-    for e in entries:
-        by_kind.setdefault(e.kind, []).append(e)
-    out = {}
-    for group in by_kind.values():
-        flats = [_flat(e.config) for e in group]
-        keys = sorted(set().union(*flats))
-        differ = [k for k in keys if len({f.get(k) for f in flats}) > 1] if len(group) > 1 else keys
-        for e, f in zip(group, flats):
-            text = " ".join(f"{k}={f.get(k, '-')}" for k in (differ or keys))
-            out[e.path] = "corrupt (no valid manifest)" if e.config == {"corrupt": True} else (
-                text if len(text) <= 250 else text[:247] + "...")
-    return out
-
-
-@cache_app.command("ls")
-def cache_ls() -> None:
-    """List cache entries (kind, key, size, date, the config fields that tell entries of a kind apart),
-    the total size, and temporary folders left by builds that died."""
-    c = cache_mod.ArtifactCache()
-    typer.echo(f"cache root: {c.root}")
-    entries = list(c.entries())
-    summary = config_summaries(entries)
-    for e in entries:
-        age = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.created)) if e.created else "corrupt"
-        typer.echo(f"{e.kind:<22s} {e.key}  {_size(e.size):>9s}  {age}")
-        typer.echo(textwrap.fill(summary[e.path], WIDTH, initial_indent="    ", subsequent_indent="    "))
-    typer.echo(f"{len(entries)} entries, {_size(sum(e.size for e in entries))}")
-    temps = list(c.temp_entries())
-    if temps:
-        typer.echo(_wrap("temporary folders (builds in progress, or stale: left by a process that died; "
-                         "`bertology cache prune` removes the stale ones):", indent=0))
-        for t in temps:
-            state = f"in use by pid {t.pid}" if t.alive else (f"stale: pid {t.pid} is gone" if t.pid else "stale")
-            typer.echo(f"  {_show(Path(t.path), c.root)}  {_size(t.size)}  {state}")
-        stale = [t for t in temps if not t.alive]
-        typer.echo(f"{len(stale)} stale temporary folders, {_size(sum(t.size for t in stale))}")
-
-
-@cache_app.command("prune")
-def cache_prune() -> None:
-    """Remove the temporary folders of builds whose process died (never a live build's)."""
-    c = cache_mod.ArtifactCache()
-    size = sum(t.size for t in c.temp_entries() if not t.alive)
-    n = c.prune()
-    typer.echo(f"removed {n} stale temporary folders ({_size(size)}) from {c.root}")
-
-
-@cache_app.command("clear")
-def cache_clear(
-    kind: Optional[str] = typer.Option(None, "--kind", help="only entries of this kind"),
-    yes: bool = typer.Option(False, "--yes", "-y", help="do not ask"),
-) -> None:
-    """Remove cache entries (all, or one kind)."""
-    c = cache_mod.ArtifactCache()
-    if kind is not None and kind not in {e.kind for e in c.entries()}:
-        # nothing of this kind is here: an unknown kind fails naming the known ones, a known one removes 0
-        typer.echo(f"removed {c.clear(kind)} entries from {c.root} (none of kind {kind})")
-        return
-    if not yes:
-        typer.confirm(f"remove {'all' if kind is None else kind} entries under {c.root}?", abort=True)
-    typer.echo(f"removed {c.clear(kind)} entries from {c.root}")
 
 
 def normalize_argv(argv: list[str]) -> list[str]:

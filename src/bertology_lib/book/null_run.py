@@ -1,0 +1,97 @@
+"""The null-model run: every notebook rerun with its models replaced by their random-init twins.
+
+A rule that a model with no knowledge can pass is not evidence. ``bertology run --null`` reruns notebooks with
+every model parameter (``model``, ``real_model``) set to ``random-init:<its default>`` (the same architecture
+and tokenizer, untrained: :mod:`bertology_lib.models.registry`), into ``_build/runs/null/``, and
+:func:`write_record` keeps what their claims came out as in ``book/null_model_run.json``, which the closing
+chapter reports (:func:`findings_section`). A claim that a null model reproduces is named there with the
+registered note that explains why (e.g. a claim about probes rather than about the model).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from bertology_lib.models.registry import RANDOM_INIT
+
+MODEL_PARAMS = ("model", "real_model")
+NULL_DIR = Path("_build") / "runs" / "null"
+RECORD = Path("book") / "null_model_run.json"
+DEFAULT_PREFIXES = ("survey_03", "survey_04", "duplication")  # the issue's set: §3, §4 and Kao et al.
+
+
+def null_params(spec) -> dict[str, str]:
+    """The parameters of ``spec``'s null run: each model parameter set to the random-init twin of its default."""
+    out = {}
+    for p in spec.params:
+        if p.name in MODEL_PARAMS and not str(p.default).startswith(RANDOM_INIT):
+            out[p.name] = f"{RANDOM_INIT}{p.default}"
+    return out
+
+
+def default_notebooks(names: Sequence[str]) -> list[str]:
+    """The notebooks a bare ``--null`` reruns: §3, §4 and the duplication notebooks."""
+    return [n for n in names if n.startswith(DEFAULT_PREFIXES)]
+
+
+def write_record(root: Path, profile: str) -> Path:
+    """Collect the claims of every null run under ``_build/runs/null/`` into ``book/null_model_run.json``."""
+    from bertology_lib.book import claims
+    from bertology_lib.book.execution import run_notebooks
+    from bertology_lib.book.stamps import STAMP, current_environment
+
+    rows, runs = [], {}
+    for nb in run_notebooks(root / NULL_DIR):
+        meta = json.loads(nb.read_text()).get("metadata", {})
+        runs[nb.stem] = (meta.get(STAMP) or {}).get("params", meta.get("papermill", {}).get("parameters", {}))
+        for c in claims.claims_in_notebook(nb):
+            rows.append({"id": c.id, "notebook": nb.stem, "verdict": c.verdict, "instrument": c.instrument,
+                         "ours": c.ours, "unit": c.unit, "model": c.model, "kind": c.kind})
+    record = {"profile": profile, "written": time.strftime("%Y-%m-%d"), "runs": runs, "claims": rows,
+              "environment": {k: v for k, v in current_environment().items() if k in ("python", "torch",
+                                                                                     "transformers", "threads")}}
+    out = root / RECORD
+    tmp = out.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    tmp.replace(out)
+    return out
+
+
+def load_record(root: Path) -> dict[str, Any] | None:
+    p = root / RECORD
+    return json.loads(p.read_text()) if p.is_file() else None
+
+
+def findings_section(record: dict[str, Any] | None) -> list[str]:
+    """Markdown lines for the closing chapter: what the null models' claims came out as, and every
+    "reproduced" among them named with its registered note."""
+    from bertology_lib.book.claims.registry import load_all
+
+    lines = ["## The null-model run", ""]
+    if not record or not record.get("claims"):
+        return lines + ["No null-model run is recorded yet (`bertology run --null --profile quick` writes one).", ""]
+    rows = [r for r in record["claims"] if r.get("kind") != "setup"]
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    failed = sum(1 for r in rows if str(r.get("instrument", "")).startswith("failed"))
+    lines += [f"Every model of {len(record['runs'])} notebooks was replaced by its **random-init twin** (same "
+              f"architecture and tokenizer, no training) and the notebooks rerun at `{record['profile']}`: a rule "
+              "that such a model passes is not evidence. Of their "
+              f"{len(rows)} claims, " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+              + f" ({failed} of them because an instrument check failed, as it should for a model that knows "
+              "nothing).", ""]
+    reg = load_all()
+    passed = [r for r in rows if r["verdict"] == "reproduced"]
+    if passed:
+        lines += ["Reproduced by a null model, and why:", ""]
+        for r in passed:
+            note = reg[r["id"]].note if r["id"] in reg else ""
+            lines.append(f"- `{r['id']}` ({r['notebook']}): {note or 'no registered explanation: the rule needs a fix.'}")
+        lines.append("")
+    else:
+        lines += ["No claim came out reproduced for a null model.", ""]
+    return lines
