@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from typer.testing import CliRunner
 
-from bertology_lib.book import cli, execution, stamps
+from bertology_lib.book import cli, cli_cache, execution, stamps
 from bertology_lib.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -242,7 +242,7 @@ def test_cache_ls_shows_sizes_what_tells_entries_apart_total_and_stale_folders(f
     assert "bio.n_people=20" in out and "bio.n_people=40" in out  # the fields that differ, not a cut prefix
     assert "train.lr" not in out  # shared by both entries
     sizes = [e.size for e in c.entries()]
-    assert f"2 entries, {cli._size(sum(sizes))}" in out and "kB" in out
+    assert f"2 entries, {cli_cache.human_size(sum(sizes))}" in out and "kB" in out
     assert f"{dead.name}  300.0 kB  stale: pid" in out and f"in use by pid {os.getpid()}" in out
     assert "1 stale temporary folders, 300.0 kB" in out
     assert max(len(line) for line in out.splitlines() if not line.startswith("cache root")) <= 100

@@ -21,7 +21,7 @@ import typer
 from bertology_lib import cache as cache_mod
 from bertology_lib.book import claims as claims_mod
 from bertology_lib.book import execution, null_run, stamps
-from bertology_lib.book.cli_cache import _size, cache_app  # noqa: F401  (_size: tests read sizes as printed)
+from bertology_lib.book.cli_cache import cache_app
 from bertology_lib.book.specs import SPECS, get_spec, notebook_paths, repo_root, validate_values
 from bertology_lib.errors import BertologyError, ParameterError
 from bertology_lib.profiles import PROFILE_NAMES

@@ -27,7 +27,8 @@ def _wrap(text: str, indent: int = 4) -> str:
     return textwrap.fill(text, WIDTH, subsequent_indent=" " * indent, break_on_hyphens=False)
 
 
-def _size(n: float) -> str:
+def human_size(n: float) -> str:
+    """A byte count as B, kB, MB or GB with one decimal."""
     for unit, div in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= div:
             return f"{n / div:.1f} {unit}"
@@ -74,18 +75,18 @@ def cache_ls() -> None:
     summary = config_summaries(entries)
     for e in entries:
         age = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.created)) if e.created else "corrupt"
-        typer.echo(f"{e.kind:<22s} {e.key}  {_size(e.size):>9s}  {age}")
+        typer.echo(f"{e.kind:<22s} {e.key}  {human_size(e.size):>9s}  {age}")
         typer.echo(textwrap.fill(summary[e.path], WIDTH, initial_indent="    ", subsequent_indent="    "))
-    typer.echo(f"{len(entries)} entries, {_size(sum(e.size for e in entries))}")
+    typer.echo(f"{len(entries)} entries, {human_size(sum(e.size for e in entries))}")
     temps = list(c.temp_entries())
     if temps:
         typer.echo(_wrap("temporary folders (builds in progress, or stale: left by a process that died; "
                          "`bertology cache prune` removes the stale ones):", indent=0))
         for t in temps:
             state = f"in use by pid {t.pid}" if t.alive else (f"stale: pid {t.pid} is gone" if t.pid else "stale")
-            typer.echo(f"  {_show(Path(t.path), c.root)}  {_size(t.size)}  {state}")
+            typer.echo(f"  {_show(Path(t.path), c.root)}  {human_size(t.size)}  {state}")
         stale = [t for t in temps if not t.alive]
-        typer.echo(f"{len(stale)} stale temporary folders, {_size(sum(t.size for t in stale))}")
+        typer.echo(f"{len(stale)} stale temporary folders, {human_size(sum(t.size for t in stale))}")
 
 
 @cache_app.command("prune")
@@ -94,7 +95,7 @@ def cache_prune() -> None:
     c = cache_mod.ArtifactCache()
     size = sum(t.size for t in c.temp_entries() if not t.alive)
     n = c.prune()
-    typer.echo(f"removed {n} stale temporary folders ({_size(size)}) from {c.root}")
+    typer.echo(f"removed {n} stale temporary folders ({human_size(size)}) from {c.root}")
 
 
 @cache_app.command("clear")
