@@ -45,6 +45,15 @@ def test_quantized_model_runs_and_shrinks_linear_weights(task, teacher):
     assert comp.serialized_bytes(q) < comp.serialized_bytes(model)
     lat = measure_latency({"fp32": model, "int8": q}, feats, tok.pad_token_id, repeats=2)
     assert list(lat.model) == ["fp32", "int8"] and (lat.ms_per_batch > 0).all()
+    assert all(len(r) == 2 for r in lat.rounds)
+    from bertology_lib.analysis.latency import speedup_interval
+
+    same = speedup_interval(lat, "fp32", "fp32")
+    assert same == (1.0, 1.0, 1.0)  # a model against itself, round by round
+    m, low, high = speedup_interval(lat, "int8", "fp32")
+    assert low <= m <= high and m > 0
+    with pytest.raises(ValueError, match="model='fp16' was not timed"):
+        speedup_interval(lat, "fp16", "fp32")
 
 
 def test_layer_dropping(task, teacher):

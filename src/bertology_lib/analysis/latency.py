@@ -51,4 +51,20 @@ def measure_latency(models: Mapping[str, torch.nn.Module], feats: Features, pad_
     finally:
         torch.set_num_threads(old)
     return pd.DataFrame([{"model": n, "ms_per_batch": statistics.median(t), "ms_min": min(t), "ms_max": max(t),
-                          "batch_size": batch_size, "threads": threads} for n, t in times.items()])
+                          "batch_size": batch_size, "threads": threads, "rounds": list(t)} for n, t in times.items()])
+
+
+def speedup_interval(latency: pd.DataFrame, model: str, reference: str) -> tuple[float, float, float]:
+    """Speed-up of ``model`` over ``reference`` (reference time / model time) round by round (the rounds of
+    :func:`measure_latency` are interleaved, so each is a paired comparison): mean with a 95% t interval over
+    rounds. One timing run is noisy; the interval says how noisy."""
+    from bertology_lib import stats
+
+    rows = latency.set_index("model") if "model" in latency.columns else latency
+    for n in (model, reference):
+        if n not in rows.index:
+            raise ParameterError(f"model={n!r} was not timed; allowed: {', '.join(map(str, rows.index))}")
+    ref, new = rows.loc[reference, "rounds"], rows.loc[model, "rounds"]
+    if len(ref) < 2:
+        raise ParameterError(f"{len(ref)} timing rounds; allowed: at least 2 (repeats >= 2) for an interval")
+    return stats.one_sample_interval([r / m for r, m in zip(ref, new)], digits=6)

@@ -25,13 +25,14 @@ def glue_value(name: str, value: Any) -> None:
 
 
 def glue_claims(claims: Iterable[Claim], prefix: str) -> list[str]:
-    """Publish each claim under ``{prefix}{id after its first dot}``: ``..._v`` the verdict, the key itself
+    """Publish each claim under ``{prefix}{id after its first dot}``: ``..._v`` the verdict (with
+    " — instrument" when an instrument check failed), the key itself
     the estimate, and ``..._lo`` / ``..._hi`` its interval when ``ours`` is ``(estimate, low, high)``.
     Returns the keys published."""
     keys = []
     for claim in claims:
         key = prefix + claim.id.split(".", 1)[-1]
-        glue_value(f"{key}_v", claim.verdict)
+        glue_value(f"{key}_v", claim.verdict + (" — instrument" if claim.instrument_failed else ""))
         ours = claim.ours if isinstance(claim.ours, (list, tuple)) else (claim.ours,)
         for suffix, x in zip(("", "_lo", "_hi"), ours):
             glue_value(key + suffix, x)

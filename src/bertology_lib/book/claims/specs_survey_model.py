@@ -148,6 +148,8 @@ register(
         paper=-1.0,
         rule=IntervalAbove(-1.0),
         unit="accuracy points",
+        checks=('teacher_beats_floor', 'three_seeds'),
+        note="a non-inferiority claim: two models at the floor would pass it, so it is only judged when the full model beats the task's floor (majority label) over seeds, with at least 3 seeds",
     ),
     ClaimSpec(
         "size.importance_beats_random",
@@ -156,6 +158,8 @@ register(
         paper="importance ≫ random",
         rule=IntervalAbove(0.0),
         unit="accuracy points",
+        checks=('three_seeds',),
+        note='an interval over seeds needs at least 3 of them',
     ),
     ClaimSpec(
         "size.one_head_per_layer",
@@ -163,6 +167,8 @@ register(
         "Rogers et al. 2020 §6; Michel et al. 2019 §3, Table 2",
         paper="most layers",
         rule=AtLeast(0.5),
+        checks=('teacher_beats_floor',),
+        note="a share of layers against a constant: only judged when the fine-tuned model beats the task's floor (a model that learned nothing loses nothing)",
     ),
     ClaimSpec(
         "size.head_removal_improves",
@@ -171,6 +177,8 @@ register(
         paper=3.2,
         rule=IntervalAbove(0.0),
         unit="accuracy points",
+        checks=('three_seeds',),
+        note='the head is chosen on dev and scored on test; an interval over seeds needs at least 3 of them',
     ),
     ClaimSpec(
         "size.layers_dropped",
@@ -180,6 +188,8 @@ register(
         rule=IntervalAbove(0.98),
         unit="of the teacher",
         null=(1.0, 0.99, 1.01),  # a teacher at chance and its copy keep 100% of nothing
+        checks=('teacher_beats_floor', 'three_seeds'),
+        note='a ratio to the teacher: a teacher at the floor keeps 100% of nothing, so the teacher must beat the floor; at least 3 seeds',
     ),
     ClaimSpec(
         "size.int8_accuracy",
@@ -188,6 +198,8 @@ register(
         paper=-1.0,
         rule=IntervalAbove(-1.0),
         unit="accuracy points",
+        checks=('teacher_beats_floor', 'three_seeds'),
+        note="a non-inferiority claim: two models at the floor would pass it, so it is only judged when the full model beats the task's floor (majority label) over seeds, with at least 3 seeds",
     ),
     ClaimSpec(
         "size.int8_linear_4x",
@@ -206,6 +218,8 @@ register(
         paper=-1.0,
         rule=IntervalAbove(-1.0),
         unit="accuracy points",
+        checks=('teacher_beats_floor', 'three_seeds'),
+        note="a non-inferiority claim: two models at the floor would pass it, so it is only judged when the full model beats the task's floor (majority label) over seeds, with at least 3 seeds",
     ),
     ClaimSpec(
         "size.ticket_matches_full",
@@ -214,6 +228,8 @@ register(
         paper=-1.0,
         rule=IntervalAbove(-1.0),
         unit="accuracy points",
+        checks=('teacher_beats_floor', 'three_seeds'),
+        note="a non-inferiority claim: two models at the floor would pass it, so it is only judged when the full model beats the task's floor (majority label) over seeds, with at least 3 seeds",
     ),
     ClaimSpec(
         "size.ticket_beats_random",
@@ -222,6 +238,8 @@ register(
         paper="ticket > random",
         rule=IntervalAbove(0.0),
         unit="accuracy points",
+        checks=('three_seeds',),
+        note='an interval over seeds needs at least 3 of them',
     ),
     ClaimSpec(
         "size.distil_retention",
@@ -231,6 +249,8 @@ register(
         rule=IntervalAbove(0.97),
         unit="of the teacher",
         null=(1.0, 0.99, 1.01),  # a teacher at chance and its student keep 100% of nothing
+        checks=('teacher_beats_floor', 'three_seeds'),
+        note='a ratio to the teacher: the teacher must beat the floor; at least 3 seeds',
     ),
     ClaimSpec(
         "size.distil_beats_plain",
@@ -239,6 +259,8 @@ register(
         paper="PKD > fine-tuning",
         rule=IntervalAbove(0.0),
         unit="accuracy points",
+        checks=('three_seeds',),
+        note='an interval over seeds needs at least 3 of them',
     ),
     ClaimSpec(
         "size.minilm_heads_40pct",
@@ -247,6 +269,8 @@ register(
         paper=-1.0,
         rule=IntervalAbove(-1.0),
         unit="accuracy points",
+        checks=('teacher_beats_floor', 'three_seeds'),
+        note="a non-inferiority claim: two models at the floor would pass it, so it is only judged when the full model beats the task's floor (majority label) over seeds, with at least 3 seeds (SST-2 majority label)",
     ),
     ClaimSpec(
         "size.minilm_int8_accuracy",
@@ -255,14 +279,17 @@ register(
         paper=-1.0,
         rule=IntervalAbove(-1.0),
         unit="accuracy points",
+        checks=('teacher_beats_floor', 'three_seeds'),
+        note="a non-inferiority claim: two models at the floor would pass it, so it is only judged when the full model beats the task's floor (majority label) over seeds, with at least 3 seeds (SST-2 majority label)",
     ),
     ClaimSpec(
         "size.heads_speedup",
-        "Physically removing 40% of heads speeds up CPU inference",
+        "Physically removing 40% of heads speeds up CPU inference (speed-up per timing round, 95% interval)",
         "Rogers et al. 2020 §6; Michel et al. 2019 §6",
         paper=1.175,
-        rule=AtLeast(1.05),
+        rule=IntervalAbove(1.0),
         unit="x",
+        note='speed-up per interleaved timing round (teacher time / pruned time), 95% interval over rounds: one timing run is noisy (re-executions gave 1.23, 1.18, 1.12, 1.07). It does not depend on the weights, so a null model reproduces it by design',
     ),
     ClaimSpec(
         "size.distil_speedup",

@@ -52,6 +52,7 @@ from bertology_lib.data.tasks.configs import (
 )
 from bertology_lib.data.tasks.metrics import (
     classification_metrics,
+    floor_gap,
     floor_scores,
     normalize_answer,
     qa_metrics,
@@ -85,7 +86,7 @@ __all__ = [
     "ToyTaskConfig", "ClassificationConfig", "NLIConfig", "QAConfig", "SST2Config", "configure", "toy_world",
     "toy_classification", "main_clause_negated", "toy_nli", "lexical_overlap_subset", "toy_qa",
     "sst2", "sst2_task", "sst2_data_key", "get_task", "task_vocabulary", "toy_vocabulary",
-    "normalize_answer", "squad_exact", "squad_f1", "qa_metrics", "classification_metrics", "floor_scores",
+    "normalize_answer", "squad_exact", "squad_f1", "qa_metrics", "classification_metrics", "floor_scores", "floor_gap",
 ]
 
 TASK_NAMES: tuple[str, ...] = ("toy_classification", "toy_nli", "toy_qa", "sst2")

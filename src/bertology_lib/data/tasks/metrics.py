@@ -100,3 +100,19 @@ def floor_scores(task, split: str = "test") -> dict[str, float]:
     top = max(range(task.n_labels), key=lambda c: (counts[c], -c))
     out = classification_metrics([top] * len(golds), [g.label for g in golds], task.n_labels)
     return {**out, "name": f"always {task.label_names[top]!r}"}
+
+
+def floor_gap(scores, task, split: str = "test", metric: str | None = None) -> tuple[float, float, float]:
+    """Scores over seeds (a mapping seed -> score, or a sequence) minus the task's floor
+    (:func:`floor_scores`; ``metric`` default: F1 for QA, accuracy otherwise): mean with a 95% t interval.
+
+    The instrument check of a comparison between fine-tuned models: one that sits at the floor has learned
+    nothing the comparison could be about."""
+    from bertology_lib import stats
+
+    values = list(scores.values()) if hasattr(scores, "values") else list(scores)
+    if len(values) < 2:
+        raise ParameterError(f"{len(values)} scores; allowed: at least 2 (one per seed) for an interval")
+    m = metric or ("f1" if task.kind == "qa" else "accuracy")
+    floor = floor_scores(task, split)[m]
+    return stats.one_sample_interval([float(v) - floor for v in values], digits=6)

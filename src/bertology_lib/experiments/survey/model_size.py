@@ -73,7 +73,7 @@ class ModelSizeSizes(SizeTable):
                      n_ablation_seeds=2),
         "quick": dict(n_train=600, n_test=250, n_seeds=5, n_train_seeds=3, curve_points=7, n_random_orders=2,
                      importance_batch=16, sparsities=_GRID, ticket_sparsity=0.5, latency_repeats=5,
-                     sst2_train=800, sst2_dev=200, sst2_test=400, n_real_seeds=2, real_curve_points=5,
+                     sst2_train=800, sst2_dev=200, sst2_test=400, n_real_seeds=3, real_curve_points=5,
                      n_ablation_seeds=3),
         "full": dict(n_train=20000, n_test=2000, n_seeds=5, n_train_seeds=5, curve_points=11, n_random_orders=5,
                     importance_batch=8, sparsities=_GRID, ticket_sparsity=0.5, latency_repeats=10,
