@@ -262,3 +262,11 @@ def test_cache_clear_refuses_an_unknown_kind_before_removing_anything(filled_cac
     assert isinstance(r.exception, ParameterError), r.output
     assert "physics-pretrian" in str(r.exception) and "'physics-pretrain'" in str(r.exception)
     assert len(list(c.entries())) == 2 and dead.exists()
+
+
+def test_rerun_tolerance_inside_the_books_interval_or_within_ten_percent():
+    assert execution.within_tolerance([0.2, -0.4, 0.9], [0.5, 0.1, 1.0], "duplication") is True
+    assert execution.within_tolerance([0.2, -0.4, 0.9], [1.5, 1.0, 2.0], "duplication") is False
+    assert execution.within_tolerance(0.65, 0.70, "survey") is True and execution.within_tolerance(0.65, 0.75, "survey") is False
+    assert execution.within_tolerance(None, 0.7, "survey") is None
+    assert execution.within_tolerance("n/a", "n/a", "survey") is True

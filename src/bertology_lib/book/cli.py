@@ -339,11 +339,15 @@ def claims(
                 last = r["run"]
                 label = ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "defaults"
                 typer.secho(_wrap(f"{r['run']}  ({label})"), bold=True)
-            flag = "" if r["same_verdict"] else "   <- verdict differs"
+            flag = ("" if r["same_verdict"] else "   <- verdict differs") + (
+                "   <- beyond the rerun tolerance" if r["within_tolerance"] is False else "")
             typer.echo(_wrap(f"  {r['id']}: book {r['book_shown']} ({r['book_verdict'] or 'not in the book'}); "
                              f"run {r['run_shown']} ({r['run_verdict']}){flag}", indent=6))
         n_diff = sum(not r["same_verdict"] for r in rows)
-        typer.echo(f"{len(rows)} claims in runs, {n_diff} with a verdict other than the book's")
+        n_far = sum(r["within_tolerance"] is False for r in rows)
+        typer.echo(_wrap(f"{len(rows)} claims in runs, {n_diff} with a verdict other than the book's, {n_far} with a "
+                         "value beyond the rerun tolerance (book/rerun.md: inside the book's interval, or within "
+                         "10% for a single number)", indent=0))
         return
     items = claims_mod.collect(notebook_paths(root))
     if as_json:

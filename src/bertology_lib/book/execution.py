@@ -79,13 +79,34 @@ def run_notebooks(folder: Path) -> list[Path]:
     return [p for p in found if p.stem in SPECS and not p.name.startswith(".")]
 
 
+# How far a rerun on another machine (another thread count or package build) moves the book's numbers,
+# measured by re-executing notebooks cold and comparing (book/rerun.md, "How far the numbers move"): a claim
+# with an interval agrees when the rerun's estimate lies inside the book's 95% interval; a single number
+# agrees within this relative tolerance per book part. Same thread count and stack: numbers come back exactly.
+RELATIVE_TOLERANCE = {"survey": 0.10, "physics": 0.10, "duplication": 0.10}
+
+
+def within_tolerance(book: Any, run: Any, part: str) -> bool | None:
+    """Does a rerun's value agree with the book's within the measured tolerance? None when either is missing."""
+    if book is None or run is None:
+        return None
+    if isinstance(book, (list, tuple)) and len(book) == 3 and isinstance(run, (list, tuple)) and len(run) == 3:
+        if None in book or run[0] is None:
+            return None
+        return float(book[1]) <= float(run[0]) <= float(book[2])
+    if isinstance(book, (int, float)) and isinstance(run, (int, float)):
+        tol = RELATIVE_TOLERANCE.get(part, 0.10)
+        return abs(float(run) - float(book)) <= tol * max(abs(float(book)), 1e-12)
+    return book == run
+
+
 def run_comparison(root: Path, folder: Path) -> list[dict[str, Any]]:
     """Every claim of every executed run under ``folder`` beside the book's value and verdict (by claim id),
     with the run's folder and parameters (from its stamp, else papermill's record)."""
     import json
 
     from bertology_lib.book import claims
-    from bertology_lib.book.specs import notebook_paths
+    from bertology_lib.book.specs import SPECS, notebook_paths
     from bertology_lib.book.stamps import STAMP
 
     book = {c.id: c for c in claims.collect(notebook_paths(root))}
@@ -101,7 +122,9 @@ def run_comparison(root: Path, folder: Path) -> list[dict[str, Any]]:
                          "book_shown": "-" if b is None else claims.with_unit(b.ours, b.unit),
                          "book_verdict": None if b is None else b.verdict,
                          "run_value": c.ours, "run_shown": claims.with_unit(c.ours, c.unit),
-                         "run_verdict": c.verdict, "same_verdict": b is not None and b.verdict == c.verdict})
+                         "run_verdict": c.verdict, "same_verdict": b is not None and b.verdict == c.verdict,
+                         "within_tolerance": within_tolerance(None if b is None else b.ours, c.ours,
+                                                              SPECS[nb.stem].part if nb.stem in SPECS else "")})
     return rows
 
 
