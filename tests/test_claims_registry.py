@@ -121,7 +121,7 @@ PENDING_NULL_SAFE = {
     "physics3.1.probing.q_probe_predicts_extraction", "physics3.1.probing.q_probe_vocab_predicts_extraction",
     "physics3.1.probing.p_probe_at_name", "physics3.1.probing.q_probe_augmentation",
     "physics3.1.bert.worse_than_decoder", "physics3.1.bert.birth_date_easiest",
-                "survey3.2.name_swap_brittle",             "survey4.1.anisotropy", "survey4.1.anisotropy_grows", "survey4.1.context_specific", "survey4.1.static_mev",
+                            "survey4.1.anisotropy", "survey4.1.anisotropy_grows", "survey4.1.context_specific", "survey4.1.static_mev",
     "survey4.1.sense_clusters", "survey4.1.mean_pooling",
     "survey4.2.sep_attention", "survey4.2.positional_heads", "survey4.2.heterogeneous_minority",
     "survey4.2.syntactic_heads", "survey4.2.syntactic_heads_toy", "survey4.2.no_single_syntax_head",
