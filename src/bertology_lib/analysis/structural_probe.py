@@ -149,7 +149,7 @@ def right_branching_edges(n: int, keep: Sequence[bool] | None = None) -> set[fro
 
 
 def uuas(pred: Sequence[set], gold: Sequence[set]) -> float:
-    """Undirected unlabelled attachment score over a corpus: Σ |pred ∩ gold| / Σ |gold|."""
+    """Undirected unlabelled attachment score over a corpus: Σ ``|pred ∩ gold|`` / Σ ``|gold|``."""
     hit = sum(len(p & g) for p, g in zip(pred, gold))
     total = sum(len(g) for g in gold)
     return hit / total if total else float("nan")

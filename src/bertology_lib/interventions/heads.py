@@ -122,7 +122,7 @@ def _batches(features, pad_id: int, batch_size: int):
 
 def head_importance(model: torch.nn.Module, features, pad_id: int, mask: torch.Tensor | None = None,
                     batch_size: int = 8, normalize: bool = True) -> torch.Tensor:
-    """|dL/d gate| per head, summed over batches of ``features`` (held-out data), in eval mode.
+    """``|dL/d gate|`` per head, summed over batches of ``features`` (held-out data), in eval mode.
 
     ``model``: a finetune head (its forward takes ``labels`` and returns ``.loss``);
     ``mask``: heads already removed (their importance is 0). Returns (n_layers, n_heads).
@@ -326,7 +326,7 @@ def count_parameters(model: torch.nn.Module, nonzero: bool = False) -> int:
 @torch.no_grad()
 def gated_vs_pruned_gap(model: torch.nn.Module, pruned: torch.nn.Module, features, pad_id: int,
                         mask: torch.Tensor, batch_size: int = 128) -> float:
-    """Largest |logit difference| between ``model`` gated by ``mask`` and its physically pruned copy."""
+    """Largest ``|logit difference|`` between ``model`` gated by ``mask`` and its physically pruned copy."""
     model.eval()
     pruned.eval()
     gap = 0.0

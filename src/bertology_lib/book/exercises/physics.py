@@ -19,7 +19,7 @@ from bertology_lib.book.exercises.checks import as_number, checker
 
 
 def close(value: float, target: float, rel: float = 0.0, abs_tol: float = 0.0) -> bool:
-    """``value`` within ``abs_tol`` or ``rel`` x |target| of ``target`` (NaN never matches)."""
+    """``value`` within ``abs_tol`` or ``rel`` x ``|target|`` of ``target`` (NaN never matches)."""
     return abs(value - target) <= max(abs_tol, rel * abs(target))
 
 

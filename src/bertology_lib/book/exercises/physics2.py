@@ -1,5 +1,5 @@
 """Checkers of the physics notebooks' exercises (Allen-Zhu & Li 2023): physics_04 ... physics_06 (the
-ceiling exercise of physics_05 and the others are in :mod:`.physics`).
+ceiling exercise of physics_05 and the others are in :mod:`bertology_lib.book.exercises.physics`).
 
 As there, every truth is computed from the library and the bioS generator at the configuration the
 exercise names (the quick sizes, seed 0), never from the profile the notebook runs at.

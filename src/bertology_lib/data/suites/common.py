@@ -1,6 +1,6 @@
 """Helpers shared by the suite builders: the masked item, count nouns and agent verbs.
 
-Used by :mod:`.syntax`, :mod:`.semantics` and :mod:`.knowledge`.
+Used by :mod:`bertology_lib.data.suites.syntax`, :mod:`bertology_lib.data.suites.semantics` and :mod:`bertology_lib.data.suites.knowledge`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ closed-class words, the knowledge base's closed sets, syllables for made-up word
 regular inflection rules.
 
 Pure data (no randomness). Used by :mod:`.lexicon` (which builds a seeded lexicon from it),
-:mod:`.grammar` and :mod:`.sampling` (closed-class words), :mod:`.knowledge` (names, sizes)
+:mod:`.grammar` and :mod:`.sampling` (closed-class words), :mod:`bertology_lib.data.toy_english.knowledge` (names, sizes)
 and :func:`~bertology_lib.data.toy_english.corpus.vocabulary`.
 """
 
