@@ -121,14 +121,6 @@ PENDING_NULL_SAFE = {
     "physics3.1.probing.q_probe_predicts_extraction", "physics3.1.probing.q_probe_vocab_predicts_extraction",
     "physics3.1.probing.p_probe_at_name", "physics3.1.probing.q_probe_augmentation",
     "physics3.1.bert.worse_than_decoder", "physics3.1.bert.birth_date_easiest",
-                            "survey4.1.anisotropy", "survey4.1.anisotropy_grows", "survey4.1.context_specific", "survey4.1.static_mev",
-    "survey4.1.sense_clusters", "survey4.1.mean_pooling",
-    "survey4.2.sep_attention", "survey4.2.positional_heads", "survey4.2.heterogeneous_minority",
-    "survey4.2.syntactic_heads", "survey4.2.syntactic_heads_toy", "survey4.2.no_single_syntax_head",
-    "survey4.2.norms_cls_sep",
-                "training.nsp_not_needed",     "training.lora_near_full",     "training.restore_lower_half", "training.seed_spread", "training.early_ranking", "training.mask_only_small_cost",
-    "training.stacking_matches",                     "survey7.checklist_exceeds_iid_error", "survey7.hans_overlap_heuristic", "survey7.hans_heuristic_from_data",
-    "survey7.sst2_negation_mft",
 }
 
 NULL_VALUES = {  # what a model with no effect measures, per rule kind

@@ -4,7 +4,9 @@
   points over paired seeds), :func:`one_sample_interval`, :func:`ratio_interval`;
 * proportions: :func:`wilson_interval` (``scipy.stats.binomtest``), :func:`accuracy_gap`
   (Agresti–Caffo interval of a difference of two proportions), :func:`mean_ci` (normal approximation);
-* :func:`bootstrap_ci` (percentile bootstrap of any statistic, seeded) and :func:`spearman`.
+* :func:`bootstrap_ci` (percentile bootstrap of any statistic, seeded) and :func:`spearman`;
+* over fine-tuning seeds *and* test items: :func:`seed_item_interval`, :func:`accuracy_gap_interval`; the
+  seed variance beyond test-item noise, :func:`seed_variance`; :func:`rank_interval` (Spearman with an interval).
 
 Everything returns plain floats; nothing is rounded unless a function says so (rules see unrounded
 values; rounding is for display).
@@ -196,3 +198,116 @@ def paired_gap(a: Sequence[float], b: Sequence[float], groups: Sequence[Any] | N
     reps = d_sum[pick].sum(1) / count[pick].sum(1)
     alpha = (1 - confidence) / 2
     return float((a - b).mean()), float(np.quantile(reps, alpha)), float(np.quantile(reps, 1 - alpha))
+
+
+# -- intervals over fine-tuning seeds *and* test items (survey §5) ---------------------------------------
+
+
+def seed_item_interval(per_seed: Callable[[np.ndarray], Sequence[float]], n_items: int, n_resamples: int = 2000,
+                       seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(estimate, low, high): the mean over seeds of a per-seed statistic measured on test items, with an
+    interval that covers the sampling of the seeds *and* of the test items.
+
+    ``per_seed(idx)`` returns the statistic of each of the k seeds on the test items ``idx`` (indices into
+    the ``n_items`` items every seed was scored on; the bootstrap passes resamples with repeats). Variance:
+    the spread of the k per-seed values over seeds / k (Student's t, k - 1 degrees of freedom) plus the
+    variance of their mean over a seeded bootstrap of the items (n_items - 1 degrees of freedom), combined
+    with the Welch–Satterthwaite degrees of freedom. The seed-by-item interaction is counted in both terms,
+    so the interval errs wide. Used by the survey §5 notebooks (:func:`accuracy_gap_interval`).
+    """
+    from scipy import stats
+
+    check_int("n_items", n_items, minimum=2)
+    check_int("n_resamples", n_resamples, minimum=10)
+    full = np.asarray(per_seed(np.arange(n_items)), dtype=float)
+    k = len(full)
+    if full.ndim != 1 or k < 2 or not np.isfinite(full).all():
+        raise ParameterError(f"per_seed gave {full.tolist()!r}; allowed: finite values of at least 2 seeds")
+    rng = np.random.default_rng(seed)
+    reps = np.array([np.mean(per_seed(rng.integers(0, n_items, n_items))) for _ in range(n_resamples)])
+    parts = [(float(full.var(ddof=1)) / k, k - 1), (float(np.nanvar(reps, ddof=1)), n_items - 1)]
+    total = sum(v for v, _ in parts)
+    est = float(full.mean())
+    if total <= 0:  # no spread over seeds or items (e.g. identical constant predictions)
+        return est, est, est
+    dof = total ** 2 / sum(v ** 2 / f for v, f in parts if v > 0)
+    half = float(stats.t.ppf(0.5 + confidence / 2, dof)) * math.sqrt(total)
+    return est, est - half, est + half
+
+
+def accuracy_gap_interval(a: Any, b: Any = None, counts: Sequence[float] | None = None, scale: float = 100.0,
+                          **kw: Any) -> tuple[float, float, float]:
+    """``scale`` x (accuracy of ``a`` - accuracy of ``b``), mean over seeds, with an interval over seeds and test
+    items (:func:`seed_item_interval`): in points by default.
+
+    ``a``, ``b``: (seeds, items) arrays of per-item scores (0/1 correct), the same seeds and items in the same
+    order (paired); ``b=None`` scores ``a`` alone. With ``counts`` (one per item), the items are groups (e.g.
+    sentences) and the arrays hold each group's summed score (e.g. correct masked words of a sentence, out of
+    ``counts``): accuracy is then the sum over groups / the sum of counts, and whole groups are resampled.
+    """
+    x = np.asarray(a, dtype=float)
+    d = x - np.asarray(b, dtype=float) if b is not None else x
+    if d.ndim != 2 or d.shape[0] < 2 or d.shape[1] < 2 or not np.isfinite(d).all():
+        raise ParameterError(f"a and b give shape {d.shape}; allowed: finite (seeds, items) arrays of the same "
+                             "shape, with at least 2 seeds and 2 items")
+    c = np.ones(d.shape[1]) if counts is None else np.asarray(counts, dtype=float)
+    if c.shape != (d.shape[1],) or (c < 0).any() or c.sum() <= 0:
+        raise ParameterError(f"counts has shape {c.shape}; allowed: one non-negative count per item ({d.shape[1]})")
+    return seed_item_interval(lambda idx: scale * d[:, idx].sum(1) / c[idx].sum(), d.shape[1], **kw)
+
+
+def seed_variance(scores: Any, scale: float = 100.0, confidence: float = 0.95) -> dict[str, float]:
+    """How much the seed moves a score beyond test-item noise (Dodge et al. 2020's seed variance, measured
+    on a finite test set): ``scores`` (k seeds, n items) per-item scores (0/1 correct) of k runs on the same items.
+
+    Two-way layout without replication: MS_seed = n x variance of the seeds' means, MS_res = the seed-by-item
+    interaction mean square (what item noise alone makes seeds differ by). The seed standard deviation of the
+    expected score is sqrt((MS_seed - MS_res) / n) (0 when negative), with the exact interval of a variance
+    component: F = MS_seed / MS_res ~ (1 + n θ) F(k - 1, (k - 1)(n - 1)), θ = σ²_seed / σ²_res, σ²_res
+    estimated by MS_res. Returns, scaled by ``scale`` (points): ``sd``, ``low``, ``high``, ``observed_sd`` (the
+    seeds' spread on this test set), ``noise_sd`` (the spread item noise alone gives, sqrt(MS_res / n)),
+    ``range``; and ``F``, ``p`` (one-sided: seeds matter beyond item noise), ``n_seeds``, ``n_items``.
+    """
+    from scipy import stats
+
+    x = np.asarray(scores, dtype=float)
+    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2 or not np.isfinite(x).all():
+        raise ParameterError(f"scores has shape {x.shape}; allowed: a finite (seeds, items) array with at least "
+                             "2 seeds and 2 items")
+    k, n = x.shape
+    rows = x.mean(1)
+    resid = x - rows[:, None] - x.mean(0)[None, :] + x.mean()
+    ms_seed = n * float(rows.var(ddof=1))
+    ms_res = float((resid ** 2).sum()) / ((k - 1) * (n - 1))
+    noise = math.sqrt(ms_res / n)
+    out = {"observed_sd": scale * float(rows.std(ddof=1)), "noise_sd": scale * noise,
+           "range": scale * float(rows.max() - rows.min()), "n_seeds": k, "n_items": n}
+    if ms_res <= 1e-15:  # no interaction: seeds differ by a constant or not at all
+        sd = scale * math.sqrt(ms_seed / n)
+        return {"sd": sd, "low": sd, "high": sd, "F": math.inf if ms_seed > 0 else float("nan"),
+                "p": 0.0 if ms_seed > 0 else 1.0, **out}
+    f = ms_seed / ms_res
+    df1, df2 = k - 1, (k - 1) * (n - 1)
+    alpha = 1 - confidence
+    f_hi, f_lo = float(stats.f.ppf(1 - alpha / 2, df1, df2)), float(stats.f.ppf(alpha / 2, df1, df2))
+
+    def sd(ratio: float) -> float:  # sigma_seed when MS_seed / MS_res = ratio * (1 + n theta)
+        return scale * noise * math.sqrt(max(0.0, ratio - 1.0))
+
+    return {"sd": sd(f), "low": sd(f / f_hi), "high": sd(f / f_lo), "F": f, "p": float(stats.f.sf(f, df1, df2)),
+            **out}
+
+
+def rank_interval(x: Sequence[float], y: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Spearman's rho of ``x`` and ``y`` with the Fisher-z interval of Bonett & Wright (2000): var(z) =
+    (1 + rho² / 2) / (n - 3). (nan, nan, nan) when a side is constant (the rank correlation is undefined)."""
+    from scipy import stats
+
+    if len(x) != len(y) or len(x) < 4:
+        raise ParameterError(f"x and y have {len(x)} and {len(y)} values; allowed: equal lengths >= 4")
+    rho = spearman(x, y)
+    if not math.isfinite(rho):
+        return rho, rho, rho
+    z = math.atanh(min(max(rho, -0.999999), 0.999999))
+    half = float(stats.norm.ppf(0.5 + confidence / 2)) * math.sqrt((1 + rho ** 2 / 2) / (len(x) - 3))
+    return rho, math.tanh(z - half), math.tanh(z + half)

@@ -3,7 +3,9 @@
 :func:`attention_maps` runs one forward pass and records subword attention weights together with the
 norm of each head's transformed value vectors ‖f(x)‖; :func:`norm_maps` gives ‖α f(x)‖ maps,
 :func:`value_norms_by_role` and :func:`special_focus` compare [CLS]/[SEP]/punctuation by weight and by
-norm. The maps have the layout of :mod:`bertology_lib.analysis.attention` (``patterns[L][s]``:
+norm, :func:`focus_lost` pools the share lost with an interval over sentences; :func:`collect_head_sums`
+gives the per-sentence attention sums of :mod:`bertology_lib.analysis.attention_heldout` for many sentences.
+The maps have the layout of :mod:`bertology_lib.analysis.attention` (``patterns[L][s]``:
 (n_heads, T, T)). Used by the survey §4.2 notebook.
 """
 
@@ -17,7 +19,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from bertology_lib import stats
 from bertology_lib.analysis.attention import head_stats, token_roles
+from bertology_lib.analysis.attention_heldout import HeadSums, head_sums
 from bertology_lib.errors import ParameterError
 
 
@@ -196,3 +200,31 @@ def special_focus(maps: AttentionMaps, cls_token: str = "[CLS]", sep_token: str 
     per = out.groupby("layer")[["weight_share", "norm_share"]].mean().reset_index()
     per["disappears"] = 1 - per.norm_share / per.weight_share.clip(lower=1e-12)
     return per
+
+
+def focus_lost(maps: AttentionMaps, seed: int = 0, n_resamples: int = 2000, cls_token: str = "[CLS]",
+               sep_token: str = "[SEP]") -> tuple[float, float, float]:
+    """The share of the attention on [CLS] and [SEP] that does not survive weighting by the vectors' norms,
+    all layers and heads pooled, with a 95% interval resampling sentences: ``(lost, low, high)``.
+
+    Pooled, it equals ``1 - sum(norm_share) / sum(weight_share)`` over the layers of :func:`special_focus`
+    (every layer has the same heads and query rows)."""
+    normed = norm_maps(maps)
+    per = np.zeros((len(maps.tokens), 2))
+    for s, toks in enumerate(maps.tokens):
+        special = torch.as_tensor(token_roles(toks, cls_token, sep_token)["special"])
+        for L in range(maps.n_layers):
+            per[s, 0] += float(maps.weights[L][s].double()[..., special].sum())
+            per[s, 1] += float(normed[L][s].double()[..., special].sum())
+    return stats.bootstrap_ci(per, lambda x: 1 - x[:, 1].sum() / x[:, 0].sum(), n_resamples, seed)
+
+
+def collect_head_sums(model, tokenizer, texts: Sequence[Sequence[str]], chunk: int = 256,
+                      batch_size: int = 32) -> HeadSums:
+    """:func:`~bertology_lib.analysis.attention_heldout.head_sums` of every sentence of ``texts``, computed
+    ``chunk`` sentences at a time so that the attention maps of a large set never sit in memory together."""
+    parts = []
+    for start in range(0, len(texts), chunk):
+        m = attention_maps(model, tokenizer, texts[start:start + chunk], with_norms=False, batch_size=batch_size)
+        parts.append(head_sums(m.weights, m.tokens))
+    return HeadSums.concat(parts)

@@ -8,10 +8,13 @@ is the embedding output — from one activation pass
 
 ============================  ==============================================================
 :func:`anisotropy`            mean cosine of random word pairs from different sentences
+                              (:func:`pair_cosines`: each pair's cosine)
 :func:`self_similarity`       mean cosine between occurrences of the same word type
+                              (:func:`self_similarity_by_type`: per type)
 :func:`intra_similarity`      mean cosine of a sentence's words with the sentence's mean
 :func:`mev`                   share of a word's variance its first principal direction
                               (a static embedding) explains, and the same for random rows
+                              (:func:`mev_by_type`: per type)
 :func:`contextuality`         all of the above per layer, with anisotropy-corrected columns
 :func:`position_labels`       word position as a probing target (Lin et al. 2019)
 :func:`sentence_states`       [CLS] and mean-pooled sentence vectors of every layer
@@ -69,13 +72,9 @@ def _type_index(words: Sequence[str], min_count: int, max_occurrences: int | Non
     return np.asarray(rows, dtype=int), np.asarray(idx, dtype=int), names
 
 
-def anisotropy(X: torch.Tensor, sentence_ids: Sequence[int], n_pairs: int = 2000, seed: int = 0) -> np.ndarray:
-    """Per layer: mean cosine similarity of ``n_pairs`` random word pairs from different sentences.
-
-    The baseline of Ethayarajh (2019, §3.3): if it is high, every
-    representation points in roughly the same direction and raw
-    similarities mean little. The same pairs are used at every layer.
-    """
+def pair_cosines(X: torch.Tensor, sentence_ids: Sequence[int], n_pairs: int = 2000, seed: int = 0) -> np.ndarray:
+    """(n_layers + 1, n_pairs): the cosine of ``n_pairs`` random word pairs from different sentences, the same
+    pairs at every layer (and for any ``X`` of the same rows: a model and its random-init twin are paired)."""
     sid = np.asarray(sentence_ids)
     _check(X, len(sid), "sentence_ids")
     rng = np.random.default_rng(seed)
@@ -86,7 +85,33 @@ def anisotropy(X: torch.Tensor, sentence_ids: Sequence[int], n_pairs: int = 2000
     if len(i) == 0:
         raise ParameterError("need words from at least two sentences to pair them")
     U = _unit(X)
-    return (U[:, i] * U[:, j]).sum(-1).mean(-1).numpy()
+    return (U[:, i] * U[:, j]).sum(-1).numpy()
+
+
+def anisotropy(X: torch.Tensor, sentence_ids: Sequence[int], n_pairs: int = 2000, seed: int = 0) -> np.ndarray:
+    """Per layer: mean cosine similarity of ``n_pairs`` random word pairs from different sentences.
+
+    The baseline of Ethayarajh (2019, §3.3): if it is high, every
+    representation points in roughly the same direction and raw
+    similarities mean little. The same pairs are used at every layer
+    (:func:`pair_cosines`).
+    """
+    return pair_cosines(X, sentence_ids, n_pairs, seed).mean(-1)
+
+
+def self_similarity_by_type(X: torch.Tensor, words: Sequence[str], min_count: int = 5,
+                            max_occurrences: int | None = 100, seed: int = 0) -> tuple[np.ndarray, list[str]]:
+    """(n_layers + 1, n_types): each word type's mean pairwise cosine of its occurrences (types with at least
+    ``min_count`` rows, at most ``max_occurrences`` sampled with ``seed``), and the types' names."""
+    _check(X, len(words), "words")
+    rows, idx, names = _type_index(words, min_count, max_occurrences, seed)
+    if not names:
+        raise ParameterError(f"no word type occurs {min_count} times or more; lower min_count")
+    U = _unit(X[:, rows])  # (P, n, d)
+    S = torch.zeros(U.shape[0], len(names), U.shape[-1], dtype=U.dtype).index_add_(1, torch.as_tensor(idx), U)
+    k = torch.as_tensor(np.bincount(idx), dtype=U.dtype)
+    # Σ_{i≠j} cos(u_i, u_j) = ‖Σ u_i‖² − k
+    return (((S**2).sum(-1) - k) / (k * (k - 1))).numpy(), names
 
 
 def self_similarity(X: torch.Tensor, words: Sequence[str], min_count: int = 5,
@@ -97,16 +122,7 @@ def self_similarity(X: torch.Tensor, words: Sequence[str], min_count: int = 5,
     word's representation depends on its context. Types with more than
     ``max_occurrences`` rows are subsampled (fixed ``seed``).
     """
-    _check(X, len(words), "words")
-    rows, idx, names = _type_index(words, min_count, max_occurrences, seed)
-    if not names:
-        raise ParameterError(f"no word type occurs {min_count} times or more; lower min_count")
-    U = _unit(X[:, rows])  # (P, n, d)
-    S = torch.zeros(U.shape[0], len(names), U.shape[-1], dtype=U.dtype).index_add_(1, torch.as_tensor(idx), U)
-    k = torch.as_tensor(np.bincount(idx), dtype=U.dtype)
-    # Σ_{i≠j} cos(u_i, u_j) = ‖Σ u_i‖² − k
-    sims = ((S**2).sum(-1) - k) / (k * (k - 1))
-    return sims.mean(-1).numpy()
+    return self_similarity_by_type(X, words, min_count, max_occurrences, seed)[0].mean(-1)
 
 
 def intra_similarity(X: torch.Tensor, sentence_ids: Sequence[int]) -> np.ndarray:
@@ -132,16 +148,9 @@ def _mev(M: torch.Tensor) -> torch.Tensor:
     return s[:, 0] / s.sum(-1).clamp_min(1e-12)
 
 
-def mev(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100,
-        seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Per layer: mean maximum explainable variance of word types, and of random rows of the same counts.
-
-    MEV(w) = σ₁² / Σ σᵢ² of the (uncentred) matrix of w's occurrence vectors
-    (Ethayarajh 2019, §3.4): the share of its variance that the best single
-    vector — a static embedding — explains. The baseline draws, for every
-    type, the same number of random rows of any word (fixed ``seed``): what
-    MEV is without any word identity, given the layer's anisotropy.
-    """
+def mev_by_type(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100,
+                seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(n_layers + 1, n_types) each: every word type's MEV and that of as many random rows (see :func:`mev`)."""
     _check(X, len(words), "words")
     rows, idx, names = _type_index(words, min_count, max_occurrences, seed)
     if not names:
@@ -152,7 +161,21 @@ def mev(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrenc
         r = rows[idx == t]
         ours.append(_mev(X[:, r]))
         base.append(_mev(X[:, rng.choice(X.shape[1], size=len(r), replace=False)]))
-    return torch.stack(ours, -1).mean(-1).numpy(), torch.stack(base, -1).mean(-1).numpy()
+    return torch.stack(ours, -1).numpy(), torch.stack(base, -1).numpy()
+
+
+def mev(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100,
+        seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Per layer: mean maximum explainable variance of word types, and of random rows of the same counts.
+
+    MEV(w) = σ₁² / Σ σᵢ² of the (uncentred) matrix of w's occurrence vectors
+    (Ethayarajh 2019, §3.4): the share of its variance that the best single
+    vector — a static embedding — explains. The baseline draws, for every
+    type, the same number of random rows of any word (fixed ``seed``): what
+    MEV is without any word identity, given the layer's anisotropy.
+    """
+    ours, base = mev_by_type(X, words, min_count, max_occurrences, seed)
+    return ours.mean(-1), base.mean(-1)
 
 
 def contextuality(X: torch.Tensor, words: Sequence[str], sentence_ids: Sequence[int], min_count: int = 5,

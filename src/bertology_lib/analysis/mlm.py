@@ -69,3 +69,27 @@ def unigram_accuracy(train_texts: Sequence[str], tokenizer, texts: Sequence[str]
         hit += int((b["labels"][sel] == top).sum())
         tot += int(sel.sum())
     return hit / max(tot, 1)
+
+
+@torch.no_grad()
+def masked_hits(model: torch.nn.Module, tokenizer, texts: Sequence[str], seed: int = 1234, batch_size: int = 128,
+                corruption: str = "mask-only", bucket: int = 50, seq_len: int = 64, mask_prob: float = 0.15):
+    """Per text: (correct masked tokens, masked tokens) under the masking of :func:`masked_accuracy` with the same
+    arguments (their sums give its accuracy), as two int arrays aligned with ``texts``: the items an interval
+    over held-out sentences resamples. Models with the same tokenizer are scored on the same positions."""
+    import numpy as np
+
+    if not texts:
+        raise ParameterError("texts is empty; allowed: at least one sentence")
+    model.eval()
+    batches = MLMBatches(list(texts), tokenizer, batch_size=batch_size, seq_len=seq_len, mask_prob=mask_prob,
+                         whole_word=True, seed=seed, bucket=bucket, corruption=corruption)
+    dev = next(model.parameters()).device
+    hits, counts = np.zeros(len(texts), int), np.zeros(len(texts), int)
+    for rows, b in batches.with_rows():
+        logits = model(input_ids=b["input_ids"].to(dev), attention_mask=b["attention_mask"].to(dev)).logits
+        sel = b["labels"] != IGNORE_INDEX  # (B, T)
+        right = (logits.argmax(-1).cpu() == b["labels"]) & sel
+        hits[rows] += right.sum(1).numpy()
+        counts[rows] += sel.sum(1).numpy()
+    return hits, counts

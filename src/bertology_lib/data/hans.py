@@ -4,15 +4,17 @@
 five non-entailed categories (lexical overlap, subsequence, constituent heuristics) and
 three entailed controls (:data:`HANS_CATEGORIES`), scored binary (entailment vs not) as
 HANS is. :func:`overlap_table` says how predictive full overlap is of entailment in a
-training set, and :func:`nli_split` makes a training set where it is perfectly predictive.
-Items are deterministic from ``seed``. Used by the survey §7 notebook through
+training set; :func:`nli_mix` draws train and test sets with a chosen share of full-overlap
+pairs and a chosen share of entailment among them (overlap predicting entailment, as in
+MNLI, or telling nothing), and :func:`nli_split` makes a training set where it is perfectly
+predictive. Items are deterministic from ``seed``. Used by the survey §7 notebook through
 :mod:`bertology_lib.experiments.survey.behaviour`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bertology_lib.data.tasks import (
@@ -26,9 +28,9 @@ from bertology_lib.data.tasks import (
 )
 from bertology_lib.data.toy_english import Builder, Fact, knowledge_base, special_verbs
 from bertology_lib.errors import ParameterError
-from bertology_lib.validation import check_bool, check_int, check_seed
+from bertology_lib.validation import check_bool, check_float, check_int, check_seed
 
-__all__ = ["HANS_CATEGORIES", "full_overlap", "hans_like", "overlap_table", "nli_split"]
+__all__ = ["HANS_CATEGORIES", "full_overlap", "hans_like", "overlap_table", "nli_split", "mix_counts", "nli_mix"]
 
 HANS_CATEGORIES: tuple[tuple[str, str, bool], ...] = (
     # (category, heuristic, entailed)
@@ -165,3 +167,63 @@ def nli_split(pool: Task, n_train: int, biased: bool = False) -> Task:
     name = "toy_nli_overlap_biased" if biased else "toy_nli"
     return Task.from_examples(name, {"train": train[:n_train], "dev": pool.examples("dev"),
                                      "test": pool.examples("test")}, pool.label_names)
+
+
+def mix_counts(n: int, overlap_share: float, entailed_share: float) -> dict[tuple[bool, int], int]:
+    """Pairs per (full overlap, label) cell in a split of ``n`` pairs: ``round(overlap_share * n)`` with full
+    overlap, ``entailed_share`` of those entailment and the rest neutral and contradiction in equal parts; the
+    labels stay as balanced over the split as :func:`~bertology_lib.data.tasks.fill_splits` makes them (MNLI is
+    balanced), the pairs without full overlap taking what is left of each label."""
+    check_int("n", n, 1, 10_000_000)
+    check_float("overlap_share", overlap_share, 0.0, 1.0)
+    check_float("entailed_share", entailed_share, 0.0, 1.0)
+    labels = (ENTAILMENT, NEUTRAL, CONTRADICTION)
+    total = {lab: n // 3 + (i < n % 3) for i, lab in enumerate(labels)}
+    n_full = round(overlap_share * n)
+    ent = round(entailed_share * n_full)
+    full = {ENTAILMENT: ent, NEUTRAL: (n_full - ent + 1) // 2, CONTRADICTION: (n_full - ent) // 2}
+    over = [NLI_LABELS[lab] for lab in labels if full[lab] > total[lab]]
+    if over:
+        raise ParameterError(f"overlap_share={overlap_share}, entailed_share={entailed_share} need more full-overlap "
+                             f"{', '.join(over)} pairs than a balanced split of {n} holds; allowed: "
+                             "overlap_share * entailed_share <= 1/3 and overlap_share * (1 - entailed_share) <= 2/3")
+    return {**{(True, lab): full[lab] for lab in labels}, **{(False, lab): total[lab] - full[lab] for lab in labels}}
+
+
+def nli_mix(pool: Task, n_train: int, n_test: int, entailed_share: float, overlap_share: float,
+            exclude: Iterable[ClassificationExample] = (), seed: int = 0) -> Task:
+    """Train and test pairs drawn from the training pairs of ``pool`` (a toy NLI task) with a share
+    ``overlap_share`` of full-overlap pairs in each split and a share ``entailed_share`` of entailment among
+    them (:func:`mix_counts`; labels balanced over each split).
+
+    ``entailed_share`` near 1 is MNLI's situation (McCoy et al. 2019: full overlap nearly always means
+    entailment, so the heuristic pays); ``entailed_share = 1/3`` makes overlap say nothing about the label.
+    The test split is drawn first, from the same mix (it is the i.i.d. test of a model trained on the
+    train split), then the train split from the pairs left, so the two are disjoint; pairs in ``exclude``
+    (e.g. the :func:`hans_like` items) are never drawn. Both splits are shuffled with ``seed``.
+    """
+    check_int("n_train", n_train, 1, 10_000_000)
+    check_int("n_test", n_test, 1, 10_000_000)
+    check_seed(seed)
+    banned = {(e.text, e.text_pair) for e in exclude}
+    cells: dict[tuple[bool, int], list[ClassificationExample]] = {}
+    for e in pool.examples("train"):
+        if (e.text, e.text_pair) not in banned:
+            cells.setdefault((e.meta.get("overlap", 0.0) >= 1.0, e.label), []).append(e)
+    rng = random.Random(f"hans:nli_mix:{seed}")
+    used = {k: 0 for k in cells}
+    splits: dict[str, list[ClassificationExample]] = {}
+    for split, n in (("test", n_test), ("train", n_train)):
+        out: list[ClassificationExample] = []
+        for cell, k in mix_counts(n, overlap_share, entailed_share).items():
+            have = cells.get(cell, [])
+            start = used.get(cell, 0)
+            if start + k > len(have):
+                raise ParameterError(f"the pool has {len(have)} {NLI_LABELS[cell[1]]} pairs with full overlap={cell[0]} "
+                                     f"(less the excluded), {start + k} are needed; allowed: a larger pool")
+            out += have[start:start + k]
+            used[cell] = start + k
+        rng.shuffle(out)
+        splits[split] = out
+    name = f"toy_nli_mix_o{overlap_share:.3g}_e{entailed_share:.3g}"
+    return Task.from_examples(name, splits, pool.label_names)

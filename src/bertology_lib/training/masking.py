@@ -59,8 +59,10 @@ def span_groups(word_ids: torch.Tensor, p: float, max_len: int = 10,
     """Span masking units (SpanBERT, Joshi et al. 2020): each row's words cut into consecutive spans.
 
     ``word_ids`` (B, T): word index per token (0..n-1 per row, -1 for special/padding). Span lengths are
-    drawn from Geometric(``p``) clipped at ``max_len`` (SpanBERT: p = 0.2, 10; mean 3.8 words), and the
-    returned (B, T) tensor gives each token its span's index. Fed to :func:`mask_tokens` as ``word_ids``,
+    drawn from Geometric(``p``) and a longer draw is clamped to ``max_len`` (mean (1 - (1 - p)^max_len) / p:
+    4.46 words at p = 0.2, max_len = 10, before a sentence end cuts the last span). SpanBERT (Joshi et al.
+    2020) uses the same p and limit but resamples long draws (the truncated distribution, mean 3.8 words), so
+    our spans are longer on average; the returned (B, T) tensor gives each token its span's index. Fed to :func:`mask_tokens` as ``word_ids``,
     every span is picked with ``mask_prob``, so the expected share of masked words stays ``mask_prob``
     while masked words come in contiguous runs.
     """
@@ -132,6 +134,12 @@ class MLMBatches(GeneratorState):
         return [batches[b] for b in perm]
 
     def __iter__(self) -> Iterator[dict[str, torch.Tensor]]:
+        for _, batch in self.with_rows():
+            yield batch
+
+    def with_rows(self) -> Iterator[tuple[list[int], dict[str, torch.Tensor]]]:
+        """The batches of one epoch with the indices of their texts: ``(rows, batch)``, row ``k`` of the batch
+        being text ``rows[k]`` (the same draws as iterating; e.g. to score held-out sentences one by one)."""
         pad = self.tokenizer.pad_token_id
         for rows in self._batches():
             t = max(len(self.ids[j]) for j in rows)
@@ -149,7 +157,7 @@ class MLMBatches(GeneratorState):
                                          word_ids=words, mask_prob=self.mask_prob, generator=self._g)
             if self.corruption == "mask-only":
                 masked[labels != IGNORE_INDEX] = self.tokenizer.mask_token_id
-            yield {"input_ids": masked, "attention_mask": mask, "labels": labels}
+            yield rows, {"input_ids": masked, "attention_mask": mask, "labels": labels}
 
 
 def topic_partners(sentences: Sequence) -> list[list[int]]:

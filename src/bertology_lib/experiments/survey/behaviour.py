@@ -18,7 +18,13 @@ are imported from there. This module adds:
   (:func:`bertology_lib.stats.wilson_interval`); :func:`summarise_seeds` pools seeds.
 * :func:`hans_table` scores HANS-like items binary (entailment vs not), as HANS is.
 * The seed sweeps the notebook calls: :func:`checklist_sweep`, :func:`hans_sweep`,
-  :func:`hans_summary`.
+  :func:`hans_summary`; :func:`hans_tasks` builds the two NLI training distributions of the HANS test
+  (:data:`HANS_CONDITIONS`: full overlap predicting entailment, as in MNLI, or telling nothing).
+* The claims' measurements with intervals over seeds *and* test items (:func:`seed_item_interval`):
+  :func:`floor_gap` (the instrument check: i.i.d. accuracy above the task's floor),
+  :func:`checklist_gap` (failure rate minus i.i.d. error), :func:`hans_gap` (i.i.d. accuracy minus
+  accuracy on the non-entailed HANS-like items) and :func:`hans_data_gap` (the same items under two
+  training distributions).
 """
 
 from __future__ import annotations
@@ -27,19 +33,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
 import torch
 
 from bertology_lib.cache import ArtifactCache
+from bertology_lib.data import hans
 from bertology_lib.data.checklist import BehaviourTest
 from bertology_lib.data.tasks import ENTAILMENT, ClassificationExample, Task
 from bertology_lib.errors import ParameterError
 from bertology_lib.profiles import SizeTable
 from bertology_lib.stats import wilson_interval
 from bertology_lib.training import finetune as ft
-from bertology_lib.validation import check_seeds
+from bertology_lib.validation import check_float, check_seeds
 
 __all__ = ["BehaviourSizes", "hans_table", "predict_probs", "run_tests", "item_failed", "failure_table",
-           "summarise_seeds", "checklist_sweep", "hans_sweep", "hans_summary"]
+           "summarise_seeds", "checklist_sweep", "hans_sweep", "hans_summary", "HANS_CONDITIONS",
+           "FULL_OVERLAP_SHARE", "hans_tasks", "seed_item_interval", "floor_correct", "floor_gap", "checklist_gap",
+           "hans_gap", "hans_data_gap"]
 
 
 
@@ -81,8 +91,8 @@ def hans_table(probs: torch.Tensor, examples: Sequence[ClassificationExample]):
         raise ParameterError(f"{probs.shape[0]} predictions for {len(examples)} items; allowed: one per item")
     pred = probs.argmax(-1).tolist()
     rows = []
-    for e, p in zip(examples, pred):
-        rows.append({"category": e.meta["category"], "heuristic": e.meta["heuristic"],
+    for i, (e, p) in enumerate(zip(examples, pred)):
+        rows.append({"item": i, "category": e.meta["category"], "heuristic": e.meta["heuristic"],
                      "entailed": e.meta["entailed"], "label": e.label, "pred": p,
                      "pred_entailment": p == ENTAILMENT, "correct": (p == ENTAILMENT) == bool(e.meta["entailed"])})
     return pd.DataFrame(rows)
@@ -194,7 +204,7 @@ def checklist_sweep(task: Task, model_source: Any, tests: Sequence[BehaviourTest
     """Fine-tune ``model_source`` on ``task`` once per seed (cached) and run ``tests`` on each model.
 
     Returns ``(results, iid)``: :func:`run_tests` rows with a ``seed`` column, and one row
-    per seed with the i.i.d. test accuracy and error.
+    per seed with the i.i.d. test accuracy and error (``item_correct``: 0/1 per test item, in order).
     """
     import pandas as pd
 
@@ -205,7 +215,8 @@ def checklist_sweep(task: Task, model_source: Any, tests: Sequence[BehaviourTest
         model, tok = r.fine_tuned, r.tokenizer
         frames.append(run_tests(model, tok, tests, task.label_names, cfg).assign(seed=s))
         acc = r.score("test")
-        iid.append({"seed": s, "accuracy": acc, "error": 1 - acc, "cached": r.cached})
+        iid.append({"seed": s, "accuracy": acc, "error": 1 - acc, "cached": r.cached,
+                    "item_correct": _item_correct(r)})
     return pd.concat(frames, ignore_index=True), pd.DataFrame(iid)
 
 
@@ -215,7 +226,7 @@ def hans_sweep(tasks_by_condition: dict[str, Task], model_source: Any, items: Se
 
     Returns ``(outcomes, iid)``: :func:`hans_table` rows with ``condition`` and ``seed``,
     and per (condition, seed) the i.i.d. 3-way accuracy and the i.i.d. binary accuracy
-    (entailment vs not) on the test split.
+    (entailment vs not) on the test split (``item_correct``: 3-way, 0/1 per test item, in order).
     """
     import pandas as pd
 
@@ -235,7 +246,8 @@ def hans_sweep(tasks_by_condition: dict[str, Task], model_source: Any, items: Se
             binary = sum((a == ENTAILMENT) == (g == ENTAILMENT) for a, g in zip(pred, p.golds)) / len(pred)
             non_ent = [(a != ENTAILMENT) for a, g in zip(pred, p.golds) if g != ENTAILMENT]
             iid.append({"condition": cond, "seed": s, "accuracy": r.score("test"), "binary_accuracy": binary,
-                        "non_entailed_accuracy": sum(non_ent) / len(non_ent), "cached": r.cached})
+                        "non_entailed_accuracy": sum(non_ent) / len(non_ent), "cached": r.cached,
+                        "item_correct": _item_correct(r)})
     return pd.concat(frames, ignore_index=True), pd.DataFrame(iid)
 
 
@@ -251,3 +263,176 @@ def hans_summary(outcomes, by: Sequence[str] = ("condition", "category")):
                      "n": len(g), "accuracy": g.correct.mean(), "ci_low": lo, "ci_high": hi,
                      "seed_std": per_seed.std(ddof=1) if len(per_seed) > 1 else 0.0})
     return pd.DataFrame(rows)
+
+
+def _item_correct(r: ft.FinetuneResult, split: str = "test") -> tuple[int, ...]:
+    p = r.predictions[split]
+    return tuple(int(a == g) for a, g in zip(p.predicted(), p.golds))
+
+
+# ---------------------------------------------------------------------------------
+# The HANS training distributions
+# ---------------------------------------------------------------------------------
+
+# Share of entailment among the full-overlap pairs of each training (and i.i.d. test) distribution: in MNLI
+# full overlap nearly always means entailment (McCoy et al. 2019), so "MNLI-like" makes it so for 9 pairs in
+# 10; "uninformative" gives full-overlap pairs the labels' own balance, so overlap says nothing.
+HANS_CONDITIONS: dict[str, float] = {"MNLI-like": 0.9, "uninformative": 1 / 3}
+FULL_OVERLAP_SHARE = 0.2  # share of full-overlap pairs in both distributions (the pool holds about a third)
+
+
+def hans_tasks(pool: Task, n_train: int, n_test: int, exclude: Sequence[ClassificationExample] = (),
+               conditions: dict[str, float] | None = None, seed: int = 0) -> dict[str, Task]:
+    """One toy-NLI task per training condition (:data:`HANS_CONDITIONS`), drawn from ``pool`` with
+    :func:`~bertology_lib.data.hans.nli_mix`: same sizes, same share of full-overlap pairs
+    (:data:`FULL_OVERLAP_SHARE`), balanced labels, and only the share of entailment among the full-overlap
+    pairs differing; each test split is i.i.d. with its train split; the ``exclude`` pairs (the HANS-like
+    items) are never drawn."""
+    return {name: hans.nli_mix(pool, n_train, n_test, share, FULL_OVERLAP_SHARE, exclude, seed)
+            for name, share in (conditions or HANS_CONDITIONS).items()}
+
+
+# ---------------------------------------------------------------------------------
+# Intervals over seeds and test items; the claims' measurements
+# ---------------------------------------------------------------------------------
+
+
+def _as_matrix(x: Any, name: str) -> np.ndarray:
+    m = np.asarray(x, dtype=float)
+    if m.ndim != 2 or m.shape[0] < 2 or m.shape[1] < 2 or not np.isfinite(m).all():
+        raise ParameterError(f"{name} has shape {m.shape}; allowed: a finite (seeds, items) array with at least "
+                             "2 seeds and 2 items")
+    return m
+
+
+def _macro(m: np.ndarray, groups: Sequence[Any] | None, name: str) -> tuple[np.ndarray, float, int]:
+    """Per seed: the mean over groups of the group's item mean; the item-sampling variance of its mean over
+    seeds (groups sampled independently, each group's items weighing 1 / (n_g * G)); and that variance's
+    degrees of freedom (items less groups)."""
+    codes = np.zeros(m.shape[1], int) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
+    if len(codes) != m.shape[1]:
+        raise ParameterError(f"{len(codes)} groups for {m.shape[1]} items of {name}; allowed: one per item")
+    per_seed, var = np.zeros(m.shape[0]), 0.0
+    n_groups = int(codes.max()) + 1
+    for g in range(n_groups):
+        cols = m[:, codes == g]
+        if cols.shape[1] < 2:
+            raise ParameterError(f"a group of {name} has {cols.shape[1]} item; allowed: at least 2 items per group")
+        per_seed += cols.mean(1) / n_groups
+        var += cols.mean(0).var(ddof=1) / cols.shape[1] / n_groups ** 2
+    return per_seed, var, m.shape[1] - n_groups
+
+
+def seed_item_interval(plus: Any, minus: Any = None, plus_groups: Sequence[Any] | None = None,
+                       minus_groups: Sequence[Any] | None = None, confidence: float = 0.95
+                       ) -> tuple[float, float, float]:
+    """(estimate, low, high): the mean over seeds of M(``plus``) - M(``minus``), with an interval that covers
+    the sampling of fine-tuning seeds *and* of test items.
+
+    ``plus``/``minus``: (seeds, items) arrays of per-item scores (0/1 correct or failed), the same seeds in
+    the same order (the items of the two may differ; for paired items pass their difference as ``plus``).
+    M is the item mean, or with ``*_groups`` (one label per item) the mean of the group means (e.g. a suite's
+    failure rate with each test weighing equally). Variance: the spread of the per-seed values over seeds
+    / k, plus each side's item-sampling variance (items shared by all seeds, averaged over seeds first). The
+    seed-by-item interaction is counted in both terms (so the interval errs wide), and the quantile is
+    Student's t with the Welch-Satterthwaite degrees of freedom of that sum: k - 1 when the seeds dominate,
+    many when the items do.
+    """
+    from scipy import stats as scipy_stats
+
+    check_float("confidence", confidence, 0.0, 1.0, open_min=True, open_max=True)
+    a = _as_matrix(plus, "plus")
+    d, var, df = _macro(a, plus_groups, "plus")
+    parts = [(var, df)]
+    if minus is not None:
+        b = _as_matrix(minus, "minus")
+        if b.shape[0] != a.shape[0]:
+            raise ParameterError(f"plus has {a.shape[0]} seeds and minus {b.shape[0]}; allowed: the same seeds")
+        db, vb, dfb = _macro(b, minus_groups, "minus")
+        d = d - db
+        parts.append((vb, dfb))
+    k = len(d)
+    parts.append((float(d.var(ddof=1)) / k, k - 1))
+    total = sum(v for v, _ in parts)
+    est = float(d.mean())
+    if total <= 0:  # no spread at all (e.g. a constant classifier on both sides): a point
+        return est, est, est
+    dof = total ** 2 / sum(v ** 2 / f for v, f in parts if f > 0 and v > 0)
+    half = float(scipy_stats.t.ppf(0.5 + confidence / 2, dof)) * float(np.sqrt(total))
+    return est, est - half, est + half
+
+
+def _rows(wide, seeds: Sequence[int]):
+    missing = [s for s in seeds if s not in wide.index]
+    if missing or wide.isna().any().any():
+        raise ParameterError(f"seeds {missing} are missing or have missing items; allowed: seeds {sorted(wide.index)}, "
+                             "each scored on every item")
+    return wide.loc[list(seeds)]
+
+
+def _by_seed(iid, seeds: Sequence[int]) -> np.ndarray:
+    rows = iid.set_index("seed")
+    missing = [s for s in seeds if s not in rows.index]
+    if missing:
+        raise ParameterError(f"seeds {missing} are not in the i.i.d. table; allowed: {sorted(rows.index)}")
+    return np.array([list(rows.loc[s, "item_correct"]) for s in seeds], dtype=float)
+
+
+def floor_correct(task: Task, split: str = "test") -> np.ndarray:
+    """0/1 per ``split`` item: is the task's floor (always the majority training label, ties to the first
+    label; :func:`~bertology_lib.data.tasks.floor_scores`) right on it?"""
+    if task.kind != "classification":
+        raise ParameterError(f"task {task.name!r} is {task.kind}; allowed: a classification task")
+    train = task.examples("train") or task.examples(split)
+    counts = [0] * task.n_labels
+    for e in train:
+        counts[e.label] += 1
+    top = max(range(task.n_labels), key=lambda c: (counts[c], -c))
+    return np.array([float(e.label == top) for e in task.examples(split)])
+
+
+def floor_gap(iid, task: Task, seeds: Sequence[int]) -> tuple[float, float, float]:
+    """i.i.d. test accuracy minus the task's floor on the same items (:func:`floor_correct`), over ``seeds``
+    and test items (:func:`seed_item_interval`): the instrument check that the model learned the task, which a
+    constant classifier fails. ``iid``: the per-seed table of :func:`checklist_sweep` (or one condition's rows
+    of :func:`hans_sweep`)."""
+    m = _by_seed(iid, seeds)
+    return seed_item_interval(m - floor_correct(task)[None, :])
+
+
+def checklist_gap(results, iid, seeds: Sequence[int], tests: Sequence[str] | None = None
+                  ) -> tuple[float, float, float]:
+    """Failure rate on ``tests`` (default: the whole suite, each test weighing equally) minus the i.i.d. test
+    error, per seed, with an interval over seeds and items (suite items and i.i.d. items)."""
+    r = results if tests is None else results[results.test.isin(list(tests))]
+    if len(r) == 0:
+        raise ParameterError(f"tests={tests!r} match no rows; allowed: names in {sorted(set(results.test))}")
+    errors = 1.0 - _by_seed(iid, seeds)
+    wide = r.pivot_table(index="seed", columns=["test", "item"], values="failed", aggfunc="first", sort=False)
+    wide = _rows(wide, seeds).astype(float)
+    return seed_item_interval(wide.to_numpy(), errors, plus_groups=list(wide.columns.get_level_values("test")))
+
+
+def _hans_wide(outcomes, condition: str, seeds: Sequence[int], entailed: bool = False):
+    d = outcomes[(outcomes.condition == condition) & (outcomes.entailed == entailed)]
+    if len(d) == 0:
+        raise ParameterError(f"condition={condition!r} has no rows; allowed: {sorted(set(outcomes.condition))}")
+    wide = d.pivot_table(index="seed", columns=["category", "item"], values="correct", aggfunc="first", sort=False)
+    return _rows(wide, seeds).astype(float)
+
+
+def hans_gap(outcomes, iid, seeds: Sequence[int], condition: str) -> tuple[float, float, float]:
+    """i.i.d. 3-way accuracy minus binary accuracy on the non-entailed HANS-like items (categories weighing
+    equally), for the model trained under ``condition``, over seeds and items (:func:`seed_item_interval`)."""
+    wide = _hans_wide(outcomes, condition, seeds)
+    acc = _by_seed(iid[iid.condition == condition], seeds)
+    return seed_item_interval(acc, wide.to_numpy(), minus_groups=list(wide.columns.get_level_values("category")))
+
+
+def hans_data_gap(outcomes, seeds: Sequence[int], better: str, worse: str) -> tuple[float, float, float]:
+    """Binary accuracy on the non-entailed HANS-like items under training condition ``better`` minus under
+    ``worse``, paired by seed and item, over seeds and items."""
+    a, b = _hans_wide(outcomes, better, seeds), _hans_wide(outcomes, worse, seeds)
+    if list(a.columns) != list(b.columns):
+        raise ParameterError("the two conditions were scored on different items; allowed: the same HANS-like items")
+    return seed_item_interval(a.to_numpy() - b.to_numpy(), plus_groups=list(a.columns.get_level_values("category")))

@@ -9,9 +9,10 @@ MLM pipeline (:func:`bertology_lib.training.pretrain.pretrain_mlm`) and cached:
 * token / whole-word / span masking with a WordPiece tokenizer, and next-sentence prediction on topical
   sentence pairs — :func:`objective_grid`, §5.3.
 
-:func:`evaluate_labs` measures each one by held-out MLM accuracy, a best-layer POS probe and (optionally)
-downstream fine-tuning. Used by ``survey_05_training``, ``survey_05_2_architecture`` and
-``survey_05_3_objectives``.
+:func:`evaluate_labs` measures each one by held-out MLM accuracy, a POS probe (layer chosen on validation
+sentences, scored on test sentences) and (optionally) downstream fine-tuning, keeping the per-item scores;
+:func:`lab_gap` and :func:`range_gap` compare variants with intervals over seeds and test items. Used by
+``survey_05_training``, ``survey_05_2_architecture`` and ``survey_05_3_objectives``.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from bertology_lib.analysis.mlm import masked_accuracy
+from bertology_lib import stats
+from bertology_lib.analysis.mlm import masked_hits
 from bertology_lib.cache import ArtifactCache, load_json, save_json
 from bertology_lib.data.tasks import Task
 from bertology_lib.errors import ParameterError
-from bertology_lib.analysis.word_probes import probe_models
+from bertology_lib.analysis.word_probes import heldout_probes
 from bertology_lib.experiments.survey.training import TrainingSizes
 from bertology_lib.interventions.duplication import duplicate_layers
 from bertology_lib.interventions.hooks import blocks
@@ -48,7 +50,7 @@ VERSION = 1
 MASKINGS = CORRUPTIONS
 LAB_TOKENIZERS = ("word", "wordpiece")
 WORDPIECE_VOCAB = 2000  # pieces of the lab WordPiece tokenizer (the toy corpus has ~6.6k word forms)
-SPAN_P = 0.2  # SpanBERT's geometric span lengths (mean 3.8 words, clipped at 10)
+SPAN_P = 0.2  # SpanBERT's p; span_groups clamps draws at 10 words: mean 4.46 (SpanBERT resamples them: 3.8)
 _NEW_LAB_FIELDS = {"tokenizer": "word", "unit": "word", "nsp": False}  # left out of keys at these values
 
 
@@ -252,12 +254,16 @@ def evaluate_labs(grid: Mapping[str, Sequence[LabConfig]], mb_cfg: minibert.Mini
     """Pre-train (or fetch) every lab BERT of ``grid`` and measure it, one row per (variant, seed).
 
     ``mlm_acc``: held-out whole-word MLM accuracy (:func:`~bertology_lib.analysis.mlm.masked_accuracy`,
-    [MASK]-only); ``pos_probe``: best-layer linear UPOS probe on ``probe_sents`` (unmasked input);
-    ``downstream`` (when ``task`` and ``ft_cfg`` are given, else NaN): test accuracy after full fine-tuning
-    on ``task`` with ``ft_cfg``, fine-tuning seed = the lab seed (cached like every fine-tuning). Also the
-    blocks' and all parameters, block-steps, the final training loss, the pre-training seconds and, for NSP
-    models, the next-sentence accuracy over the last 100 training batches. Probe sentences longer than the
-    model's positions are left out (``probe_sentences`` says how many were used).
+    [MASK]-only); ``pos_probe``: linear UPOS probe on ``probe_sents`` (unmasked input; trained on 60% of the
+    sentences, its layer chosen on the next 15%, scored on the last 25%: ``pos_layer``), ``pos_majority``: the
+    per-word majority tag on the same test words; ``downstream`` (when ``task`` and ``ft_cfg`` are given, else
+    NaN): test accuracy after full fine-tuning on ``task`` with ``ft_cfg``, fine-tuning seed = the lab seed
+    (cached like every fine-tuning). Per-item scores for intervals (:func:`lab_gap`): ``{m}_hits`` and
+    ``{m}_counts`` for ``m`` in ``mlm`` (per held-out sentence), ``pos`` and ``pos_majority`` (per test
+    sentence), ``downstream`` (per test example). Also the blocks' and all parameters, block-steps, the final
+    training loss, the pre-training seconds and, for NSP models, the next-sentence accuracy over the last 100
+    training batches. Probe sentences longer than the model's positions are left out (``probe_sentences``
+    says how many were used).
     """
     from tqdm.auto import tqdm
 
@@ -282,17 +288,28 @@ def _evaluate_lab(name: str, c: LabConfig, mb_cfg: minibert.MiniBertConfig, text
     hist = lab_history(folder)
     limit = mlm.config.max_position_embeddings  # WordPiece can make a long sentence too long
     fits = [s for s in probe_sents if len(tok(list(s.words), is_split_into_words=True)["input_ids"]) <= limit]
-    rep = probe_models({name: (mlm, tok)}, fits, ["upos"], ambiguous_target=None)
+    probes = heldout_probes({name: (mlm, tok)}, fits, ["upos"], ambiguous_target=None)
+    pred, test = probes.predictions[(name, "upos")], probes.split.test
+    layer = pred.chosen_layer()
+    sent = np.unique(probes.split.groups[test], return_inverse=True)[1]  # test sentence of each test word
+    counts = np.bincount(sent).astype(float)
+    items: dict[str, Any] = {"pos_hits": np.bincount(sent, weights=pred.test[layer].astype(float)),
+                             "pos_majority_hits": np.bincount(sent, weights=probes.majority["upos"].test[0].astype(float)),
+                             "pos_counts": counts, "pos_majority_counts": counts}
     downstream = float("nan")
     if task is not None:
-        downstream = ft.finetune(task, ft.ModelSource(str(Path(folder) / "final")), ft_cfg, c.seed,
-                                 cache=cache).score("test")
-    return {"variant": name, "seed": c.seed, "mlm_acc": masked_accuracy(mlm, tok, held_texts),
-            "pos_probe": float(rep[rep.subset == "all"].accuracy.max()), "downstream": downstream,
+        r = ft.finetune(task, ft.ModelSource(str(Path(folder) / "final")), ft_cfg, c.seed, cache=cache)
+        downstream, scores = r.score("test"), np.array(r.predictions["test"].scores())
+        items.update(downstream_hits=scores, downstream_counts=np.ones(len(scores)))
+    hits, counts = masked_hits(mlm, tok, held_texts)
+    items.update(mlm_hits=hits.astype(float), mlm_counts=counts.astype(float))
+    return {"variant": name, "seed": c.seed, "mlm_acc": float(hits.sum() / max(counts.sum(), 1)),
+            "pos_probe": float(pred.test[layer].mean()), "pos_layer": layer,
+            "pos_majority": float(probes.majority["upos"].test[0].mean()), "downstream": downstream,
             "block_params": sum(p.numel() for p in mlm.bert.encoder.parameters()),
             "params": sum(p.numel() for p in mlm.parameters()), "block_steps": hist["block_steps"],
             "final_loss": float(np.mean(hist["losses"][-50:])), "train_seconds": sum(hist["seconds"]),
-            "nsp_acc": hist.get("nsp_train_accuracy", float("nan")), "probe_sentences": len(fits)}
+            "nsp_acc": hist.get("nsp_train_accuracy", float("nan")), "probe_sentences": len(fits), **items}
 
 
 def seed_ranges(table: pd.DataFrame, variants: Sequence[str], metric: str) -> dict[int, float]:
@@ -311,3 +328,48 @@ def by_seed(table: pd.DataFrame, variant: str, metric: str) -> dict[int, float]:
     if sub.empty:
         raise ParameterError(f"variant={variant!r} is not in the table; allowed: {sorted(set(table['variant']))}")
     return {int(s): float(v) for s, v in zip(sub["seed"], sub[metric])}
+
+
+def lab_items(table: pd.DataFrame, variant: str, metric: str, seeds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(seeds, items) per-item hits of ``metric`` (``mlm``, ``pos``, ``pos_majority``, ``downstream``) for
+    ``variant``, rows in the order of ``seeds``, and the items' counts (the same for every seed)."""
+    sub = table[table["variant"] == variant].set_index("seed")
+    if sub.empty or f"{metric}_hits" not in sub:
+        raise ParameterError(f"variant={variant!r}, metric={metric!r} have no per-item scores; allowed: variants "
+                             f"{sorted(set(table['variant']))}, metrics mlm, pos, pos_majority, downstream")
+    missing = [s for s in seeds if s not in sub.index]
+    if missing:
+        raise ParameterError(f"seeds {missing} are not in the table for {variant!r}; allowed: {sorted(sub.index)}")
+    counts = [np.asarray(sub.loc[s, f"{metric}_counts"], dtype=float) for s in seeds]
+    if any(c.shape != counts[0].shape or not np.array_equal(c, counts[0]) for c in counts):
+        raise ParameterError(f"{variant!r} was scored on different {metric} items across seeds; allowed: the same items")
+    return np.array([np.asarray(sub.loc[s, f"{metric}_hits"], dtype=float) for s in seeds]), counts[0]
+
+
+def lab_gap(table: pd.DataFrame, a: str, b: str, metric: str, seeds: Sequence[int], b_metric: str | None = None
+            ) -> tuple[float, float, float]:
+    """``metric`` of variant ``a`` minus ``b_metric`` (default the same) of variant ``b``, in points, paired by seed
+    and item, with an interval over seeds and test items (:func:`bertology_lib.stats.accuracy_gap_interval`;
+    held-out sentences are resampled whole)."""
+    (ha, ca), (hb, cb) = lab_items(table, a, metric, seeds), lab_items(table, b, b_metric or metric, seeds)
+    if ca.shape != cb.shape or not np.array_equal(ca, cb):
+        raise ParameterError(f"{a!r} and {b!r} were scored on different items; allowed: the same tokenizer and items")
+    return stats.accuracy_gap_interval(ha, hb, counts=ca)
+
+
+def range_gap(table: pd.DataFrame, first: Sequence[str], second: Sequence[str], metric: str, seeds: Sequence[int]
+              ) -> tuple[float, float, float]:
+    """Per seed, the range (max - min, points) of ``metric`` over the variants ``first`` minus its range over
+    ``second``; mean over seeds with an interval over seeds and test items (items resampled jointly for every
+    variant: :func:`bertology_lib.stats.seed_item_interval`)."""
+    hits = {v: lab_items(table, v, metric, seeds) for v in list(first) + list(second)}
+    counts = next(iter(hits.values()))[1]
+    if any(c.shape != counts.shape or not np.array_equal(c, counts) for _, c in hits.values()):
+        raise ParameterError("the variants were scored on different items; allowed: the same tokenizer and items")
+
+    def per_seed(idx: np.ndarray) -> np.ndarray:
+        acc = {v: 100 * h[:, idx].sum(1) / counts[idx].sum() for v, (h, _) in hits.items()}  # (seeds,) per variant
+        return (np.ptp(np.stack([acc[v] for v in first]), axis=0)
+                - np.ptp(np.stack([acc[v] for v in second]), axis=0))
+
+    return stats.seed_item_interval(per_seed, len(counts))

@@ -20,6 +20,7 @@ pre-training notebooks, for the sizes).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -69,15 +70,15 @@ class TrainingSizes(SizeTable):
     probe_sentences: int
     sst2_train: int  # SST-2 sentences for the frozen-feature check on the real encoder
     sst2_dev: int
-    sst2_test: int | None  # None = all 872 GLUE dev sentences
+    sst2_test: int | None  # None = all 872 GLUE dev sentences (the first n in file order otherwise)
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
-        "smoke": dict(n_train=48, n_test=32, n_seeds=3, n_strategy_seeds=2, n_restore_seeds=2, epochs=1.0,
+        "smoke": dict(n_train=48, n_test=32, n_seeds=3, n_strategy_seeds=3, n_restore_seeds=3, epochs=1.0,
                       max_steps=8, head_epochs=5, lab_layers=2, lab_heads=2, lab_d_model=32, lab_steps=16,
-                      n_lab_seeds=2, probe_sentences=40, sst2_train=32, sst2_dev=32, sst2_test=32, **_COMMON),
+                      n_lab_seeds=3, probe_sentences=40, sst2_train=32, sst2_dev=32, sst2_test=32, **_COMMON),
         "quick": dict(n_train=400, n_test=200, n_seeds=10, n_strategy_seeds=5, n_restore_seeds=5, epochs=4.0,
                       max_steps=0, head_epochs=60, lab_layers=4, lab_heads=4, lab_d_model=64, lab_steps=800,
-                      n_lab_seeds=3, probe_sentences=300, sst2_train=800, sst2_dev=200, sst2_test=400, **_COMMON),
+                      n_lab_seeds=3, probe_sentences=300, sst2_train=800, sst2_dev=200, sst2_test=None, **_COMMON),
         "full": dict(n_train=5000, n_test=1000, n_seeds=20, n_strategy_seeds=5, n_restore_seeds=5, epochs=3.0,
                      max_steps=0, head_epochs=100, lab_layers=6, lab_heads=4, lab_d_model=128, lab_steps=6000,
                      n_lab_seeds=3, probe_sentences=1000, sst2_train=20000, sst2_dev=872, sst2_test=None, **_COMMON),
@@ -167,6 +168,12 @@ class FeatureHead(torch.nn.Module):
         h = self.mix(states) if self.mix is not None else states[:, -1]
         return self.out(h)
 
+    @torch.no_grad()
+    def correct(self, states: torch.Tensor, labels: torch.Tensor) -> np.ndarray:
+        """0/1 per example: is the prediction on ``states`` (standardised as in training) right?"""
+        mu, sd = getattr(self, "standardize", (0.0, 1.0))
+        return (self((states - mu) / sd).argmax(-1) == labels).float().numpy()
+
 
 def train_feature_head(X: Mapping[str, torch.Tensor], y: Mapping[str, torch.Tensor], n_labels: int, mix: bool,
                        seed: int = 0, epochs: int = 60, lr: float = 1e-2, batch_size: int = 32
@@ -188,9 +195,21 @@ def train_feature_head(X: Mapping[str, torch.Tensor], y: Mapping[str, torch.Tens
             opt.zero_grad()
             loss.backward()
             opt.step()
-    with torch.no_grad():
-        acc = {s: float((head((X[s] - mu) / sd).argmax(-1) == y[s]).float().mean()) for s in X if s != "train"}
+    head.standardize = (mu, sd)  # what FeatureHead.correct needs to score new states
+    acc = {s: float(head.correct(X[s], y[s]).mean()) for s in X if s != "train"}
     return head.eval(), acc
+
+
+def frozen_head_items(X: Mapping[str, torch.Tensor], y: Mapping[str, torch.Tensor], n_labels: int,
+                      seeds: Sequence[int], epochs: int = 60, split: str = "test") -> dict[str, dict[int, np.ndarray]]:
+    """Per-item 0/1 correctness on ``split`` of the two frozen-feature heads (``last layer``, ``scalar mix``), one
+    trained per seed on ``X["train"]`` (nothing is chosen on ``split``): the items of a seed-and-item interval."""
+    out: dict[str, dict[int, np.ndarray]] = {"last layer": {}, "scalar mix": {}}
+    for s in seeds:
+        for name, mix in (("last layer", False), ("scalar mix", True)):
+            head, _ = train_feature_head(X, y, n_labels, mix=mix, seed=s, epochs=epochs)
+            out[name][s] = head.correct(X[split], y[split])
+    return out
 
 
 def _encoder(model: torch.nn.Module) -> torch.nn.Module:
@@ -273,14 +292,33 @@ def restore_curve(model: torch.nn.Module, pretrained: torch.nn.Module, feats: Fe
     return pd.DataFrame(rows)
 
 
+def restored_items(runs: Mapping[int, ft.FinetuneResult], pretrained: torch.nn.Module, feats: Features, pad_id: int,
+                   cfg: ft.FinetuneConfig, n_labels: int, layers: Sequence[int]) -> dict[int, np.ndarray]:
+    """Per seed: 0/1 correctness on ``feats`` of the fine-tuned model with blocks ``layers`` restored to their
+    pre-trained values (:func:`restore_layers`), for an interval over seeds and test items."""
+    return {s: np.array(predict(restore_layers(r.fine_tuned, pretrained, list(layers)), feats, pad_id, cfg,
+                                n_labels).scores()) for s, r in runs.items()}
+
+
+def stack(items: Mapping[int, Sequence[float]], seeds: Sequence[int]) -> np.ndarray:
+    """(seeds, items) array of per-item scores, rows in the order of ``seeds``."""
+    missing = [s for s in seeds if s not in items]
+    if missing:
+        raise ParameterError(f"seeds {missing} have no scores; allowed: {sorted(items)}")
+    return np.array([np.asarray(items[s], dtype=float) for s in seeds])
+
+
 def early_ranking(runs: Sequence[ft.FinetuneResult], frac: float) -> dict[str, float]:
     """How well the dev ranking of seeds at ``frac`` of training predicts their final dev and test ranking.
 
-    Returns Spearman's rho (and its p-value) of dev-at-frac with final dev and with final test,
-    and what keeping only the better half at ``frac`` would have cost: the best final test score of the
-    kept seeds minus the best overall.
+    Returns Spearman's rho (and its p-value) of dev-at-frac with final dev and with final test, the 95%
+    interval of the first (``rho_low``, ``rho_high``: :func:`bertology_lib.stats.rank_interval`, from 4 seeds;
+    nan with fewer), and what keeping only the better half at ``frac`` would have cost: the best final test
+    score of the kept seeds minus the best overall.
     """
     from scipy import stats
+
+    from bertology_lib.stats import rank_interval
 
     if len(runs) < 3:
         raise ParameterError(f"{len(runs)} runs are too few; allowed: at least 3 seeds")
@@ -293,7 +331,9 @@ def early_ranking(runs: Sequence[ft.FinetuneResult], frac: float) -> dict[str, f
         rho_dev, p_dev = stats.spearmanr(early, dev)
         rho_test, p_test = stats.spearmanr(early, test)
     kept = np.argsort(-early, kind="stable")[: max(1, len(runs) // 2)]
+    _, low, high = rank_interval(early, dev) if len(runs) >= 4 else (0.0, float("nan"), float("nan"))
     return {"rho_final_dev": float(np.nan_to_num(rho_dev)), "p_final_dev": float(np.nan_to_num(p_dev, nan=1.0)),
+            "rho_low": low, "rho_high": high,
             "rho_final_test": float(np.nan_to_num(rho_test)), "p_final_test": float(np.nan_to_num(p_test, nan=1.0)),
             "best_kept_minus_best": float(test[kept].max() - test.max()), "n_seeds": len(runs)}
 
@@ -309,7 +349,8 @@ class StrategyComparison:
     ``frozen_mix``: test accuracy of the frozen-feature heads by seed; ``mix_weights``: the scalar mix's
     layer weights (seed, layer, weight); ``scores``: one row per (strategy, seed); ``summary``: mean and
     std per strategy with trainable parameters and seconds per run. ``pretrained``, ``tokenizer`` and
-    ``features`` (train/dev/test) are what the later sections reuse.
+    ``features`` (train/dev/test) are what the later sections reuse. ``frozen_last_items`` /
+    ``frozen_mix_items``: per-item 0/1 test correctness of the frozen heads by seed (:meth:`items` for all four).
     """
 
     full: dict[int, ft.FinetuneResult]
@@ -322,11 +363,21 @@ class StrategyComparison:
     pretrained: torch.nn.Module
     tokenizer: Any
     features: dict[str, Features]
+    frozen_last_items: dict[int, np.ndarray] = dataclasses.field(default_factory=dict)
+    frozen_mix_items: dict[int, np.ndarray] = dataclasses.field(default_factory=dict)
 
     def test(self, strategy: str) -> dict[int, float]:
         """Test accuracy by seed of ``full`` or ``lora``."""
         runs = {"full": self.full, "lora": self.lora}[strategy]
         return {s: r.score("test") for s, r in runs.items()}
+
+    def items(self, strategy: str) -> dict[int, np.ndarray]:
+        """Per-item 0/1 test correctness by seed of ``full``, ``lora``, ``frozen last`` or ``frozen mix``."""
+        check_choice("strategy", strategy, ("full", "lora", "frozen last", "frozen mix"))
+        if strategy.startswith("frozen"):
+            return self.frozen_last_items if strategy == "frozen last" else self.frozen_mix_items
+        runs = self.full if strategy == "full" else self.lora
+        return {s: np.array(r.predictions["test"].scores()) for s, r in runs.items()}
 
 
 def compare_strategies(task, base: Any, sizes: TrainingSizes, profile: str, seeds: Sequence[int],
@@ -343,11 +394,12 @@ def compare_strategies(task, base: Any, sizes: TrainingSizes, profile: str, seed
     feats = {s: ft.encode(task, s, tok, max_len) for s in ("train", "dev", "test")}
     X = {s: pooled_states(pretrained, f, tok.pad_token_id) for s, f in feats.items()}  # (N, L+1, d)
     y = {s: labels_of(f) for s, f in feats.items()}
-    frozen_last, frozen_mix, mix_w = {}, {}, []
+    frozen_last, frozen_mix, mix_w, last_items, mix_items = {}, {}, [], {}, {}
     for s in strategy_seeds:
-        frozen_last[s] = train_feature_head(X, y, task.n_labels, mix=False, seed=s, epochs=sizes.head_epochs)[1]["test"]
+        last_head, acc = train_feature_head(X, y, task.n_labels, mix=False, seed=s, epochs=sizes.head_epochs)
+        frozen_last[s], last_items[s] = acc["test"], last_head.correct(X["test"], y["test"])
         head, acc = train_feature_head(X, y, task.n_labels, mix=True, seed=s, epochs=sizes.head_epochs)
-        frozen_mix[s] = acc["test"]
+        frozen_mix[s], mix_items[s] = acc["test"], head.correct(X["test"], y["test"])
         mix_w += [{"seed": s, "layer": j, "weight": float(w)} for j, w in enumerate(head.mix.weights().detach())]
     lora_name = f"LoRA r={sizes.lora_rank}"
     per_strategy = {"full fine-tuning": {s: full[s].score("test") for s in strategy_seeds},
@@ -364,7 +416,7 @@ def compare_strategies(task, base: Any, sizes: TrainingSizes, profile: str, seed
     summary["seconds per run"] = pd.Series({"full fine-tuning": np.mean([r.train["seconds"] for r in full.values()]),
                                             lora_name: np.mean([r.train["seconds"] for r in lora.values()])})
     return StrategyComparison(full, lora, frozen_last, frozen_mix, pd.DataFrame(mix_w), scores, summary, pretrained,
-                              tok, feats)
+                              tok, feats, last_items, mix_items)
 
 
 def layer_changes(runs: Mapping[int, ft.FinetuneResult], pretrained: torch.nn.Module, feats: Features, pad_id: int
