@@ -16,7 +16,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 DATA = SRC / "bertology_lib" / "data"
 CORE = {"bertology_lib.errors", "bertology_lib.validation", "bertology_lib.profiles", "bertology_lib.seeding",
-        "bertology_lib.cache"}
+        "bertology_lib.cache", "bertology_lib.stats"}
 MAX_LINES = 500
 FILES = sorted(DATA.rglob("*.py"))
 BEHAVIOUR = SRC / "bertology_lib" / "experiments" / "survey" / "behaviour.py"
@@ -33,6 +33,8 @@ def _imports(path: Path) -> list[tuple[str, list[str]]]:
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             out.extend((a.name, []) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module == "bertology_lib" and node.level == 0:
+            out.extend((f"bertology_lib.{a.name}", []) for a in node.names)  # ``from bertology_lib import stats``
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             out.append((node.module, [a.name for a in node.names]))
     return out

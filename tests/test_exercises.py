@@ -17,8 +17,8 @@ from bertology_lib.errors import ParameterError
 ROOT = Path(__file__).resolve().parents[1]
 NB = ROOT / "notebooks" / "survey_02_architecture.ipynb"
 # every book notebook with a code solution: its student version runs in CI up to the stubs only
-WITH_SOLUTIONS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb")
-                        if any(ex.is_solution_cell(c) for c in nbformat.read(p, as_version=4).cells))
+WITH_SOLUTIONS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb")  # not the .name.running files of a build
+                        if not p.name.startswith(".") and any(ex.is_solution_cell(c) for c in nbformat.read(p, as_version=4).cells))
 STUB = re.compile(r'^raise NotImplementedError\("Exercise [\w.:-]+: write your solution here"\)$')
 
 
