@@ -129,7 +129,7 @@ def _execute(path: Path, out: Path, allow_errors: bool) -> nbformat.NotebookNode
     import papermill as pm
     from nbclient import NotebookClient
 
-    nb = nbformat.read(path, as_version=4)
+    nb = pm.iorw.load_notebook_node(str(path))  # as papermill.execute_notebook loads it: every cell gets its tags
     nb.metadata.setdefault("papermill", {})  # papermill.execute_notebook adds it the same way
     nb = pm.parameterize.parameterize_notebook(nb, {"profile": "smoke"})
     NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=allow_errors,
