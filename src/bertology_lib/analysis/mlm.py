@@ -26,19 +26,9 @@ def masked_accuracy(model: torch.nn.Module, tokenizer, texts: Sequence[str], see
     ``bucket`` groups sentences of similar length into batches (it changes which words are masked, so
     scores are comparable only at the same ``bucket``, ``seed`` and ``corruption``).
     """
-    if not texts:
-        raise ParameterError("texts is empty; allowed: at least one sentence")
-    model.eval()
-    batches = MLMBatches(list(texts), tokenizer, batch_size=batch_size, seq_len=seq_len, mask_prob=mask_prob,
-                         whole_word=True, seed=seed, bucket=bucket, corruption=corruption)
-    dev = next(model.parameters()).device
-    hit = tot = 0
-    for b in batches:
-        logits = model(input_ids=b["input_ids"].to(dev), attention_mask=b["attention_mask"].to(dev)).logits
-        sel = b["labels"] != IGNORE_INDEX
-        hit += int((logits.argmax(-1).cpu()[sel] == b["labels"][sel]).sum())
-        tot += int(sel.sum())
-    return hit / max(tot, 1)
+    hits, counts = masked_hits(model, tokenizer, texts, seed=seed, batch_size=batch_size, corruption=corruption,
+                               bucket=bucket, seq_len=seq_len, mask_prob=mask_prob)
+    return int(hits.sum()) / max(int(counts.sum()), 1)
 
 
 def unigram_accuracy(train_texts: Sequence[str], tokenizer, texts: Sequence[str], seed: int = 1234,

@@ -168,6 +168,17 @@ def probe_accuracy(probes: LayerProbes, X: torch.Tensor, y: torch.Tensor) -> tor
     return (probes.scores(X).argmax(1) == y).float().mean(1)
 
 
+def _fit_layers(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig):
+    """One probe per layer fitted on the standardised ``train_idx`` rows: (probes, Xs, y, train, test)."""
+    if X.dim() != 3 or X.shape[1] != len(labels):
+        raise ParameterError(f"X has shape {tuple(X.shape)}; allowed: (n_layers+1, N={len(labels)}, d), "
+                             "one row per label")
+    y, classes = encode_labels(labels)
+    tr, te = _as_index(train_idx), _as_index(test_idx)
+    Xs = standardize(X.float(), tr)
+    return fit_probes(Xs, y, tr, len(classes), cfg), Xs, y, tr, te
+
+
 def probe_sweep(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig | None = None,
                 layer_names: Sequence | None = None) -> pd.DataFrame:
     """Accuracy of a probe per layer: one row per layer (``train_acc``, ``test_acc``).
@@ -177,13 +188,7 @@ def probe_sweep(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: Pro
     with training statistics.
     """
     cfg = cfg or ProbeConfig()
-    if X.dim() != 3 or X.shape[1] != len(labels):
-        raise ParameterError(f"X has shape {tuple(X.shape)}; allowed: (n_layers+1, N={len(labels)}, d), "
-                             "one row per label")
-    y, classes = encode_labels(labels)
-    tr, te = _as_index(train_idx), _as_index(test_idx)
-    Xs = standardize(X.float(), tr)
-    probes = fit_probes(Xs, y, tr, len(classes), cfg)
+    probes, Xs, y, tr, te = _fit_layers(X, labels, train_idx, test_idx, cfg)
     names = list(layer_names) if layer_names is not None else list(range(X.shape[0]))
     return pd.DataFrame({
         "layer": names,
@@ -217,15 +222,8 @@ def probe_correct(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: P
     """0/1 correctness of each layer's probe (trained on ``train_idx``) on the ``test_idx`` rows: (P, n_test).
 
     The per-item view of :func:`probe_sweep`'s test accuracy, for intervals that resample test items."""
-    cfg = cfg or ProbeConfig()
-    if X.dim() != 3 or X.shape[1] != len(labels):
-        raise ParameterError(f"X has shape {tuple(X.shape)}; allowed: (n_layers+1, N={len(labels)}, d), "
-                             "one row per label")
-    y, classes = encode_labels(labels)
-    tr, te = _as_index(train_idx), _as_index(test_idx)
-    Xs = standardize(X.float(), tr)
     with torch.enable_grad():
-        probes = fit_probes(Xs, y, tr, len(classes), cfg)
+        probes, Xs, y, tr, te = _fit_layers(X, labels, train_idx, test_idx, cfg or ProbeConfig())
     return (probes.scores(Xs[:, te]).argmax(1) == y[te]).numpy()
 
 
