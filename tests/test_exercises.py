@@ -60,6 +60,19 @@ def test_several_notebooks_have_checked_code_exercises():
         p.stem for p in WITH_SOLUTIONS}
 
 
+def test_every_notebook_has_two_checked_exercises():
+    """#19: a teacher can hand out any notebook with at least two answers the checker grades offline."""
+    few = {}
+    for p in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        if p.name.startswith("."):
+            continue
+        ids = {m for c in nbformat.read(p, as_version=4).cells if ex.is_solution_cell(c)
+               for m in re.findall(r'check\("(ex-[\w-]+)"', c.source)}
+        if len(ids) < 2:
+            few[p.stem] = sorted(ids)
+    assert not few, f"notebooks with fewer than two checked exercises: {few}"
+
+
 # ---------------------------------------------------------------- pure functions
 
 
