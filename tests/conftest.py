@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from exercise_plugin import pytest_runtest_call  # noqa: F401  (nbval: every solution cell passes its checker)
+
 ROOT = Path(__file__).resolve().parents[1]
 # Real data for checks lives beside the project (never copied into it).
 SHARED_DATA = Path(os.environ.get("BERTOLOGY_SHARED_DATA", ROOT.parent / "shared" / "data"))

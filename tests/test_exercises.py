@@ -16,7 +16,8 @@ from bertology_lib.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
 NB = ROOT / "notebooks" / "survey_02_architecture.ipynb"
-# every book notebook with a code solution: its student version runs in CI up to the stubs only
+# every book notebook with a code solution: nbval runs its teacher version (tests/regression, exercise_plugin),
+# its student version is checked for leaks statically, and survey_02's student version is executed
 WITH_SOLUTIONS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb")  # not the .name.running files of a build
                         if not p.name.startswith(".") and any(ex.is_solution_cell(c) for c in nbformat.read(p, as_version=4).cells))
 STUB = re.compile(r'^raise NotImplementedError\("Exercise [\w.:-]+: write your solution here"\)$')
@@ -48,11 +49,6 @@ def _export(tmp_path_factory, nb: Path) -> tuple[Path, Path]:
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory) -> tuple[Path, Path]:
     return _export(tmp_path_factory, NB)
-
-
-@pytest.fixture(scope="module", params=WITH_SOLUTIONS, ids=lambda p: p.stem)
-def exported_any(request, tmp_path_factory) -> tuple[Path, Path, Path]:
-    return (request.param, *_export(tmp_path_factory, request.param))
 
 
 def test_several_notebooks_have_checked_code_exercises():
@@ -157,23 +153,78 @@ def _errors(nb) -> list[tuple[int, str]]:
 
 
 @pytest.mark.notebook
-def test_student_notebook_runs_up_to_notimplementederror_only(exported_any, tmp_path):
-    nb = _execute(exported_any[1], tmp_path / "student.ipynb", allow_errors=True)
+def test_student_notebook_runs_up_to_notimplementederror_only(exported, tmp_path):
+    """End to end on one notebook; :func:`test_no_book_notebook_leaks_a_solution` covers the others statically."""
+    nb = _execute(exported[0], tmp_path / "student.ipynb", allow_errors=True)
     errors = _errors(nb)
     assert errors, "the student notebook should stop at its exercise stubs"
     assert {e for _, e in errors} == {"NotImplementedError"}, errors
     assert all(ex.is_solution_cell(nb.cells[i]) for i, _ in errors)
 
 
+@pytest.mark.parametrize("nb_path", WITH_SOLUTIONS, ids=lambda p: p.stem)
+def test_no_book_notebook_leaks_a_solution(nb_path):
+    """No later cell of a book notebook reads what only a solution defines, so each student version runs up to
+    its stubs (the teacher version runs under nbval)."""
+    assert ex.solution_leaks(nbformat.read(nb_path, as_version=4)) == []
+
+
+def _code(source: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_code_cell(source)
+
+
+def test_solution_leaks_names_the_cell_the_name_and_the_exercise():
+    sol = _solution_cell("# Exercise: ex-a\nanswer = 41 + 1\nscores['x'] = 1\nfrom math import tau")
+    leaky = _nb(_code("scores = {}"), sol, _code("print(answer)"), _code("%time y = scores['x']\nz = tau"))
+    leaks = ex.solution_leaks(leaky)
+    assert leaks == ["cell 2 reads 'answer', which only the solution of ex-a binds or changes; "
+                     "the student version has a stub there",
+                     "cell 3 reads 'scores', which only the solution of ex-a binds or changes; "
+                     "the student version has a stub there",
+                     "cell 3 reads 'tau', which only the solution of ex-a binds or changes; "
+                     "the student version has a stub there"]
+    with pytest.raises(ex.ExerciseError, match="cell 2 reads 'answer'"):
+        ex.student_notebook(leaky)
+    # rebinding before use, reading before the solution, and a solution's own names are fine
+    clean = _nb(_code("answer = 0"), sol, _code("answer = 1\nprint(answer)"), _code("scores = {}; print(scores)"),
+                _code("def f(tau=2):\n    return tau"), _code("print(f())"))
+    assert ex.solution_leaks(clean) == []
+    assert ex.student_notebook(clean).cells[1].source.endswith('write your solution here")')
+
+
+def _nbval(folder: Path, *cells) -> subprocess.CompletedProcess:
+    """Run nbval (lax, as ``make test`` does) with the exercise plugin on a notebook made of ``cells``."""
+    nb = _nb(*cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, folder / "nb.ipynb")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "exercise_plugin", "-p", "no:cacheprovider",
+                           "--nbval-lax", "--nbval-current-env", "--rootdir", str(folder), "nb.ipynb"],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+
+
 @pytest.mark.notebook
-def test_teacher_notebook_runs_fully_at_smoke_and_passes_its_checks(exported_any, tmp_path):
-    source, _, teacher = exported_any
-    nb = _execute(teacher, tmp_path / "teacher.ipynb", allow_errors=False)
-    assert _errors(nb) == []
-    labels = {ex.solution_label(c) for c in nbformat.read(source, as_version=4).cells if ex.is_solution_cell(c)}
-    printed = "".join(o.get("text", "") for c in nb.cells if ex.is_solution_cell(c) for o in c.outputs)
-    assert labels and all(f"✅ {label}" in printed for label in labels), printed
-    assert "❌" not in printed
+def test_nbval_fails_a_solution_that_its_checker_rejects(tmp_path):
+    """The teacher versions run under nbval (``tests/regression``); the plugin turns a ❌ into a failure."""
+    for name, printed, passes in [("right", "✅ ex-a: yes", True), ("wrong", "❌ ex-a: no", False),
+                                  ("silent", "", False), ("other-label", "✅ ex-b: yes", False)]:
+        folder = tmp_path / name
+        folder.mkdir()
+        r = _nbval(folder, nbformat.v4.new_code_cell("x = 1"),
+                   _solution_cell(f"# Exercise: ex-a\nprint({printed!r})"))
+        assert (r.returncode == 0) == passes, (name, r.stdout[-2000:])
+        if not passes:
+            assert "exercise ex-a: the solution does not pass its own checker" in r.stdout, r.stdout[-2000:]
+
+
+def test_every_teacher_version_is_what_nbval_runs():
+    """The teacher export is the book notebook itself, and nbval runs its smoke copy: one execution serves both."""
+    from bertology_lib.book.exercises import teacher_notebook
+
+    for p in WITH_SOLUTIONS:
+        nb = nbformat.read(p, as_version=4)
+        assert teacher_notebook(nb).cells == nb.cells
+        assert (ROOT / "tests" / "regression" / p.name).is_file(), f"{p.name} has no nbval copy"
 
 
 # ---------------------------------------------------------------- checkers

@@ -13,10 +13,16 @@ A book notebook is the teacher's notebook. Its exercises follow two conventions:
 keeps only its leading comment lines followed by
 ``raise NotImplementedError("Exercise <label>: write your solution here")``,
 every ``{solution}`` directive is removed from the Markdown (``{exercise}``
-stays), and all outputs are cleared. :func:`teacher_notebook` is the notebook
+stays), and all outputs are cleared; it refuses a notebook whose later cells read
+what only a solution defines (:func:`solution_leaks`), since that student version
+would fail outside its stubs. :func:`teacher_notebook` is the notebook
 unchanged, outputs kept. :func:`export_student` / :func:`export_teacher` write
 them atomically; ``bertology export-student`` writes both for the book's
 notebooks.
+
+The tests run every teacher version under nbval (``tests/regression``: a solution
+cell fails unless its checker prints ``✅``), check every student version with
+:func:`solution_leaks`, and execute one student version end to end.
 
 Students check their answers with :func:`check`, which dispatches to the
 checker registered for the exercise label with :func:`checker`; the returned
@@ -46,6 +52,7 @@ from bertology_lib.book.exercises.export import (
     export_teacher,
     is_solution_cell,
     solution_label,
+    solution_leaks,
     strip_solution_directives,
     student_notebook,
     student_stub,
@@ -55,4 +62,4 @@ from bertology_lib.book.exercises.export import (
 
 __all__ = ["CHECKERS", "Feedback", "as_number", "as_whole_number", "check", "checker", "SOLUTION_TAG", "STUB",
            "ExerciseError", "export_student", "export_teacher", "is_solution_cell", "solution_label",
-           "strip_solution_directives", "student_notebook", "student_stub", "teacher_notebook", "write_notebook"]
+           "solution_leaks", "strip_solution_directives", "student_notebook", "student_stub", "teacher_notebook", "write_notebook"]

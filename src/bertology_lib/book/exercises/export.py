@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import os
 import re
@@ -123,13 +124,100 @@ def _clear(cell) -> None:
         cell["execution_count"] = None
 
 
+_CODE_MAGICS = {"time", "timeit", "capture", "prun"}  # magics whose argument is Python run in the cell
+
+
+def _python(source: str) -> ast.Module | None:
+    """``source`` parsed as Python, IPython magics (``%``, ``!``) turned into calls first; None if it is not
+    Python (e.g. a cell magic for another language)."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        source = TransformerManager().transform_cell(source)
+    except ImportError:  # pragma: no cover - IPython ships with the kernel
+        pass
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in list(ast.walk(tree)):  # code inside %time / %%time / %%capture … is code of the cell too
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("run_line_magic", "run_cell_magic") and len(node.args) >= 2
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+                and node.args[0].value in _CODE_MAGICS):
+            inner = _python(node.args[-1].value)
+            if inner is not None:
+                tree.body.extend(inner.body)
+    return tree
+
+
+def _bound_and_changed(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """Names a cell binds (assignments, imports, definitions, loop and ``with`` targets) and names whose object
+    it changes in place (``x[...] = …``, ``x.attr = …``, ``x += …``); nested function bodies are not the cell's
+    top-level names but their definitions are."""
+    bound, changed = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            base = node.value
+            while isinstance(base, (ast.Attribute, ast.Subscript)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                changed.add(base.id)
+    return bound, changed
+
+
+def _loaded(tree: ast.Module) -> set[str]:
+    """Names a cell reads, less the parameters of the functions and lambdas it defines (their own locals)."""
+    params = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - params
+
+
+def solution_leaks(nb: nbformat.NotebookNode) -> list[str]:
+    """Where the student version would fail outside its stubs: a later non-solution cell that reads a name
+    which only a solution cell bound or changed in place. One line per leak (empty: none).
+
+    A student notebook replaces each solution by a stub that raises, so whatever the solution defined is
+    missing below it. The check is static (names, not values): it catches a cell that uses a solution's
+    variable, not a solution that changes an object through a method call.
+    """
+    leaks: list[str] = []
+    from_solution: dict[str, str] = {}  # name -> label of the solution that last bound or changed it
+    for i, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code":
+            continue
+        tree = _python(cell.get("source", ""))
+        if tree is None:
+            continue
+        bound, changed = _bound_and_changed(tree)
+        if is_solution_cell(cell):
+            label = solution_label(cell, i)
+            from_solution.update({name: label for name in bound | changed})
+            continue
+        for name in sorted((_loaded(tree) - bound) & from_solution.keys()):
+            leaks.append(f"cell {i} reads {name!r}, which only the solution of {from_solution[name]} "
+                         f"binds or changes; the student version has a stub there")
+        for name in bound:
+            from_solution.pop(name, None)
+    return leaks
+
+
 def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The student version of ``nb`` (a new notebook; ``nb`` is not changed).
 
     ``solution`` cells become stubs that raise ``NotImplementedError``,
     ``{solution}`` directives are removed, outputs and execution metadata are
-    cleared.
+    cleared. A notebook whose later cells read what a solution defines is refused
+    (:func:`solution_leaks`): its student version would fail outside the stubs.
     """
+    leaks = solution_leaks(nb)
+    if leaks:
+        raise ExerciseError("the student version would fail outside its stubs: " + "; ".join(leaks))
     out = copy.deepcopy(nb)
     for i, cell in enumerate(out.cells):
         if is_solution_cell(cell):
