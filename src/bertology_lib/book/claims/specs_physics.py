@@ -2,6 +2,19 @@
 
 Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` is registered before its notebook runs;
 see :mod:`bertology_lib.book.claims.registry`.
+
+Instrument checks (issues 16 and 17): every claim that reads knowledge out of a model declares
+``memorised`` (the models it measures reach
+:data:`~bertology_lib.experiments.physics.evaluation.MEMORISED` first-token accuracy on their training
+biographies; for the BERT claims, the BERT and the decoder both do): a model that did not store the facts
+can neither extract them nor fail to, so the verdict is "inconclusive - instrument". The classifier probes
+also declare ``classes_seen`` (every attribute: at least
+:data:`~bertology_lib.experiments.physics.probing.CLASSES_SEEN` of the probe-test people have a class some
+probe-training person has) and ``probe_positive_control`` (on the single model, the P-probe reads each
+attribute at the position just before its value, where a memorising model must hold it, at least
+:data:`~bertology_lib.experiments.physics.probing.POSITIVE_CONTROL` above majority on average). The
+celebrity lift also needs the minority above its majority baseline with celebrities
+(``minority_above_majority``: a ratio of two floor values is not a lift).
 """
 
 from bertology_lib.book.claims.registry import ClaimSpec, register
@@ -80,6 +93,7 @@ register(
         paper="high (§3)",
         rule=AtLeast(0.7),
         unit="QA-test accuracy",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.mixed.above_majority",
@@ -88,6 +102,7 @@ register(
         paper="far above",
         rule=AtLeast(0.2),
         unit="accuracy points over majority",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.mixed.single",
@@ -96,6 +111,7 @@ register(
         paper=0.866,
         rule=WithinRelative(0.25),
         unit="QA-test accuracy",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.mixed.qa_test_lags",
@@ -104,6 +120,7 @@ register(
         paper="QA-test lags",
         rule=IntervalAbove(0.0),
         unit="steps",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.mixed.single_grows_with_n",
@@ -112,6 +129,7 @@ register(
         paper="grows with N",
         rule=AtLeast(0.05),
         unit="accuracy gain",
+        checks=("memorised",),
     ),
 )
 
@@ -124,6 +142,7 @@ register(
         paper=0.097,
         rule=AtMost(0.2),
         unit="QA-test accuracy",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.finetune.single_without_birth_date",
@@ -132,6 +151,7 @@ register(
         paper="near 0",
         rule=AtMost(0.1),
         unit="QA-test accuracy",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.finetune.augmentation_extractable",
@@ -141,6 +161,7 @@ register(
         rule=AtLeast(0.6),
         unit="QA-test accuracy",
         note="paper: 96.6% QA-test accuracy after fine-tuning a model pretrained on bioS multi5+permute (Fig. 3)",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.finetune.lora_same_order",
@@ -149,6 +170,7 @@ register(
         paper="same ordering",
         rule=IntervalAbove(0.1),
         unit="accuracy gap",
+        checks=("memorised",),
     ),
 )
 
@@ -161,6 +183,7 @@ register(
         paper=19.7,
         rule=AtLeast(3.0),
         unit="x",
+        checks=("memorised", "minority_above_majority"),
     ),
     ClaimSpec(
         "physics3.1.celebrity.minority_accuracy",
@@ -169,6 +192,7 @@ register(
         paper=0.868,
         rule=WithinRelative(0.25),
         unit="QA-test accuracy",
+        checks=("memorised",),
     ),
 )
 
@@ -181,6 +205,7 @@ register(
         paper="strong correlation",
         rule=AtLeast(0.7),
         unit="Spearman rho",
+        checks=("memorised", "classes_seen", "probe_positive_control"),
     ),
     ClaimSpec(
         "physics3.1.probing.q_probe_vocab_predicts_extraction",
@@ -189,6 +214,7 @@ register(
         paper="strong correlation",
         rule=AtLeast(0.7),
         unit="Spearman rho",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.probing.p_probe_at_name",
@@ -197,6 +223,7 @@ register(
         paper="large gap",
         rule=AtLeast(0.1),
         unit="probe accuracy gap",
+        checks=("memorised", "classes_seen", "probe_positive_control"),
     ),
     ClaimSpec(
         "physics3.1.probing.single_reads_late",
@@ -215,6 +242,7 @@ register(
         paper="large gap",
         rule=AtLeast(0.1),
         unit="probe accuracy gap",
+        checks=("memorised", "classes_seen", "probe_positive_control"),
     ),
 )
 
@@ -227,6 +255,7 @@ register(
         paper="decoder far above",
         rule=AtLeast(0.1),
         unit="accuracy gap",
+        checks=("memorised",),
     ),
     ClaimSpec(
         "physics3.1.bert.birth_date_easiest",
@@ -235,5 +264,6 @@ register(
         paper="birth date best",
         rule=AtLeast(0.01),
         unit="accuracy gap",
+        checks=("memorised",),
     ),
 )
