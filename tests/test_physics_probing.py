@@ -212,7 +212,8 @@ def test_bert_pipeline_is_cached_and_comparable(tmp_path):
     out = pbert.bert_extraction(cfg, cache, probe_cfg=FAST)
     assert list(out.index) == [*bios.ATTRIBUTES, "mean"]
     assert list(out.columns) == ["qa_accuracy", "qa_majority", "q_probe_accuracy", "q_probe_layer",
-                                 "q_probe_majority"]
+                                 "q_probe_majority", "memorised"]
+    assert out["memorised"].nunique() == 1 and 0 <= out["memorised"].iloc[0] <= 1
     assert out[["qa_accuracy", "q_probe_accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
     tuned = pbert.bert_finetune_qa(pre, cfg, cache)
     assert [e["step"] for e in ptrain.train_log(tuned)["evals"]] == [2, 4]

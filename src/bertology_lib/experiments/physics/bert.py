@@ -22,7 +22,7 @@ from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics.config import PhysicsConfig
-from bertology_lib.experiments.physics.evaluation import accuracy_table
+from bertology_lib.experiments.physics.evaluation import accuracy_table, encode_words, training_bios
 from bertology_lib.experiments.physics.probing import q_probe
 from bertology_lib.experiments.physics.training import fit_qa, save_run, weights_id
 from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config
@@ -94,6 +94,39 @@ def load_bert(path: str | Path, device: str = "cpu"):
     with quiet_hf():
         model = BertForMaskedLM.from_pretrained(str(path)).to(device).eval()
     return model, AutoTokenizer.from_pretrained(str(path))
+
+
+@torch.no_grad()
+def bert_memorisation(model, tokenizer, dataset: bios.BioDataset, people=None, n_people: int = 128, seed: int = 0,
+                      batch_size: int = 128) -> float:
+    """The BERT's counterpart of :func:`~bertology_lib.experiments.physics.evaluation.memorisation`: in one
+    training biography of each sampled person, every attribute value in turn is masked whole (all its
+    tokens, as whole-word masking trains) and the value's first token must be the argmax at its first mask.
+    A BERT below :data:`~bertology_lib.experiments.physics.evaluation.MEMORISED` did not store the facts."""
+    entries = training_bios(dataset, people, n_people, seed)
+    ids, word_ids = encode_words(tokenizer, [e.text for e in entries])
+    rows, targets = [], []
+    for e, x, w in zip(entries, ids, word_ids):
+        for lab, ws, we in e.spans:
+            if lab == "name":
+                continue
+            toks = [k for k, wid in enumerate(w) if wid is not None and ws <= wid < we]
+            masked = list(x)
+            for k in toks:
+                masked[k] = tokenizer.mask_token_id
+            rows.append(masked)
+            targets.append((toks[0], x[toks[0]]))
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    hits = []
+    for s in range(0, len(rows), batch_size):
+        batch = pad_batch([(r, [IGNORE_INDEX] * len(r)) for r in rows[s: s + batch_size]], tokenizer.pad_token_id)
+        pred = model(input_ids=batch["input_ids"].to(device),
+                     attention_mask=batch["attention_mask"].to(device)).logits.argmax(-1).cpu()
+        hits += [int(pred[i, k]) == t for i, (k, t) in enumerate(targets[s: s + batch_size])]
+    model.train(was_training)
+    return float(np.mean(hits))
 
 
 def bert_qa_example(tokenizer, question: str, answer: str) -> tuple[list[int], list[int]]:
@@ -178,7 +211,8 @@ def bert_extraction(cfg: PhysicsConfig, cache: ArtifactCache | None = None, prob
     Pretrains (:func:`bert_pretrain`, cached), fine-tunes on QA-train people (:func:`bert_finetune_qa`,
     cached), and Q-probes the *pretrained* encoder (:func:`q_probe`, all layers). Returns a DataFrame
     indexed by attribute (plus ``mean``) with ``qa_accuracy`` / ``qa_majority`` (exact match on QA-test
-    people) and ``q_probe_accuracy`` (best layer) / ``q_probe_layer`` / ``q_probe_majority``: the same
+    people) and ``q_probe_accuracy`` (best layer) / ``q_probe_layer`` / ``q_probe_majority``, and ``memorised``
+    (:func:`bert_memorisation` of the pretrained encoder, the same on every row): the same
     columns :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa` and :func:`q_probe` give for a decoder.
     """
     pre = bert_pretrain(cfg, cache, progress=progress, lr=lr)
@@ -187,6 +221,7 @@ def bert_extraction(cfg: PhysicsConfig, cache: ArtifactCache | None = None, prob
     model, tok = load_bert(tuned)
     qa = bert_evaluate_qa(model, tok, ds, "test", val_fraction=cfg.val_fraction)
     base, tok = load_bert(pre)
+    memorised = bert_memorisation(base, tok, ds, seed=cfg.seed)
     q = q_probe(base, tok, ds, cfg=probe_cfg, seed=cfg.seed, birth_date_label=birth_date_label, n_people=n_people)
     best = q.loc[q.groupby("attribute", sort=False)["accuracy"].idxmax()].set_index("attribute")
     out = pd.DataFrame({"qa_accuracy": qa["accuracy"].reindex(bios.ATTRIBUTES),
@@ -196,5 +231,6 @@ def bert_extraction(cfg: PhysicsConfig, cache: ArtifactCache | None = None, prob
                         "q_probe_majority": best["majority"].reindex(bios.ATTRIBUTES)})
     out.loc["mean"] = out.mean()
     out.loc["mean", "q_probe_layer"] = math.nan
+    out["memorised"] = memorised
     out.index.name = "attribute"
     return out

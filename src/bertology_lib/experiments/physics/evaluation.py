@@ -5,6 +5,9 @@ curves, and the word-aligned encoding the probes use.
   attribute with the majority baseline (:func:`accuracy_table`, shared with the BERT comparison);
 * :func:`bio_accuracy`: teacher-forced accuracy of every attribute value in training biographies (has
   the model memorised them? paper Fig. 1b) and :func:`curve_metrics` (one learning-curve point);
+  :func:`memorisation`: the instrument check every extraction, probe and BERT claim declares (first-token
+  accuracy of each value given its prefix, on one training biography per sampled person; a model below
+  :data:`MEMORISED` did not store what the claim asks it to extract);
 * :func:`encode_words`, :func:`pad_right`, :func:`token_index`: token ids aligned with
   :func:`bertology_lib.data.bios.words` (probe positions are word positions).
 """
@@ -22,6 +25,7 @@ import torch
 
 from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
+from bertology_lib.validation import check_bool, check_int
 
 
 def encode_words(tokenizer, texts: Sequence[str]) -> tuple[list[list[int]], list[list[int | None]]]:
@@ -74,13 +78,16 @@ def _sample(people: Sequence[int], k: int, seed: int, stream: int) -> list[int]:
 
 
 @torch.no_grad()
-def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size: int = 64) -> float:
+def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size: int = 64,
+                 first_token: bool = False) -> float:
     """Share of (biography, attribute) pairs whose whole value the model predicts token by token.
 
     Teacher-forced: every value token must be the argmax next token after the true prefix (``<eos>``
     in front, as in packed pretraining). This is the "BIO accuracy" of paper Fig. 1b: has the model
-    memorised the training biographies?
+    memorised the training biographies? ``first_token``: only the value's first token must be right
+    (what :func:`memorisation` reports).
     """
+    check_bool("first_token", first_token)
     if not entries:
         raise ParameterError("entries is empty; allowed: at least one biography")
     ids, word_ids = encode_words(tokenizer, [e.text for e in entries])
@@ -98,9 +105,40 @@ def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size:
                 if lab == "name":
                     continue
                 toks = [k for k, wid in enumerate(w) if wid is not None and ws <= wid < we]
+                toks = toks[:1] if first_token else toks
                 hits.append(all(int(pred[i, k - 1]) == rows[i][k] for k in toks))
     model.train(was_training)
     return float(np.mean(hits))
+
+
+MEMORISED = 0.95  # first-token accuracy on training biographies below which a model did not memorise (#17)
+
+
+def training_bios(dataset: bios.BioDataset, people: Sequence[int] | None = None, n_people: int = 128,
+                  seed: int = 0) -> list[bios.BioEntry]:
+    """One training biography (the first in dataset order) of each of ``people``, default a seeded sample of
+    ``n_people`` of everyone (every person's biographies are pretraining data)."""
+    check_int("n_people", n_people, minimum=1)
+    chosen = list(people) if people is not None else _sample(range(len(dataset.people)), n_people, seed, 31)
+    first: dict[int, bios.BioEntry] = {}
+    wanted = set(chosen)
+    for e in dataset.bios:
+        if e.person in wanted and e.person not in first:
+            first[e.person] = e
+    missing = sorted(wanted - first.keys())
+    if missing:
+        raise ParameterError(f"people {missing[:5]} have no biography in the dataset; allowed: people of the dataset")
+    return [first[p] for p in chosen]
+
+
+def memorisation(model, tokenizer, dataset: bios.BioDataset, people: Sequence[int] | None = None,
+                 n_people: int = 128, seed: int = 0) -> float:
+    """Has the model stored its training biographies? First-token accuracy of every attribute value given
+    its true prefix (:func:`bio_accuracy` with ``first_token=True``) on one biography of each of ``people``
+    (default: a seeded sample of ``n_people``). A claim that reads knowledge out of a model declares
+    ``memorised`` (this value >= :data:`MEMORISED`) as its instrument check: a model that did not store the
+    facts can neither extract them nor fail to."""
+    return bio_accuracy(model, tokenizer, training_bios(dataset, people, n_people, seed), first_token=True)
 
 
 def curve_metrics(model, tokenizer, dataset: bios.BioDataset, n_people: int = 64, seed: int = 0) -> dict:

@@ -96,12 +96,14 @@ def finetune_run(cfg: PhysicsConfig, methods: Sequence[str] = METHODS, cache: Ar
 
     One row per (method, attribute incl. ``mean`` / ``mean_without_birth_date``) with ``accuracy``,
     ``majority``, ``n``, ``best_step`` and ``val_mean`` (the validation score that selected the
-    checkpoint), plus ``augmentation``, ``seed``, ``pretrained`` and ``finetuned`` (cache folders).
+    checkpoint), ``memorised`` (:func:`~bertology_lib.experiments.physics.evaluation.memorisation` of the
+    pretrained model), plus ``augmentation``, ``seed``, ``pretrained`` and ``finetuned`` (cache folders).
     """
     methods = check_subset("methods", methods, METHODS)
     cache = cache or ArtifactCache()
     pre = training.pretrain(cfg, cache, progress=progress)
     ds = cfg.dataset()
+    memorised = evaluation.memorisation(*training.load_model(pre), ds, seed=cfg.seed)
     rows = []
     for m in methods:
         tuned = training.finetune_qa(pre, cfg, lora=(m == "lora"), cache=cache, progress=progress)
@@ -109,7 +111,7 @@ def finetune_run(cfg: PhysicsConfig, methods: Sequence[str] = METHODS, cache: Ar
         log = training.train_log(tuned)
         rows += _qa_rows(evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction), augmentation=cfg.augmentation,
                          seed=cfg.seed, method=m, best_step=log.get("best_step"), val_mean=log.get("best_val_mean"),
-                         pretrained=str(pre), finetuned=str(tuned))
+                         memorised=memorised, pretrained=str(pre), finetuned=str(tuned))
     return pd.DataFrame(rows)
 
 
@@ -163,12 +165,15 @@ def per_attribute(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 
 def mixed_run(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
               curve_points: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Mixed training of ``cfg``: (QA-test accuracy rows per attribute, learning-curve rows)."""
+    """Mixed training of ``cfg``: (QA-test accuracy rows per attribute with the model's ``memorised``
+    score, learning-curve rows)."""
     path = training.mixed_train(cfg, cache, progress=progress, curve_points=curve_points)
     model, tok = training.load_model(path)
     labels = dict(augmentation=cfg.augmentation, seed=cfg.seed, n_people=cfg.n_people, qa_share=cfg.qa_share)
     acc = pd.DataFrame(_qa_rows(evaluation.evaluate_qa(model, tok, cfg.dataset(), "test", cfg.val_fraction), **labels,
-                                steps=cfg.mixed_steps, path=str(path)))
+                                steps=cfg.mixed_steps, memorised=evaluation.memorisation(model, tok, cfg.dataset(),
+                                                                                         seed=cfg.seed),
+                                path=str(path)))
     curve = training.learning_curve(path) if curve_points else pd.DataFrame()
     for k, v in labels.items():
         curve[k] = v
@@ -265,7 +270,8 @@ def celebrity_grid(base: PhysicsConfig, seeds: Sequence[int] = (0, 1), n_minorit
     ``without``: the ``baseline`` augmentation (default ``permute1``: the minority's single+permute1
     biographies for everyone) at ``base``'s size, fine-tuned and tested on its own QA halves. Rows as in
     :func:`finetune_run` with a ``setting`` column, plus ``bio`` (teacher-forced BIO accuracy of the test
-    people's biographies: did the model at least memorise them?).
+    people's biographies: did the model at least memorise them?) and ``memorised`` (first-token
+    memorisation of the test people, which for ``with`` are the minority).
     """
     seeds = check_seeds(seeds)
     methods = check_subset("methods", methods, METHODS)
@@ -279,6 +285,7 @@ def celebrity_grid(base: PhysicsConfig, seeds: Sequence[int] = (0, 1), n_minorit
         test = set(ds.qa_test)
         entries = [e for e in ds.bios if e.person in test][:256]
         df["bio"] = evaluation.bio_accuracy(model, tok, entries)
+        df["memorised"] = evaluation.memorisation(model, tok, ds, people=sorted(test)[:128])
         df["setting"] = setting
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
@@ -322,18 +329,29 @@ def q_probe_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds
     return pd.concat([out, means[out.columns]], ignore_index=True)
 
 
-def p_probe_tables(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
-                   seed: int = 0, probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
-                   bios_per_person: int | None = 2, progress: bool = True) -> dict[str, pd.DataFrame]:
-    """P-probing 7 x 6 tables (position x attribute, best layer) for each augmentation's pretrained model."""
+def p_probe_results(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
+                    seed: int = 0, probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
+                    bios_per_person: int | None = 2, progress: bool = True) -> dict[str, pd.DataFrame]:
+    """:func:`~bertology_lib.experiments.physics.probing.p_probe` (every position, attribute and layer) of each
+    augmentation's pretrained model, shared with the grid's cache."""
     augs = _check_augmentations(augmentations, base.n_people)
     out = {}
     for a in _progress(augs, "P-probing", progress):
         cfg = base.replace(augmentation=a, seed=seed)
         model, tok = training.load_model(training.pretrain(cfg, cache))
-        res = probing.p_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=seed, bios_per_person=bios_per_person)
-        out[a] = probing.probe_table(res)
+        out[a] = probing.p_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=seed, bios_per_person=bios_per_person)
     return out
+
+
+def p_probe_tables(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
+                   seed: int = 0, probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
+                   bios_per_person: int | None = 2, progress: bool = True,
+                   results: dict[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
+    """P-probing 7 x 6 tables (position x attribute, best layer) for each augmentation's pretrained model
+    (from ``results`` of :func:`p_probe_results` when given)."""
+    if results is None:
+        results = p_probe_results(base, augmentations, seed, probe_cfg, cache, bios_per_person, progress)
+    return {a: probing.probe_table(r) for a, r in results.items()}
 
 
 def extraction_vs_probe(finetuned: pd.DataFrame, q_probed: pd.DataFrame, method: str = "full") -> pd.DataFrame:
@@ -359,6 +377,30 @@ def bert_grid(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "mu
         t = bert_extraction(base.replace(augmentation=a, seed=s), cache, probe_cfg=probe_cfg, lr=lr)
         frames.append(t.reset_index().assign(augmentation=a, seed=s))
     return pd.concat(frames, ignore_index=True)
+
+
+PAPER_SCALE = {"people": 100_000, "parameters": 124_000_000, "pretrain_steps": 80_000}  # paper §2 / App. A
+
+
+def decoder_parameters(cfg: PhysicsConfig) -> int:
+    """Parameters of ``cfg``'s decoder (built, not trained)."""
+    from bertology_lib.experiments.physics.config import get_tokenizer
+    from bertology_lib.models.decoder import new_decoder
+
+    return sum(p.numel() for p in new_decoder(cfg.model_size, get_tokenizer(cfg.tokenizer)).parameters())
+
+
+def model_label(cfg: PhysicsConfig, kind: str = "decoder") -> str:
+    """The ledger's model column for a physics claim, e.g. ``decoder small (0.76M)``."""
+    return f"{kind} {cfg.model_size} ({decoder_parameters(cfg) / 1e6:.2f}M)"
+
+
+def scale(cfg: PhysicsConfig, seeds: int, steps: int | None = None) -> dict[str, Any]:
+    """The scale of a physics claim beside the paper's: people, parameters, training steps, seeds."""
+    return {"people": cfg.n_people, "paper people": PAPER_SCALE["people"],
+            "parameters": decoder_parameters(cfg), "paper parameters": PAPER_SCALE["parameters"],
+            "steps": int(steps if steps is not None else cfg.pretrain_steps),
+            "paper steps": PAPER_SCALE["pretrain_steps"], "seeds": int(seeds)}
 
 
 def config_table(cfg: PhysicsConfig) -> pd.DataFrame:

@@ -448,3 +448,40 @@ def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "a
         return sub.set_index("attribute")[[value]].reindex(attrs)
     positions = list(dict.fromkeys(sub["position"]))
     return sub.pivot(index="position", columns="attribute", values=value).reindex(index=positions, columns=attrs)
+
+
+# --------------------------------------------------------------------------- instrument checks
+
+CLASSES_SEEN = 0.9  # share of probe-test people whose class a probe-training person has, per attribute (#17)
+POSITIVE_CONTROL = 0.3  # mean accuracy over majority a P-probe reaches where the value is next (#17)
+
+
+def classes_seen(dataset: bios.BioDataset, n_people: int | None = None, train_fraction: float = 0.5, seed: int = 0,
+                 birth_date_label: str = "month") -> pd.Series:
+    """Per attribute: the share of probe-test people whose label some probe-training person has (the split of
+    :func:`p_probe` / :func:`q_probe` with the same arguments). A classifier probe can only name classes it
+    saw, so below :data:`CLASSES_SEEN` its accuracy says more about the pools than about the model."""
+    tr, te = people_split(len(dataset.people), n_people, train_fraction, seed)
+    out = {}
+    for a in bios.ATTRIBUTES:
+        seen = {attribute_label(dataset.people[int(i)], a, birth_date_label) for i in tr}
+        out[a] = float(np.mean([attribute_label(dataset.people[int(i)], a, birth_date_label) in seen for i in te]))
+    return pd.Series(out, name="classes_seen")
+
+
+def positive_control(result: pd.DataFrame) -> pd.Series:
+    """The P-probe's positive control on a bioS ``single`` model (``result`` from :func:`p_probe` with
+    ``position_by="order"``): per attribute, best-layer accuracy minus majority at the position just before
+    the attribute's own value (``posK`` for the K-th attribute: single keeps the order of
+    :data:`bertology_lib.data.bios.ATTRIBUTES`). A model that memorised its biographies must predict the value
+    there, so a probe that cannot read it (mean below :data:`POSITIVE_CONTROL`) is not an instrument that
+    can tell "not stored at the name" from "not readable"."""
+    rows = {}
+    for k, a in enumerate(bios.ATTRIBUTES, start=1):
+        sub = result[(result["position"] == f"pos{k}") & (result["attribute"] == a)]
+        if sub.empty:
+            raise ParameterError(f"the result has no row for position pos{k} and attribute {a!r}; allowed: a "
+                                 "p_probe result with position_by='order'")
+        best = sub.loc[sub["accuracy"].idxmax()]
+        rows[a] = float(best["accuracy"] - best["majority"])
+    return pd.Series(rows, name="accuracy_over_majority")

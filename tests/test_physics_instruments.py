@@ -1,0 +1,128 @@
+"""The physics instrument checks (issues 16 and 17): memorisation of the training biographies (decoder and
+BERT), classes a classifier probe can see, the P-probe's positive control, and the scale of a claim."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+from bertology_lib.data import bios
+from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.physics import bert as pbert
+from bertology_lib.experiments.physics import config as pcfg
+from bertology_lib.experiments.physics import evaluation as pev
+from bertology_lib.experiments.physics import grid as px
+from bertology_lib.experiments.physics import probing as pp
+from bertology_lib.models import decoder
+from bertology_lib.training import loop as training
+from bertology_lib.training import objectives
+from bertology_lib.training.masking import MaskedOnlyMLM
+from bertology_lib.training.objectives import IGNORE_INDEX
+
+
+@pytest.fixture(scope="module")
+def small():
+    return bios.generate_dataset(bios.BioConfig(n_people=4, seed=0))
+
+
+@pytest.fixture(scope="module")
+def memorising_decoder(small):
+    """A tiny decoder trained on the 4 people's biographies until it has them by heart (one biography per row,
+    ``<eos>`` in front as in packed pretraining, so no biography is cut from its name)."""
+    from transformers import LlamaForCausalLM
+
+    tok = pcfg.bios_tokenizer()
+    eos = tok.eos_token_id
+    ids = tok(small.texts(), add_special_tokens=False)["input_ids"]
+    windows = torch.tensor([[eos, *x] + [eos] * (64 - 1 - len(x)) for x in ids])
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(decoder.decoder_config("tiny", len(tok)))
+    tc = training.TrainConfig(lr=3e-3, max_steps=120, warmup_steps=5, weight_decay=0.0, batch_size=4, seq_len=64)
+    training.train(model, objectives.LMBatches(windows, 4, seed=0), tc, progress=False)
+    return model.eval(), tok
+
+
+def test_memorisation_tells_a_memorising_decoder_from_its_random_init_twin(small, memorising_decoder):
+    from transformers import LlamaForCausalLM
+
+    model, tok = memorising_decoder
+    score = pev.memorisation(model, tok, small, n_people=4)
+    assert score >= pev.MEMORISED
+    torch.manual_seed(1)
+    twin = LlamaForCausalLM(decoder.decoder_config("tiny", len(tok))).eval()
+    assert pev.memorisation(twin, tok, small, n_people=4) < 0.2  # the null model fails the check
+    entries = pev.training_bios(small, n_people=4)
+    assert len({e.person for e in entries}) == 4
+    # the first token is easier than the whole value: first-token accuracy bounds the whole-value one
+    assert pev.bio_accuracy(twin, tok, entries, first_token=True) >= pev.bio_accuracy(twin, tok, entries)
+
+
+def test_training_bios_refuses_people_outside_the_dataset(small):
+    with pytest.raises(ParameterError, match="no biography"):
+        pev.training_bios(small, people=[0, 99])
+    with pytest.raises(ParameterError, match="n_people"):
+        pev.training_bios(small, n_people=0)
+    with pytest.raises(ParameterError, match="first_token"):
+        pev.bio_accuracy(None, None, pev.training_bios(small, n_people=1), first_token="yes")
+
+
+def test_bert_memorisation_masks_whole_values_and_fails_a_random_bert(small):
+    """A tiny BERT trained to fill whole masked values of its biographies passes; its random twin fails."""
+    from transformers import BertForMaskedLM
+
+    tok = pbert.bert_tokenizer()
+    ids, word_ids = pev.encode_words(tok, [e.text for e in small.bios])
+    examples = []
+    for e, x, w in zip(small.bios, ids, word_ids):
+        for lab, ws, we in e.spans:
+            if lab == "name":
+                continue
+            toks = [k for k, wid in enumerate(w) if wid is not None and ws <= wid < we]
+            masked, labels = list(x), [IGNORE_INDEX] * len(x)
+            for k in toks:
+                masked[k], labels[k] = tok.mask_token_id, x[k]
+            examples.append((masked, labels))
+    torch.manual_seed(0)
+    model = BertForMaskedLM(decoder.matching_bert_config("tiny", len(tok)))
+    tc = training.TrainConfig(lr=3e-3, max_steps=150, warmup_steps=5, weight_decay=0.0, batch_size=8)
+    training.train(MaskedOnlyMLM(model), objectives.QABatches(examples, 8, tok.pad_token_id), tc, progress=False)
+    assert pbert.bert_memorisation(model, tok, small, n_people=4) >= pev.MEMORISED
+    torch.manual_seed(1)
+    twin = BertForMaskedLM(decoder.matching_bert_config("tiny", len(tok)))
+    assert pbert.bert_memorisation(twin, tok, small, n_people=4) < 0.2
+
+
+def test_classes_seen_is_the_share_of_test_people_with_a_training_class():
+    ds = bios.generate_dataset(bios.BioConfig(n_people=40, seed=0))
+    share = pp.classes_seen(ds, seed=3)
+    tr, te = pp.people_split(len(ds.people), None, 0.5, 3)
+    for a in bios.ATTRIBUTES:
+        seen = {pp.attribute_label(ds.people[int(i)], a) for i in tr}
+        hits = sum(pp.attribute_label(ds.people[int(i)], a) in seen for i in te)
+        assert share[a] == pytest.approx(hits / len(te))
+    # 20 probe-training people cannot cover 300 universities; 12 birth months they nearly can
+    assert share["university"] < pp.CLASSES_SEEN <= share["birth_date"] + 0.35
+
+
+def test_positive_control_reads_each_attribute_at_its_own_position():
+    rows = []
+    for k, a in enumerate(bios.ATTRIBUTES, start=1):
+        for pos in ["name", *(f"pos{j}" for j in range(1, 7))]:
+            for layer in (0, 1):
+                acc = 0.9 if (pos == f"pos{k}" and layer == 1) else 0.1
+                rows.append({"position": pos, "attribute": a, "layer": layer, "accuracy": acc, "majority": 0.05})
+    ctl = pp.positive_control(pd.DataFrame(rows))
+    assert list(ctl.index) == list(bios.ATTRIBUTES) and ctl.tolist() == pytest.approx([0.85] * 6)
+    null = pd.DataFrame(rows).assign(accuracy=0.05)  # a probe at majority everywhere fails the control
+    assert pp.positive_control(null).mean() < pp.POSITIVE_CONTROL
+    with pytest.raises(ParameterError, match="position_by='order'"):
+        pp.positive_control(pd.DataFrame(rows).query("position != 'pos3'"))
+
+
+def test_scale_and_model_label_name_the_decoder_beside_the_paper():
+    cfg = pcfg.PhysicsConfig.for_profile("smoke")
+    s = px.scale(cfg, seeds=2)
+    assert s["people"] == cfg.n_people and s["paper people"] == 100_000 and s["seeds"] == 2
+    assert s["parameters"] == px.decoder_parameters(cfg) > 0 and s["steps"] == cfg.pretrain_steps
+    assert px.model_label(cfg).startswith("decoder tiny (") and px.model_label(cfg, "BERT").startswith("BERT tiny")
