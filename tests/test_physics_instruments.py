@@ -126,3 +126,25 @@ def test_scale_and_model_label_name_the_decoder_beside_the_paper():
     assert s["people"] == cfg.n_people and s["paper people"] == 100_000 and s["seeds"] == 2
     assert s["parameters"] == px.decoder_parameters(cfg) > 0 and s["steps"] == cfg.pretrain_steps
     assert px.model_label(cfg).startswith("decoder tiny (") and px.model_label(cfg, "BERT").startswith("BERT tiny")
+    assert px.bert_parameters(cfg) != px.decoder_parameters(cfg)
+    with pytest.raises(ParameterError, match="kind='GPT'"):
+        px.model_label(cfg, "GPT")
+
+
+def test_min_memorised_and_above_majority_pool_the_rows_a_claim_measures():
+    df = pd.DataFrame([
+        {"setting": "with", "seed": 0, "attribute": "mean", "accuracy": 0.30, "majority": 0.05, "n": 600, "memorised": 0.99},
+        {"setting": "with", "seed": 1, "attribute": "mean", "accuracy": 0.20, "majority": 0.05, "n": 600, "memorised": 0.97},
+        {"setting": "with", "seed": 0, "attribute": "major", "accuracy": 0.90, "majority": 0.05, "n": 100, "memorised": 0.99},
+        {"setting": "without", "seed": 0, "attribute": "mean", "accuracy": 0.05, "majority": 0.05, "n": 600, "memorised": 0.80},
+    ])
+    assert px.min_memorised(df) == 0.80 and px.min_memorised(df, setting="with") == 0.97
+    assert px.min_memorised(df, setting=["with", "without"], seed=0) == 0.80
+    est, lo, hi = px.above_majority_interval(df, setting="with")
+    assert est == pytest.approx(0.20) and 0.15 < lo < est < hi < 0.25  # 300 of 1,200 answers right vs 5%
+    est, lo, hi = px.above_majority_interval(df, setting="without")  # at majority: the interval holds 0
+    assert est == pytest.approx(0.0, abs=1e-9) and lo < 0 < hi
+    with pytest.raises(ParameterError, match="no rows match"):
+        px.min_memorised(df, setting="sometimes")
+    with pytest.raises(ParameterError, match="'colour' is not a column"):
+        px.min_memorised(df, colour="red")

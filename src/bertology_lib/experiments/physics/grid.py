@@ -152,6 +152,35 @@ def seed_summary(df: pd.DataFrame, by: Sequence[str], attribute: str = "mean", v
     return out
 
 
+def _rows(df: pd.DataFrame, where: dict[str, Any]) -> pd.DataFrame:
+    for col, v in where.items():
+        if col not in df.columns:
+            raise ParameterError(f"{col!r} is not a column; allowed: {', '.join(map(str, df.columns))}")
+        df = df[df[col].isin(list(v)) if isinstance(v, (list, tuple, set)) else df[col] == v]
+    if df.empty:
+        raise ParameterError(f"no rows match {where}; allowed: values present in the table")
+    return df
+
+
+def min_memorised(df: pd.DataFrame, **where: Any) -> float:
+    """The least-memorising model among the rows matching ``where`` (column = value or list of values): what a
+    claim over those models passes to its ``memorised`` instrument check."""
+    return float(_rows(df, where)["memorised"].min())
+
+
+def above_majority_interval(df: pd.DataFrame, confidence: float = 0.95, **where: Any) -> tuple[float, float, float]:
+    """QA accuracy minus majority on the ``mean`` rows matching ``where``, pooled over seeds (every answer one
+    item), with a Wilson interval: (estimate, low, high)."""
+    from bertology_lib import stats
+
+    sub = _rows(df, {**where, "attribute": "mean"})
+    n = int(sub["n"].sum())
+    k = int(round(float((sub["accuracy"] * sub["n"]).sum())))
+    majority = float((sub["majority"] * sub["n"]).sum() / n)
+    lo, hi = stats.wilson_interval(k, n, confidence)
+    return k / n - majority, lo - majority, hi - majority
+
+
 def per_attribute(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     """Seed-mean accuracy per attribute (columns) for each ``by`` group (rows), summary rows included."""
     order = [a for a in (*bios.ATTRIBUTES, *SUMMARY_ROWS) if a in set(df["attribute"])]
@@ -390,9 +419,23 @@ def decoder_parameters(cfg: PhysicsConfig) -> int:
     return sum(p.numel() for p in new_decoder(cfg.model_size, get_tokenizer(cfg.tokenizer)).parameters())
 
 
+def bert_parameters(cfg: PhysicsConfig) -> int:
+    """Parameters of the BERT of ``cfg``'s comparison (:func:`~bertology_lib.models.decoder.matching_bert_config`)."""
+    from transformers import BertForMaskedLM
+
+    from bertology_lib.experiments.physics.bert import bert_tokenizer
+    from bertology_lib.models.decoder import matching_bert_config
+
+    return sum(p.numel() for p in BertForMaskedLM(matching_bert_config(cfg.model_size, len(bert_tokenizer()))).parameters())
+
+
 def model_label(cfg: PhysicsConfig, kind: str = "decoder") -> str:
-    """The ledger's model column for a physics claim, e.g. ``decoder small (0.76M)``."""
-    return f"{kind} {cfg.model_size} ({decoder_parameters(cfg) / 1e6:.2f}M)"
+    """The ledger's model column for a physics claim, e.g. ``decoder small (0.76M)`` (``kind``: ``decoder`` or
+    ``BERT``)."""
+    if kind not in ("decoder", "BERT"):
+        raise ParameterError(f"kind={kind!r} is not allowed; allowed: 'decoder', 'BERT'")
+    n = decoder_parameters(cfg) if kind == "decoder" else bert_parameters(cfg)
+    return f"{kind} {cfg.model_size} ({n / 1e6:.2f}M)"
 
 
 def scale(cfg: PhysicsConfig, seeds: int, steps: int | None = None) -> dict[str, Any]:
