@@ -14,6 +14,7 @@ from bertology_lib.experiments.physics import config as pcfg
 from bertology_lib.experiments.physics import evaluation as pev
 from bertology_lib.experiments.physics import grid as px
 from bertology_lib.experiments.physics import probing as pp
+from bertology_lib.experiments.physics import training as ptrain
 from bertology_lib.models import decoder
 from bertology_lib.training import loop as training
 from bertology_lib.training import objectives
@@ -148,3 +149,26 @@ def test_min_memorised_and_above_majority_pool_the_rows_a_claim_measures():
         px.min_memorised(df, setting="sometimes")
     with pytest.raises(ParameterError, match="'colour' is not a column"):
         px.min_memorised(df, colour="red")
+
+
+def test_whole_packing_never_cuts_a_biography_from_its_name():
+    from bertology_lib.training.objectives import IGNORE_INDEX, pack_whole
+
+    w, lab = pack_whole([[5, 6, 7], [8, 9], [10, 11, 12, 13]], 8, 3)
+    assert w.tolist() == [[3, 5, 6, 7, 3, 8, 9, 3], [3, 10, 11, 12, 13, 3, 3, 3]]
+    assert lab.tolist()[1] == [3, 10, 11, 12, 13, 3, IGNORE_INDEX, IGNORE_INDEX]  # no loss on the filler
+    with pytest.raises(ParameterError, match="does not fit seq_len=4"):
+        pack_whole([[5, 6, 7, 8]], 4, 3)
+    ds = bios.generate_dataset(bios.BioConfig(n_people=12, seed=0))
+    tok = pcfg.bios_tokenizer()
+    windows, labels = ptrain.bio_rows(ds, tok, 128, "whole")
+    stream, none = ptrain.bio_rows(ds, tok, 128, "stream")
+    assert none is None and stream.shape[1] == windows.shape[1] == 128
+    texts = [tok.decode([t for t in row if t != tok.eos_token_id]) for row in windows.tolist()]
+    joined = " ".join(texts)
+    assert all(tok.decode(tok(t, add_special_tokens=False)["input_ids"]) in joined for t in ds.texts())
+    base = pcfg.PhysicsConfig(**{**pcfg.PhysicsConfig.SIZES["smoke"]})
+    assert ptrain.pretrain_key(base) == ptrain.pretrain_key(base.replace(device="auto"))  # stream keys unchanged
+    assert ptrain.pretrain_key(base.replace(packing="whole"))["packing"] == "whole"
+    with pytest.raises(ParameterError, match="packing='cut'"):
+        base.replace(packing="cut")

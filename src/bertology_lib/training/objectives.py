@@ -52,6 +52,38 @@ def pack_windows(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int
     return torch.tensor(windows, dtype=torch.long)
 
 
+def pack_whole(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pack whole token lists into (n_windows, seq_len) windows without cutting any: (ids, labels).
+
+    Each window is ``eos list eos list eos …`` (every list has ``eos`` in front, as in the stream of
+    :func:`pack_windows`), filled greedily in the given order; the rest of a window is ``eos`` filler whose
+    labels are -100, so no loss is spent on it. Unlike :func:`pack_windows`, a list never starts in one window
+    and ends in the next, so what follows a list's opening words is always in their context. A list longer
+    than ``seq_len - 1`` tokens is refused.
+    """
+    if seq_len < 2:
+        raise ParameterError(f"seq_len={seq_len!r} is out of range; allowed: >= 2")
+    windows: list[list[int]] = []
+    labels: list[list[int]] = []
+    cur: list[int] = []
+    for toks in token_lists:
+        toks = list(toks)
+        if len(toks) + 1 > seq_len:
+            raise ParameterError(f"a token list of {len(toks)} tokens does not fit seq_len={seq_len} with its eos; "
+                                 "allowed: seq_len > the longest list")
+        if len(cur) + 1 + len(toks) + 1 > seq_len and cur:  # keep room for the closing eos of the last list
+            windows.append(cur + [eos_id] * (seq_len - len(cur)))
+            labels.append(cur + [eos_id] + [IGNORE_INDEX] * (seq_len - len(cur) - 1))
+            cur = []
+        cur += [eos_id, *toks]
+    if cur:
+        windows.append(cur + [eos_id] * (seq_len - len(cur)))
+        labels.append(cur + [eos_id] + [IGNORE_INDEX] * (seq_len - len(cur) - 1))
+    if not windows:
+        raise ParameterError("no token lists to pack; allowed: at least one")
+    return torch.tensor(windows, dtype=torch.long), torch.tensor(labels, dtype=torch.long)
+
+
 def pack_labeled(examples: Iterable[tuple[Sequence[int], Sequence[int]]], seq_len: int
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """Pack (input_ids, labels) examples back to back into full windows; returns (ids, labels).

@@ -25,6 +25,9 @@ from bertology_lib.training.loop import TrainConfig
 from bertology_lib.validation import check_bool, check_choice, check_fraction, check_int
 
 
+PACKINGS: tuple[str, ...] = ("stream", "whole")
+
+
 @dataclass(frozen=True)
 class PhysicsConfig(SizeTable):
     """Everything that determines a Physics-3.1 run; build it with :meth:`for_profile`.
@@ -34,6 +37,9 @@ class PhysicsConfig(SizeTable):
     ``finetune_*`` fields (LoRA trains at ``lora_lr``: low-rank updates want a larger step) and picks
     the checkpoint with the best accuracy on ``val_fraction`` of the QA-train people. Mixed training runs ``mixed_steps`` with a ``qa_share`` of rows from QA windows.
     ``n_minority`` > 0 selects the celebrity setup (see :func:`bertology_lib.data.bios.celebrity_dataset`).
+    ``packing``: how biographies fill the pretraining windows (``stream``: back to back and cut every
+    ``seq_len`` tokens, so a biography cut at a window edge loses its name for the values after the cut;
+    ``whole``: :func:`bertology_lib.training.objectives.pack_whole`, no biography is cut).
     """
 
     augmentation: str = "multi5+permute"
@@ -61,6 +67,7 @@ class PhysicsConfig(SizeTable):
     device: str = "cpu"  # not part of cache keys
     dtype: str = "float32"
     tokenizer: str = "word"  # "word" (our word-level tokenizer) or a tokenizer folder / hub name (e.g. GPT-2 BPE)
+    packing: str = "stream"  # "stream": biographies back to back, cut into windows; "whole": no biography is cut
 
     def __post_init__(self) -> None:
         self.bio_config()  # validates augmentation, n_people, n_minority, seed (messages name the value)
@@ -70,6 +77,7 @@ class PhysicsConfig(SizeTable):
         check_fraction("val_fraction", self.val_fraction)
         check_int("lora_rank", self.lora_rank, minimum=1)
         check_bool("lora", self.lora)
+        check_choice("packing", self.packing, PACKINGS)
         if not isinstance(self.tokenizer, str) or not self.tokenizer.strip():
             raise ParameterError(f"tokenizer={self.tokenizer!r} is invalid; allowed: 'word' or a tokenizer folder / "
                              "hub name (e.g. a GPT-2 BPE tokenizer)")

@@ -43,6 +43,7 @@ from bertology_lib.training.objectives import (
     QABatches,
     encode_qa,
     pack_labeled,
+    pack_whole,
     pack_windows,
 )
 from bertology_lib.validation import check_int
@@ -57,6 +58,8 @@ def pretrain_key(cfg: PhysicsConfig) -> dict:
            "train": tc}
     if cfg.tokenizer != "word":  # keys of word-level runs stay as they were
         key["tokenizer"] = tokenizer_id(cfg.tokenizer)
+    if cfg.packing != "stream":  # keys of stream-packed runs stay as they were
+        key["packing"] = cfg.packing
     return key
 
 
@@ -64,6 +67,18 @@ def bio_windows(dataset: bios.BioDataset, tokenizer, seq_len: int) -> torch.Tens
     """(n, seq_len) packed causal-LM windows of the (shuffled) biographies, EOS between them."""
     ids = tokenizer(dataset.texts(), add_special_tokens=False)["input_ids"]
     return pack_windows(ids, seq_len, tokenizer.eos_token_id)
+
+
+def bio_rows(dataset: bios.BioDataset, tokenizer, seq_len: int, packing: str = "stream"
+             ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(windows, labels) of the biographies for pretraining: :func:`bio_windows` (labels None = the windows)
+    for ``stream`` packing, :func:`~bertology_lib.training.objectives.pack_whole` for ``whole``."""
+    if packing == "stream":
+        return bio_windows(dataset, tokenizer, seq_len), None
+    if packing == "whole":
+        return pack_whole(tokenizer(dataset.texts(), add_special_tokens=False)["input_ids"], seq_len,
+                          tokenizer.eos_token_id)
+    raise ParameterError(f"packing={packing!r} is not allowed; allowed: 'stream', 'whole'")
 
 
 def qa_examples(dataset: bios.BioDataset, tokenizer, split: str, val_fraction: float = 0.1
@@ -92,8 +107,8 @@ def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: b
         ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
         model = new_decoder(cfg.model_size, tok, cfg.seed)
         tc = cfg.pretrain_train_config()
-        windows = bio_windows(ds, tok, cfg.seq_len)
-        res = train(model, LMBatches(windows, tc.batch_size, seed=cfg.seed), tc,
+        windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing)
+        res = train(model, LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels), tc,
                              progress=progress, desc="pretrain")
         log = {**res.to_dict(), "n_windows": len(windows), "epochs": res.steps * tc.batch_size / len(windows),
                "n_params": sum(p.numel() for p in model.parameters())}
@@ -214,7 +229,7 @@ def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress
         rng = np.random.default_rng([cfg.seed, 7])
         qa = qa_examples(ds, tok, "train")
         qa = [qa[i] for i in rng.permutation(len(qa)).tolist()]  # shuffle before packing
-        pools = {"bio": (bio_windows(ds, tok, cfg.seq_len), None), "qa": pack_labeled(qa, cfg.seq_len)}
+        pools = {"bio": bio_rows(ds, tok, cfg.seq_len, cfg.packing), "qa": pack_labeled(qa, cfg.seq_len)}
         batches = MixedBatches(pools, {"bio": 1.0 - cfg.qa_share, "qa": cfg.qa_share},
                                         tc.batch_size, seed=cfg.seed)
         eval_fn = (lambda m: curve_metrics(m, tok, ds, curve_people, seed=cfg.seed)) if curve_points else None
