@@ -87,39 +87,39 @@ def test_hans_tasks_differ_only_in_the_entailed_share_among_full_overlap_pairs(p
 # -- intervals over seeds and items --------------------------------------------------------------
 
 
-def test_seed_item_interval_reduces_to_the_t_interval_over_seeds_when_items_agree():
+def test_crossed_interval_reduces_to_the_t_interval_over_seeds_when_items_agree():
     per_seed = np.array([0.7, 0.75, 0.72])
     m = np.repeat(per_seed[:, None], 20, axis=1)  # every item of a seed scores the same: no item variance
-    est, lo, hi = B.seed_item_interval(m)
+    est, lo, hi = B.crossed_interval(m)
     assert (est, lo, hi) == pytest.approx(stats.paired_test(per_seed.tolist(), [0.0] * 3).interval())
 
 
-def test_seed_item_interval_reduces_to_the_t_interval_over_items_when_seeds_agree():
+def test_crossed_interval_reduces_to_the_t_interval_over_items_when_seeds_agree():
     rng = np.random.default_rng(0)
     items = (rng.random(40) < 0.6).astype(float)
     m = np.tile(items, (3, 1))  # identical seeds
-    est, lo, hi = B.seed_item_interval(m)
+    est, lo, hi = B.crossed_interval(m)
     ref = scipy_stats.t.interval(0.95, len(items) - 1, loc=items.mean(), scale=scipy_stats.sem(items))
     assert est == pytest.approx(items.mean()) and (lo, hi) == pytest.approx(ref)
 
 
-def test_seed_item_interval_groups_weigh_equally_and_differences_subtract():
+def test_crossed_interval_groups_weigh_equally_and_differences_subtract():
     m = np.array([[1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1]], dtype=float)
     groups = ["a", "a", "b", "b", "b", "b"]
-    est, lo, hi = B.seed_item_interval(m, plus_groups=groups)
+    est, lo, hi = B.crossed_interval(m, plus_groups=groups)
     assert est == pytest.approx(np.mean([(1 + 0) / 2, (1 + 0.25) / 2]))
-    e2, *_ = B.seed_item_interval(m, np.zeros((2, 3)) + 0.5, plus_groups=groups)
+    e2, *_ = B.crossed_interval(m, np.zeros((2, 3)) + 0.5, plus_groups=groups)
     assert e2 == pytest.approx(est - 0.5)
-    assert B.seed_item_interval(np.zeros((3, 5)), np.zeros((3, 4))) == (0.0, 0.0, 0.0)  # no spread: a point
+    assert B.crossed_interval(np.zeros((3, 5)), np.zeros((3, 4))) == (0.0, 0.0, 0.0)  # no spread: a point
     with pytest.raises(ParameterError, match="the same seeds"):
-        B.seed_item_interval(m, np.zeros((3, 3)))
+        B.crossed_interval(m, np.zeros((3, 3)))
     with pytest.raises(ParameterError, match="at least 2 items per group"):
-        B.seed_item_interval(m, plus_groups=["a", "a", "b", "b", "b", "c"])
+        B.crossed_interval(m, plus_groups=["a", "a", "b", "b", "b", "c"])
     with pytest.raises(ParameterError, match="shape"):
-        B.seed_item_interval(np.zeros(5))
+        B.crossed_interval(np.zeros(5))
 
 
-def test_seed_item_interval_covers_a_crossed_seed_and_item_population():
+def test_crossed_interval_covers_a_crossed_seed_and_item_population():
     rng = np.random.default_rng(1)
     covered = 0
     for _ in range(200):
@@ -127,7 +127,7 @@ def test_seed_item_interval_covers_a_crossed_seed_and_item_population():
         p = 1 / (1 + np.exp(-(0.3 + item[None, :] + seed[:, None])))
         x = (rng.random(p.shape) < p).astype(float)
         pop = 1 / (1 + np.exp(-(0.3 + rng.normal(0, 1, 3000)[None, :] + rng.normal(0, 0.3, 300)[:, None])))
-        _, lo, hi = B.seed_item_interval(x)
+        _, lo, hi = B.crossed_interval(x)
         covered += lo <= pop.mean() <= hi
     assert covered / 200 >= 0.9
 

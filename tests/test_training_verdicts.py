@@ -14,19 +14,19 @@ from bertology_lib import stats
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.survey import pretraining as pre
 from bertology_lib.experiments.survey import training as tv
-from bertology_lib.experiments.survey.behaviour import seed_item_interval as analytic_seed_item_interval
+from bertology_lib.experiments.survey.behaviour import crossed_interval
 
 
 def _binary(rng, p_item, shift, k):
     return (rng.random((k, len(p_item))) < np.clip(p_item[None] + np.asarray(shift)[:, None], 0, 1)).astype(float)
 
 
-def test_accuracy_gap_interval_agrees_with_the_analytic_seed_item_interval():
+def test_accuracy_gap_interval_agrees_with_the_analytic_crossed_interval():
     rng = np.random.default_rng(0)
     p = rng.uniform(0.5, 0.95, 300)
     a, b = _binary(rng, p, [0.03] * 5, 5), _binary(rng, p, [0.0] * 5, 5)
     est, low, high = stats.accuracy_gap_interval(a, b)
-    ref = [100 * x for x in analytic_seed_item_interval(a - b)]
+    ref = [100 * x for x in crossed_interval(a - b)]
     assert est == pytest.approx(100 * (a.mean() - b.mean()))
     assert (low, high) == pytest.approx((ref[1], ref[2]), abs=0.1 * (ref[2] - ref[1]))  # bootstrap vs formula
 

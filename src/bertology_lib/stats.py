@@ -5,7 +5,9 @@
 * proportions: :func:`wilson_interval` (``scipy.stats.binomtest``), :func:`accuracy_gap`
   (Agresti–Caffo interval of a difference of two proportions), :func:`mean_ci` (normal approximation);
 * :func:`bootstrap_ci` (percentile bootstrap of any statistic, seeded) and :func:`spearman`;
-* over fine-tuning seeds *and* test items: :func:`seed_item_interval`, :func:`accuracy_gap_interval`; the
+* over fine-tuning seeds *and* test items: :func:`seed_item_interval` (a bootstrap over items, any per-seed
+  statistic; the analytic version for per-item score matrices is
+  :func:`bertology_lib.experiments.survey.behaviour.crossed_interval`), :func:`accuracy_gap_interval`; the
   seed variance beyond test-item noise, :func:`seed_variance`; :func:`rank_interval` (Spearman with an interval).
 
 Everything returns plain floats; nothing is rounded unless a function says so (rules see unrounded

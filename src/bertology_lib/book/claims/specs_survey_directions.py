@@ -9,7 +9,7 @@ So each claim declares the instrument check that the model learned the task: its
 the task's floor (always the majority training label) on the same test items, with an interval over seeds
 and items whose low end is above 0 (``experiments.survey.behaviour.floor_gap``); and, as every interval is
 over seeds, at least 3 seeds. Intervals cover seeds *and* test items
-(``experiments.survey.behaviour.seed_item_interval``).
+(``experiments.survey.behaviour.crossed_interval``).
 """
 
 from bertology_lib.book.claims.registry import ClaimSpec, register

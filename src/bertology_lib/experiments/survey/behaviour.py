@@ -20,7 +20,7 @@ are imported from there. This module adds:
 * The seed sweeps the notebook calls: :func:`checklist_sweep`, :func:`hans_sweep`,
   :func:`hans_summary`; :func:`hans_tasks` builds the two NLI training distributions of the HANS test
   (:data:`HANS_CONDITIONS`: full overlap predicting entailment, as in MNLI, or telling nothing).
-* The claims' measurements with intervals over seeds *and* test items (:func:`seed_item_interval`):
+* The claims' measurements with intervals over seeds *and* test items (:func:`crossed_interval`):
   :func:`floor_gap` (the instrument check: i.i.d. accuracy above the task's floor),
   :func:`checklist_gap` (failure rate minus i.i.d. error), :func:`hans_gap` (i.i.d. accuracy minus
   accuracy on the non-entailed HANS-like items) and :func:`hans_data_gap` (the same items under two
@@ -48,7 +48,7 @@ from bertology_lib.validation import check_float, check_seeds
 
 __all__ = ["BehaviourSizes", "hans_table", "predict_probs", "run_tests", "item_failed", "failure_table",
            "summarise_seeds", "checklist_sweep", "hans_sweep", "hans_summary", "HANS_CONDITIONS",
-           "FULL_OVERLAP_SHARE", "hans_tasks", "seed_item_interval", "floor_correct", "floor_gap", "checklist_gap",
+           "FULL_OVERLAP_SHARE", "hans_tasks", "crossed_interval", "floor_correct", "floor_gap", "checklist_gap",
            "hans_gap", "hans_data_gap"]
 
 
@@ -323,7 +323,7 @@ def _macro(m: np.ndarray, groups: Sequence[Any] | None, name: str) -> tuple[np.n
     return per_seed, var, m.shape[1] - n_groups
 
 
-def seed_item_interval(plus: Any, minus: Any = None, plus_groups: Sequence[Any] | None = None,
+def crossed_interval(plus: Any, minus: Any = None, plus_groups: Sequence[Any] | None = None,
                        minus_groups: Sequence[Any] | None = None, confidence: float = 0.95
                        ) -> tuple[float, float, float]:
     """(estimate, low, high): the mean over seeds of M(``plus``) - M(``minus``), with an interval that covers
@@ -393,11 +393,11 @@ def floor_correct(task: Task, split: str = "test") -> np.ndarray:
 
 def floor_gap(iid, task: Task, seeds: Sequence[int]) -> tuple[float, float, float]:
     """i.i.d. test accuracy minus the task's floor on the same items (:func:`floor_correct`), over ``seeds``
-    and test items (:func:`seed_item_interval`): the instrument check that the model learned the task, which a
+    and test items (:func:`crossed_interval`): the instrument check that the model learned the task, which a
     constant classifier fails. ``iid``: the per-seed table of :func:`checklist_sweep` (or one condition's rows
     of :func:`hans_sweep`)."""
     m = _by_seed(iid, seeds)
-    return seed_item_interval(m - floor_correct(task)[None, :])
+    return crossed_interval(m - floor_correct(task)[None, :])
 
 
 def checklist_gap(results, iid, seeds: Sequence[int], tests: Sequence[str] | None = None
@@ -410,7 +410,7 @@ def checklist_gap(results, iid, seeds: Sequence[int], tests: Sequence[str] | Non
     errors = 1.0 - _by_seed(iid, seeds)
     wide = r.pivot_table(index="seed", columns=["test", "item"], values="failed", aggfunc="first", sort=False)
     wide = _rows(wide, seeds).astype(float)
-    return seed_item_interval(wide.to_numpy(), errors, plus_groups=list(wide.columns.get_level_values("test")))
+    return crossed_interval(wide.to_numpy(), errors, plus_groups=list(wide.columns.get_level_values("test")))
 
 
 def _hans_wide(outcomes, condition: str, seeds: Sequence[int], entailed: bool = False):
@@ -423,10 +423,10 @@ def _hans_wide(outcomes, condition: str, seeds: Sequence[int], entailed: bool = 
 
 def hans_gap(outcomes, iid, seeds: Sequence[int], condition: str) -> tuple[float, float, float]:
     """i.i.d. 3-way accuracy minus binary accuracy on the non-entailed HANS-like items (categories weighing
-    equally), for the model trained under ``condition``, over seeds and items (:func:`seed_item_interval`)."""
+    equally), for the model trained under ``condition``, over seeds and items (:func:`crossed_interval`)."""
     wide = _hans_wide(outcomes, condition, seeds)
     acc = _by_seed(iid[iid.condition == condition], seeds)
-    return seed_item_interval(acc, wide.to_numpy(), minus_groups=list(wide.columns.get_level_values("category")))
+    return crossed_interval(acc, wide.to_numpy(), minus_groups=list(wide.columns.get_level_values("category")))
 
 
 def hans_data_gap(outcomes, seeds: Sequence[int], better: str, worse: str) -> tuple[float, float, float]:
@@ -435,4 +435,4 @@ def hans_data_gap(outcomes, seeds: Sequence[int], better: str, worse: str) -> tu
     a, b = _hans_wide(outcomes, better, seeds), _hans_wide(outcomes, worse, seeds)
     if list(a.columns) != list(b.columns):
         raise ParameterError("the two conditions were scored on different items; allowed: the same HANS-like items")
-    return seed_item_interval(a.to_numpy() - b.to_numpy(), plus_groups=list(a.columns.get_level_values("category")))
+    return crossed_interval(a.to_numpy() - b.to_numpy(), plus_groups=list(a.columns.get_level_values("category")))
