@@ -126,8 +126,10 @@ def test_states_at_rejects_ragged_positions(tok):
 def test_q_probe_finds_exactly_the_planted_knowledge(tok, ds):
     model = LastNameKnows(tok, ds)
     res = pp.q_probe(model, tok, ds, cfg=FAST, seed=0)
-    assert list(res.columns) == ["attribute", "layer", "accuracy", "train_accuracy", "majority", "n_train", "n_test"]
+    assert list(res.columns) == ["attribute", "layer", "accuracy", "val_accuracy", "train_accuracy", "majority",
+                                 "n_train", "n_val", "n_test"]
     assert len(res) == 6 * 2 and set(res.layer) == {0, 1} and set(res.n_train) == {150}
+    assert set(res.n_val) == set(res.n_test) == {75}  # half the held-out people choose the layer
     acc = res.set_index(["attribute", "layer"])["accuracy"]
     assert acc["birth_date", 0] >= 0.8 and acc["birth_date", 1] >= 0.8  # month is linearly readable
     assert res[res.attribute != "birth_date"].accuracy.max() <= 0.2  # nothing else is known
@@ -142,9 +144,9 @@ def test_q_probe_finds_exactly_the_planted_knowledge(tok, ds):
 def test_p_probe_reads_the_month_only_at_the_name(tok, ds):
     model = LastNameKnows(tok, ds)
     res = pp.p_probe(model, tok, ds, cfg=FAST, seed=1, n_people=200, bios_per_person=1, layers=[0])
-    assert list(res.columns) == ["position", "attribute", "layer", "accuracy", "train_accuracy", "majority",
-                                 "n_train", "n_test"]
-    assert len(res) == 7 * 6 and set(res.n_train) == {100} and set(res.n_test) == {100}
+    assert list(res.columns) == ["position", "attribute", "layer", "accuracy", "val_accuracy", "train_accuracy",
+                                 "majority", "n_train", "n_val", "n_test"]
+    assert len(res) == 7 * 6 and set(res.n_train) == {100} and set(res.n_val) == set(res.n_test) == {50}
     table = pp.probe_table(res)
     assert list(table.index) == pp.position_labels("order") and list(table.columns) == list(bios.ATTRIBUTES)
     assert table.loc["name", "birth_date"] >= 0.8
@@ -152,8 +154,26 @@ def test_p_probe_reads_the_month_only_at_the_name(tok, ds):
     assert others <= 0.3 and table.loc["name"].drop("birth_date").max() <= 0.3
     by_attr = pp.p_probe(model, tok, ds, cfg=FAST, seed=1, n_people=60, position_by="attribute", layers="all")
     assert list(pp.probe_table(by_attr, layer="last").index) == ["name", *bios.ATTRIBUTES]
-    assert set(by_attr.n_train + by_attr.n_test) == {120}  # two biographies per person
+    assert set(by_attr.n_train + by_attr.n_val + by_attr.n_test) == {120}  # two biographies per person
     assert pp.probe_table(by_attr, layer=0).shape == (7, 6)
+
+
+def test_the_layer_is_chosen_on_validation_people_and_scored_on_test_people():
+    """A layer that looks best on the test people but not on the validation people is not the one reported."""
+    res = pd.DataFrame({"attribute": ["major"] * 3, "layer": [0, 1, 2], "accuracy": [0.30, 0.90, 0.50],
+                        "val_accuracy": [0.40, 0.35, 0.60], "majority": [0.1] * 3})
+    best = pp.best_layer_rows(res)
+    assert best[["layer", "accuracy"]].values.tolist() == [[2, 0.5]]
+    assert pp.probe_table(res).loc["major", "accuracy"] == 0.5
+    tie = res.assign(val_accuracy=0.6)
+    assert int(pp.best_layer_rows(tie)["layer"].iloc[0]) == 0  # ties: the shallower layer
+    no_val = res.drop(columns="val_accuracy")  # without validation people: the test maximum (overstated)
+    assert pp.best_layer_rows(no_val)["accuracy"].iloc[0] == 0.9
+    va, te = pp.val_split(np.arange(10, 20), 0.5, seed=0)
+    assert len(va) == len(te) == 5 and not set(va) & set(te) and set(va) | set(te) == set(range(10, 20))
+    assert pp.val_split(np.arange(10), 0.0, seed=0)[0].size == 0
+    with pytest.raises(ValueError, match="val_fraction=0.01"):
+        pp.val_split(np.arange(10), 0.01, seed=0)
 
 
 def test_probe_split_is_by_person_and_seeded():
@@ -295,7 +315,8 @@ def test_q_probe_vocab_names_values_no_training_person_has(tok):
     res = pp.q_probe_vocab(model, tok, ds, rank=48, steps=150, lr=1e-2, seed=0)
     assert len(res) == 6 * 2 and set(res.n_classes[res.attribute == "major"]) == {len(bios.MAJORS)}
     acc = res.groupby("attribute").accuracy.max()
-    tr, te = pp.people_split(len(ds.people), None, 0.5, 0)
+    tr, held_out = pp.people_split(len(ds.people), None, 0.5, 0)
+    _, te = pp.val_split(held_out, 0.5, 0)  # the people the accuracy is measured on
     seen = {ds.people[i].major for i in tr}
     unseen_share = np.mean([ds.people[i].major not in seen for i in te])
     assert unseen_share > 0.3

@@ -180,22 +180,28 @@ def _fit_layers(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: Pro
 
 
 def probe_sweep(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig | None = None,
-                layer_names: Sequence | None = None) -> pd.DataFrame:
-    """Accuracy of a probe per layer: one row per layer (``train_acc``, ``test_acc``).
+                layer_names: Sequence | None = None, val_idx=None) -> pd.DataFrame:
+    """Accuracy of a probe per layer: one row per layer (``train_acc``, ``test_acc``; ``val_acc`` with
+    ``val_idx``).
 
     ``X``: (n_layers + 1, N, d) features; ``labels``: N labels of any hashable
     type; ``train_idx``/``test_idx``: row indices. Features are standardised
-    with training statistics.
+    with training statistics. ``val_idx``: rows for choosing a layer (score the chosen layer once on the
+    test rows, never choose it on them).
     """
     cfg = cfg or ProbeConfig()
     probes, Xs, y, tr, te = _fit_layers(X, labels, train_idx, test_idx, cfg)
     names = list(layer_names) if layer_names is not None else list(range(X.shape[0]))
-    return pd.DataFrame({
+    out = pd.DataFrame({
         "layer": names,
         "train_acc": probe_accuracy(probes, Xs[:, tr], y[tr]).numpy(),
         "test_acc": probe_accuracy(probes, Xs[:, te], y[te]).numpy(),
         "probe": cfg.kind,
     })
+    if val_idx is not None:
+        va = _as_index(val_idx)
+        out["val_acc"] = probe_accuracy(probes, Xs[:, va], y[va]).numpy()
+    return out
 
 
 def control_labels(word_types: Sequence[str], labels: Sequence, seed: int = 0) -> list:

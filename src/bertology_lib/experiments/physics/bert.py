@@ -23,7 +23,7 @@ from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.experiments.physics.evaluation import accuracy_table, encode_words, training_bios
-from bertology_lib.experiments.physics.probing import q_probe
+from bertology_lib.experiments.physics.probing import best_layer_rows, q_probe
 from bertology_lib.experiments.physics.training import fit_qa, save_run, weights_id
 from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config
 from bertology_lib.models.registry import quiet_hf
@@ -223,7 +223,7 @@ def bert_extraction(cfg: PhysicsConfig, cache: ArtifactCache | None = None, prob
     base, tok = load_bert(pre)
     memorised = bert_memorisation(base, tok, ds, seed=cfg.seed)
     q = q_probe(base, tok, ds, cfg=probe_cfg, seed=cfg.seed, birth_date_label=birth_date_label, n_people=n_people)
-    best = q.loc[q.groupby("attribute", sort=False)["accuracy"].idxmax()].set_index("attribute")
+    best = best_layer_rows(q).set_index("attribute")
     out = pd.DataFrame({"qa_accuracy": qa["accuracy"].reindex(bios.ATTRIBUTES),
                         "qa_majority": qa["majority"].reindex(bios.ATTRIBUTES),
                         "q_probe_accuracy": best["accuracy"].reindex(bios.ATTRIBUTES),

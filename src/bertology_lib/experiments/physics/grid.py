@@ -334,8 +334,8 @@ def q_probe_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds
 
     ``probe``: ``linear`` (:func:`~bertology_lib.experiments.physics.probing.q_probe`, the paper's) or ``vocab``
     (:func:`~bertology_lib.experiments.physics.probing.q_probe_vocab`, through the model's output embeddings, which
-    can name values no probe-training person has). One row per (augmentation, seed, attribute) with the
-    best layer's test ``accuracy``, that ``layer`` and the ``majority`` baseline.
+    can name values no probe-training person has). One row per (augmentation, seed, attribute) with the test
+    ``accuracy`` of the layer chosen on the validation people, that ``layer`` and the ``majority`` baseline.
     """
     if probe not in Q_PROBES:
         raise ParameterError(f"probe={probe!r} is not allowed; allowed: {', '.join(Q_PROBES)}")
@@ -348,7 +348,7 @@ def q_probe_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds
             q = probing.q_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=s)
         else:
             q = probing.q_probe_vocab(model, tok, cfg.dataset(), seed=s)
-        best = q.loc[q.groupby("attribute", sort=False)["accuracy"].idxmax()]
+        best = probing.best_layer_rows(q)
         best = best.assign(augmentation=a, seed=s)[["augmentation", "seed", "attribute", "layer", "accuracy",
                                                       "majority"]]
         frames.append(best)

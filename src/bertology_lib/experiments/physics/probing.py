@@ -177,6 +177,22 @@ def people_split(n_total: int, n_people: int | None, train_fraction: float, seed
     return np.sort(chosen[:n_train]), np.sort(chosen[n_train:])
 
 
+def val_split(test_people: np.ndarray, val_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(validation people, test people): a seeded ``val_fraction`` of the probe's held-out people chooses the
+    layer, the rest scores it once, so no reported accuracy is a maximum over layers on its own items.
+    ``val_fraction`` 0 gives no validation people (the layer is then chosen on the test people; the rows say
+    so with ``val_accuracy`` NaN)."""
+    check_fraction("val_fraction", val_fraction, open_min=False)
+    test_people = np.asarray(test_people)
+    n_val = int(round(val_fraction * len(test_people)))
+    if val_fraction and not 1 <= n_val < len(test_people):
+        raise ParameterError(f"val_fraction={val_fraction!r} leaves {n_val} of {len(test_people)} held-out people for "
+                             "validation; allowed: a fraction that keeps at least one person on each side")
+    rng = np.random.default_rng([int(seed), _STREAM_SPLIT + 1])
+    order = rng.permutation(len(test_people))
+    return np.sort(test_people[order[:n_val]]), np.sort(test_people[order[n_val:]])
+
+
 def _majority(labels: Sequence[str], tr: np.ndarray, te: np.ndarray) -> float:
     """Test accuracy of always guessing the most common training label (ties: alphabetically first)."""
     counts = Counter(labels[i] for i in tr)
@@ -187,7 +203,7 @@ def _majority(labels: Sequence[str], tr: np.ndarray, te: np.ndarray) -> float:
 def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
             n_people: int | None = None, cfg: ProbeConfig | None = None, seed: int = 0,
             position_by: str = "order", birth_date_label: str = "month", bios_per_person: int | None = None,
-            train_fraction: float = 0.5, batch_size: int = 64) -> pd.DataFrame:
+            train_fraction: float = 0.5, batch_size: int = 64, val_fraction: float = 0.5) -> pd.DataFrame:
     """P-probing (paper §5, App. E): linear probes on a frozen model's states inside biographies.
 
     For every biography of ``n_people`` people (default: all; ``bios_per_person`` caps copies per person),
@@ -195,11 +211,13 @@ def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     ``pos1..pos6`` in text order, or named by attribute with ``position_by="attribute"``), and fit one
     linear probe per (position, layer) for each attribute's label (:func:`attribute_label`). The probes
     train on the biographies of ``train_fraction`` of the people and are tested on the rest (a split
-    seeded by ``seed``, by person, so a test person's facts are never seen by the probe).
+    seeded by ``seed``, by person, so a test person's facts are never seen by the probe). ``val_fraction`` of
+    the held-out people (:func:`val_split`) only choose the layer.
 
-    Returns one row per (position, attribute, layer): ``accuracy`` (test), ``train_accuracy``,
-    ``majority`` (test accuracy of the most common training label), ``n_train``, ``n_test`` (rows).
-    :func:`probe_table` turns it into the 7 x 6 table.
+    Returns one row per (position, attribute, layer): ``accuracy`` (test), ``val_accuracy``,
+    ``train_accuracy``, ``majority`` (test accuracy of the most common training label), ``n_train``,
+    ``n_val``, ``n_test`` (rows). :func:`probe_table` turns it into the 7 x 6 table (layer chosen on
+    ``val_accuracy``).
     """
     cfg = cfg or ProbeConfig()
     labels_pos = position_labels(position_by)
@@ -207,8 +225,10 @@ def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     if bios_per_person is not None:
         check_int("bios_per_person", bios_per_person, minimum=1)
     _select_layers(layers, _n_states(model))  # validates before any work
-    tr_people, te_people = people_split(len(dataset.people), n_people, train_fraction, seed)
-    role = {int(p): "train" for p in tr_people} | {int(p): "test" for p in te_people}
+    tr_people, held_out = people_split(len(dataset.people), n_people, train_fraction, seed)
+    va_people, te_people = val_split(held_out, val_fraction, seed)
+    role = ({int(p): "train" for p in tr_people} | {int(p): "val" for p in va_people}
+            | {int(p): "test" for p in te_people})
     entries, seen = [], Counter()
     for e in dataset.bios:  # dataset order (shuffled), capped per person
         if e.person in role and (bios_per_person is None or seen[e.person] < bios_per_person):
@@ -220,57 +240,65 @@ def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     H = H[chosen]  # (L', n, 7, d)
     n_l, n, n_p, d = H.shape
     X = H.permute(2, 0, 1, 3).reshape(n_p * n_l, n, d)  # probe index = position * L' + layer
-    tr = np.array([i for i, e in enumerate(entries) if role[e.person] == "train"])
-    te = np.array([i for i, e in enumerate(entries) if role[e.person] == "test"])
+    tr, va, te = (np.array([i for i, e in enumerate(entries) if role[e.person] == r], dtype=int)
+                  for r in ("train", "val", "test"))
     rows = []
     for a in bios.ATTRIBUTES:
         y = [attribute_label(dataset.people[e.person], a, birth_date_label) for e in entries]
-        res = probe_sweep(X, y, tr, te, cfg)
+        res = probe_sweep(X, y, tr, te, cfg, val_idx=va if len(va) else None)
         maj = _majority(y, tr, te)
         for k in range(n_p * n_l):
             rows.append({"position": labels_pos[k // n_l], "attribute": a, "layer": chosen[k % n_l],
-                         "accuracy": float(res.test_acc[k]), "train_accuracy": float(res.train_acc[k]),
-                         "majority": maj, "n_train": len(tr), "n_test": len(te)})
+                         "accuracy": float(res.test_acc[k]),
+                         "val_accuracy": float(res.val_acc[k]) if len(va) else math.nan,
+                         "train_accuracy": float(res.train_acc[k]), "majority": maj, "n_train": len(tr),
+                         "n_val": len(va), "n_test": len(te)})
     return pd.DataFrame(rows)
 
 
 def _name_states(model, tokenizer, dataset: bios.BioDataset, n_people: int | None, train_fraction: float,
-                 seed: int, batch_size: int) -> tuple[torch.Tensor, list[int], int]:
+                 seed: int, batch_size: int, val_fraction: float = 0.0) -> tuple[torch.Tensor, list[int], int, int]:
     """Every layer's state at the last token of each bare full name (the Q-probe input): ``(L+1, n, d)``,
-    the people in that order (the probe-training people first), and how many of them train the probe."""
-    tr_people, te_people = people_split(len(dataset.people), n_people, train_fraction, seed)
-    people = np.concatenate([tr_people, te_people]).tolist()
+    the people in that order (probe-training people, then validation people, then test people), how many
+    train the probe and how many validate (:func:`val_split`)."""
+    tr_people, held_out = people_split(len(dataset.people), n_people, train_fraction, seed)
+    va_people, te_people = val_split(held_out, val_fraction, seed)
+    people = np.concatenate([tr_people, va_people, te_people]).tolist()
     names = [dataset.people[i].full_name for i in people]
     pos = [[("last", len(bios.words(s)) - 1)] for s in names]
-    return states_at(model, tokenizer, names, pos, batch_size)[:, :, 0], people, len(tr_people)
+    return states_at(model, tokenizer, names, pos, batch_size)[:, :, 0], people, len(tr_people), len(va_people)
 
 
 def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
             n_people: int | None = None, cfg: ProbeConfig | None = None, seed: int = 0,
-            birth_date_label: str = "month", train_fraction: float = 0.5, batch_size: int = 256) -> pd.DataFrame:
+            birth_date_label: str = "month", train_fraction: float = 0.5, batch_size: int = 256,
+            val_fraction: float = 0.5) -> pd.DataFrame:
     """Q-probing (paper §6): predict each attribute from the state at the last token of the bare full name.
 
     The input is only ``"<eos> First Middle Last"`` (decoders) or ``"[CLS] First Middle Last [SEP]"``
     (BERT). One row per person; probes train on ``train_fraction`` of the people (seeded split, as in
-    :func:`p_probe`) and are tested on the rest. Returns one row per (attribute, layer): ``accuracy``,
-    ``train_accuracy``, ``majority`` (the per-attribute baseline), ``n_train``, ``n_test``.
+    :func:`p_probe`) and are tested on the rest, of which ``val_fraction`` only choose the layer
+    (:func:`val_split`). Returns one row per (attribute, layer): ``accuracy``, ``val_accuracy``,
+    ``train_accuracy``, ``majority`` (the per-attribute baseline), ``n_train``, ``n_val``, ``n_test``.
     """
     cfg = cfg or ProbeConfig()
     attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
     _select_layers(layers, _n_states(model))  # validates before any work
-    H, people, n_train = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size)
+    H, people, n_train, n_val = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size,
+                                             val_fraction)
     chosen = _select_layers(layers, H.shape[0])
     X = H[chosen]
-    tr, te = np.arange(n_train), np.arange(n_train, len(people))
+    tr, va, te = np.arange(n_train), np.arange(n_train, n_train + n_val), np.arange(n_train + n_val, len(people))
     rows = []
     for a in bios.ATTRIBUTES:
         y = [attribute_label(dataset.people[i], a, birth_date_label) for i in people]
-        res = probe_sweep(X, y, tr, te, cfg)
+        res = probe_sweep(X, y, tr, te, cfg, val_idx=va if n_val else None)
         maj = _majority(y, tr, te)
         for k, layer in enumerate(chosen):
             rows.append({"attribute": a, "layer": layer, "accuracy": float(res.test_acc[k]),
+                         "val_accuracy": float(res.val_acc[k]) if n_val else math.nan,
                          "train_accuracy": float(res.train_acc[k]), "majority": maj,
-                         "n_train": len(tr), "n_test": len(te)})
+                         "n_train": len(tr), "n_val": n_val, "n_test": len(te)})
     return pd.DataFrame(rows)
 
 
@@ -362,7 +390,7 @@ def attribute_pool(attribute: str, birth_date_label: str = "month") -> list[str]
 def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
                   rank: int = 16, steps: int = 300, lr: float = 3e-3, weight_decay: float = 0.01,
                   n_people: int | None = None, seed: int = 0, birth_date_label: str = "month",
-                  train_fraction: float = 0.5, batch_size: int = 256) -> pd.DataFrame:
+                  train_fraction: float = 0.5, batch_size: int = 256, val_fraction: float = 0.5) -> pd.DataFrame:
     """Q-probing through the model's own output embeddings, so a probe can name values it never saw.
 
     A linear probe (:func:`q_probe`) can only predict classes present among its training people; at small
@@ -373,9 +401,10 @@ def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequ
     standardised state at the name's last token (bare name, as in :func:`q_probe`) and ``U V`` a trainable
     rank-``rank`` linear map (no per-class weights, so nothing is specific to training values). The model
     stays frozen; ``U``, ``V`` of every layer train together (AdamW, full batch, ``steps`` steps) on the
-    training people's cross-entropy over the whole pool and are tested on the other people. Returns one
-    row per (attribute, layer): ``accuracy``, ``train_accuracy``, ``majority``, ``n_classes``,
-    ``n_train``, ``n_test``.
+    training people's cross-entropy over the whole pool and are tested on the other people, of which
+    ``val_fraction`` only choose the layer (:func:`val_split`). Returns one row per (attribute, layer):
+    ``accuracy``, ``val_accuracy``, ``train_accuracy``, ``majority``, ``n_classes``, ``n_train``, ``n_val``,
+    ``n_test``.
     """
     check_int("rank", rank, minimum=1)
     check_int("steps", steps, minimum=1)
@@ -385,10 +414,12 @@ def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequ
     out_emb = model.get_output_embeddings()
     if out_emb is None:
         raise ParameterError("the model has no output embeddings; allowed: a causal LM or masked LM with its head")
-    H, people, n_train = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size)
+    H, people, n_train, n_val = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size,
+                                             val_fraction)
     chosen = _select_layers(layers, H.shape[0])
     X = H[chosen]  # (L', n, d)
-    tr, te = torch.arange(n_train), torch.arange(n_train, len(people))
+    tr, va = torch.arange(n_train), torch.arange(n_train, n_train + n_val)
+    te = torch.arange(n_train + n_val, len(people))
     mu, sd = X[:, tr].mean(1, keepdim=True), X[:, tr].std(1, keepdim=True) + 1e-6
     X = (X - mu) / sd
     W = out_emb.weight.detach().float()  # (vocab, d)
@@ -422,21 +453,34 @@ def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequ
         maj = _majority(labels, tr.numpy(), te.numpy())
         for k, layer in enumerate(chosen):
             rows.append({"attribute": a, "layer": layer, "accuracy": float((pred[k, te] == y[te]).float().mean()),
+                         "val_accuracy": float((pred[k, va] == y[va]).float().mean()) if n_val else math.nan,
                          "train_accuracy": float((pred[k, tr] == y[tr]).float().mean()), "majority": maj,
-                         "n_classes": len(pool), "n_train": len(tr), "n_test": len(te)})
+                         "n_classes": len(pool), "n_train": len(tr), "n_val": n_val, "n_test": len(te)})
     return pd.DataFrame(rows)
+
+
+def best_layer_rows(result: pd.DataFrame) -> pd.DataFrame:
+    """One row per (position,) attribute of a :func:`p_probe` / :func:`q_probe` result: the layer with the best
+    ``val_accuracy`` (ties: the shallower layer), scored by its test ``accuracy``. Results without validation
+    people (``val_accuracy`` missing or NaN) fall back to the best test accuracy, a maximum over layers on the
+    test items themselves, which overstates it."""
+    keys = [c for c in ("position", "attribute") if c in result.columns]
+    by = "val_accuracy" if "val_accuracy" in result.columns and result["val_accuracy"].notna().all() else "accuracy"
+    ordered = result.sort_values([by, "layer"], ascending=[False, True], kind="stable")
+    return ordered.groupby(keys, sort=False).head(1).set_index(keys).reindex(
+        result[keys].drop_duplicates().set_index(keys).index).reset_index()
 
 
 def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "accuracy") -> pd.DataFrame:
     """Pivot a :func:`p_probe` / :func:`q_probe` result to positions x attributes (or attributes x 1).
 
-    ``layer``: ``"best"`` (max over layers, per cell), ``"last"`` (the deepest probed layer) or a layer index.
+    ``layer``: ``"best"`` (per cell, the layer chosen on the validation people, :func:`best_layer_rows`),
+    ``"last"`` (the deepest probed layer) or a layer index.
     """
     if value not in result.columns:
         raise ParameterError(f"value={value!r} is not a column; allowed: {', '.join(map(str, result.columns))}")
     if layer == "best":
-        sub = result.groupby([c for c in ("position", "attribute") if c in result.columns], sort=False)[value].max()
-        sub = sub.reset_index()
+        sub = best_layer_rows(result)
     else:
         target = result["layer"].max() if layer == "last" else layer
         if isinstance(target, str) or target not in set(result["layer"]):
@@ -471,7 +515,8 @@ def classes_seen(dataset: bios.BioDataset, n_people: int | None = None, train_fr
 
 def positive_control(result: pd.DataFrame) -> pd.Series:
     """The P-probe's positive control on a bioS ``single`` model (``result`` from :func:`p_probe` with
-    ``position_by="order"``): per attribute, best-layer accuracy minus majority at the position just before
+    ``position_by="order"``): per attribute, accuracy minus majority (layer chosen on the validation people,
+    :func:`best_layer_rows`) at the position just before
     the attribute's own value (``posK`` for the K-th attribute: single keeps the order of
     :data:`bertology_lib.data.bios.ATTRIBUTES`). A model that memorised its biographies must predict the value
     there, so a probe that cannot read it (mean below :data:`POSITIVE_CONTROL`) is not an instrument that
@@ -482,6 +527,6 @@ def positive_control(result: pd.DataFrame) -> pd.Series:
         if sub.empty:
             raise ParameterError(f"the result has no row for position pos{k} and attribute {a!r}; allowed: a "
                                  "p_probe result with position_by='order'")
-        best = sub.loc[sub["accuracy"].idxmax()]
+        best = best_layer_rows(sub).iloc[0]
         rows[a] = float(best["accuracy"] - best["majority"])
     return pd.Series(rows, name="accuracy_over_majority")
