@@ -13,6 +13,7 @@ from bertology_lib.experiments.physics import bert as pbert
 from bertology_lib.experiments.physics import config as pcfg
 from bertology_lib.experiments.physics import evaluation as pev
 from bertology_lib.experiments.physics import grid as px
+from bertology_lib.experiments.physics import instruments as pi
 from bertology_lib.experiments.physics import probing as pp
 from bertology_lib.experiments.physics import training as ptrain
 from bertology_lib.models import decoder
@@ -96,14 +97,14 @@ def test_bert_memorisation_masks_whole_values_and_fails_a_random_bert(small):
 
 def test_classes_seen_is_the_share_of_test_people_with_a_training_class():
     ds = bios.generate_dataset(bios.BioConfig(n_people=40, seed=0))
-    share = pp.classes_seen(ds, seed=3)
+    share = pi.classes_seen(ds, seed=3)
     tr, te = pp.people_split(len(ds.people), None, 0.5, 3)
     for a in bios.ATTRIBUTES:
         seen = {pp.attribute_label(ds.people[int(i)], a) for i in tr}
         hits = sum(pp.attribute_label(ds.people[int(i)], a) in seen for i in te)
         assert share[a] == pytest.approx(hits / len(te))
     # 20 probe-training people cannot cover 300 universities; 12 birth months they nearly can
-    assert share["university"] < pp.CLASSES_SEEN <= share["birth_date"] + 0.35
+    assert share["university"] < pi.CLASSES_SEEN <= share["birth_date"] + 0.35
 
 
 def test_positive_control_reads_each_attribute_at_its_own_position():
@@ -113,12 +114,12 @@ def test_positive_control_reads_each_attribute_at_its_own_position():
             for layer in (0, 1):
                 acc = 0.9 if (pos == f"pos{k}" and layer == 1) else 0.1
                 rows.append({"position": pos, "attribute": a, "layer": layer, "accuracy": acc, "majority": 0.05})
-    ctl = pp.positive_control(pd.DataFrame(rows))
+    ctl = pi.positive_control(pd.DataFrame(rows))
     assert list(ctl.index) == list(bios.ATTRIBUTES) and ctl.tolist() == pytest.approx([0.85] * 6)
     null = pd.DataFrame(rows).assign(accuracy=0.05)  # a probe at majority everywhere fails the control
-    assert pp.positive_control(null).mean() < pp.POSITIVE_CONTROL
+    assert pi.positive_control(null).mean() < pi.POSITIVE_CONTROL
     with pytest.raises(ParameterError, match="position_by='order'"):
-        pp.positive_control(pd.DataFrame(rows).query("position != 'pos3'"))
+        pi.positive_control(pd.DataFrame(rows).query("position != 'pos3'"))
 
 
 def test_scale_and_model_label_name_the_decoder_beside_the_paper():

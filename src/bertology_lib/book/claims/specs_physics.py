@@ -9,10 +9,10 @@ Instrument checks (issues 16 and 17): every claim that reads knowledge out of a 
 biographies; for the BERT claims, the BERT and the decoder both do): a model that did not store the facts
 can neither extract them nor fail to, so the verdict is "inconclusive - instrument". The classifier probes
 also declare ``classes_seen`` (every attribute: at least
-:data:`~bertology_lib.experiments.physics.probing.CLASSES_SEEN` of the probe-test people have a class some
+:data:`~bertology_lib.experiments.physics.instruments.CLASSES_SEEN` of the probe-test people have a class some
 probe-training person has) and ``probe_positive_control`` (on the single model, the P-probe reads each
 attribute at the position just before its value, where a memorising model must hold it, at least
-:data:`~bertology_lib.experiments.physics.probing.POSITIVE_CONTROL` above majority on average). The
+:data:`~bertology_lib.experiments.physics.instruments.POSITIVE_CONTROL` above majority on average). The
 celebrity lift also needs the minority above its majority baseline with celebrities
 (``minority_above_majority``: a ratio of two floor values is not a lift).
 """
