@@ -164,6 +164,16 @@ register(
         checks=("memorised",),
     ),
     ClaimSpec(
+        "physics3.1.finetune.grid_order",
+        "Across the augmentation grid, fine-tuned QA-test accuracy follows the paper's order of the cells (Spearman of the cells' seed means with the paper's Fig. 3 numbers; Fisher-z interval in the details)",
+        "Allen-Zhu & Li 2023 §4, Fig. 3",
+        paper=1.0,
+        rule=AtLeast(0.7),
+        unit="Spearman rho",
+        checks=("memorised",),
+        note="paper, Fig. 3 (full fine-tuning, QA-test): single 9.7%, fullname 48.9%, permute1 4.4%, permute5 70.0%, multi5 41.0%, multi5+permute 96.6%; multi2+permute is not in our grid (issue 17)",
+    ),
+    ClaimSpec(
         "physics3.1.finetune.lora_same_order",
         "LoRA fine-tuning shows the same ordering: multi5+permute far above single (gap per seed: mean, min, max)",
         "Allen-Zhu & Li 2023 §4 (LoRA fine-tuning)",
