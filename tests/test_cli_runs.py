@@ -112,8 +112,11 @@ def test_ctrl_c_is_one_line_naming_the_notebook_and_the_partial_output(checkout,
     log, err = tmp_path / "stdout", tmp_path / "stderr"
     env = {**os.environ, "BERTOLOGY_THREADS": "1", "BERTOLOGY_HEARTBEAT_S": "1"}
     with open(log, "w") as out, open(err, "w") as errf:
+        # as in a terminal: Ctrl-C delivered, even when this test process was started as a background job of a
+        # non-interactive shell (which starts with SIGINT ignored, and a child would inherit that)
         p = subprocess.Popen([sys.executable, "-m", "bertology_lib.book.cli", "run", NAME], cwd=checkout, env=env,
-                             stdout=out, stderr=errf, start_new_session=True)
+                             stdout=out, stderr=errf, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             deadline = time.monotonic() + 180
             while "cell 3/3 running" not in log.read_text():
