@@ -329,3 +329,24 @@ def test_full_scale_generation_gives_distinct_people() -> None:
     ds = generate_dataset(BioConfig(n_people=100_000, seed=0))
     assert len(ds.people) == len(ds.bios) == 100_000
     assert len({p.full_name for p in ds.people}) == 100_000
+
+
+def test_people_per_value_shrinks_the_pools_and_keeps_the_paper_keys() -> None:
+    paper = BioConfig(300, seed=2)
+    assert "people_per_value" not in paper.to_dict()  # paper-pool datasets keep their cache keys
+    assert paper.pool_sizes() == {"birth_city": len(bios.CITIES), "university": len(bios.UNIVERSITIES),
+                                  "major": len(bios.MAJORS), "company_name": len(bios.COMPANIES)}
+    scaled = BioConfig(300, seed=2, people_per_value=10)
+    assert scaled.cache_key() != paper.cache_key()
+    assert set(scaled.pool_sizes().values()) == {30}
+    ds, ds_paper = generate_dataset(scaled), generate_dataset(paper)
+    pools = scaled.value_pools()
+    for a in ("birth_city", "university", "major", "company_name", "company_city"):
+        values = {getattr(p, a) for p in ds.people}
+        assert values <= set(pools[a]), a
+        assert len({getattr(p, a) for p in ds_paper.people}) > len(values), a
+    assert [p.full_name for p in ds.people] == [p.full_name for p in ds_paper.people]  # same people, fewer values
+    assert BioConfig(3, people_per_value=10).pool_sizes()["major"] == 2  # at least two values
+    assert BioConfig(10**5, people_per_value=1).pool_sizes()["university"] == len(bios.UNIVERSITIES)  # at most the pool
+    with pytest.raises(ParameterError, match="people_per_value"):
+        BioConfig(10, people_per_value=-1)

@@ -173,3 +173,29 @@ def test_whole_packing_never_cuts_a_biography_from_its_name():
     assert ptrain.pretrain_key(base.replace(packing="whole"))["packing"] == "whole"
     with pytest.raises(ParameterError, match="packing='cut'"):
         base.replace(packing="cut")
+
+
+def test_memorisation_leaves_out_values_written_before_the_name(small):
+    from bertology_lib.data.bios import BioEntry
+    from bertology_lib.experiments.physics.config import bios_tokenizer
+
+    tok = bios_tokenizer()
+    e = next(e for e in small.bios if e.spans[0][0] == "name" and e.spans[0][1] == 0)  # opens with the name
+    before = BioEntry(e.person, e.copy, e.text, (("birth_date", 0, 1), *e.spans), e.sentence_starts)
+
+    class Oracle(torch.nn.Module):  # right at every position except the first: only the value at word 0 is missed
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.zeros(1))
+
+        def forward(self, input_ids, attention_mask=None):
+            nxt = torch.cat([input_ids[:, 1:], input_ids[:, -1:]], dim=1)
+            nxt[:, 0] = 0
+            return type("Out", (), {"logits": torch.nn.functional.one_hot(nxt, len(tok)).float()})()
+
+    n_values = sum(lab != "name" for lab, _, _ in e.spans)
+    assert pev.bio_accuracy(Oracle(), tok, [e], first_token=True) == 1.0
+    assert pev.bio_accuracy(Oracle(), tok, [before], first_token=True) == pytest.approx(n_values / (n_values + 1))
+    assert pev.bio_accuracy(Oracle(), tok, [before], first_token=True, after_name=True) == 1.0
+    with pytest.raises(ParameterError, match="after_name"):
+        pev.bio_accuracy(None, None, [e], after_name="yes")

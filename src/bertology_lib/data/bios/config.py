@@ -13,7 +13,18 @@ import json
 import re
 from dataclasses import dataclass
 
-from bertology_lib.data.bios.pools import FIRST_NAMES, GENERATOR_VERSION, LAST_NAMES, MAX_PEOPLE, MIDDLE_NAMES
+from bertology_lib.data.bios.pools import (
+    CITIES,
+    COMPANIES,
+    COMPANY_CITY,
+    FIRST_NAMES,
+    GENERATOR_VERSION,
+    LAST_NAMES,
+    MAJORS,
+    MAX_PEOPLE,
+    MIDDLE_NAMES,
+    UNIVERSITIES,
+)
 from bertology_lib.data.bios.templates import ALL_PERMS
 from bertology_lib.errors import ParameterError
 from bertology_lib.validation import check_bool, check_int, check_seed
@@ -30,6 +41,9 @@ class BioConfig:
     appears K times with K distinct random sentence orders. fullname: full name in every sentence.
     n_minority: celebrity setup -- the last ``n_minority`` people get single+permute1 instead (QA-test).
     shuffle: globally shuffle entries (needed before packing; otherwise one person's copies share a window).
+    people_per_value: 0 = the paper's pools (200 cities, 300 universities, 100 majors, 263 companies); k > 0
+    shrinks each of those pools to its first ``ceil(n_people / k)`` values (at least 2, at most the pool), so
+    about k people share a value, as hundreds do in the paper at N = 100k (:meth:`pool_sizes`).
     """
 
     n_people: int
@@ -39,6 +53,7 @@ class BioConfig:
     fullname: bool = False
     n_minority: int = 0
     shuffle: bool = True
+    people_per_value: int = 0
 
     def __post_init__(self) -> None:
         self.validate()
@@ -59,6 +74,25 @@ class BioConfig:
         _int("n_minority", 0, self.n_people - 1, " (celebrity setup needs at least one majority person)")
         check_bool("fullname", self.fullname)
         check_bool("shuffle", self.shuffle)
+        _int("people_per_value", 0, None, " (0 = the paper's pools)")
+
+    def pool_sizes(self) -> dict[str, int]:
+        """Values drawn per pooled attribute (birth_city, university, major, company_name): the whole pool, or
+        ``ceil(n_people / people_per_value)`` of its first values (at least 2)."""
+        full = {"birth_city": len(CITIES), "university": len(UNIVERSITIES), "major": len(MAJORS),
+                "company_name": len(COMPANIES)}
+        if not self.people_per_value:
+            return full
+        k = max(2, -(-self.n_people // self.people_per_value))
+        return {a: min(k, n) for a, n in full.items()}
+
+    def value_pools(self) -> dict[str, tuple[str, ...]]:
+        """The values a person of this dataset can have, per pooled attribute, plus ``company_city`` (the
+        distinct headquarters of the drawn companies, sorted)."""
+        k = self.pool_sizes()
+        out = {"birth_city": CITIES[:k["birth_city"]], "university": UNIVERSITIES[:k["university"]],
+               "major": MAJORS[:k["major"]], "company_name": COMPANIES[:k["company_name"]]}
+        return {**out, "company_city": tuple(sorted({COMPANY_CITY[c] for c in out["company_name"]}))}
 
     @classmethod
     def from_augmentation(cls, name: str, n_people: int, seed: int = 0, **kw) -> BioConfig:
@@ -85,8 +119,12 @@ class BioConfig:
         return "+".join(parts)
 
     def to_dict(self) -> dict:
-        """Plain dict (with generator version) for cache keys."""
-        return {**dataclasses.asdict(self), "generator_version": GENERATOR_VERSION}
+        """Plain dict (with generator version) for cache keys; ``people_per_value`` only when set, so the keys
+        of paper-pool datasets stay as they were."""
+        d = dataclasses.asdict(self)
+        if not d["people_per_value"]:
+            del d["people_per_value"]
+        return {**d, "generator_version": GENERATOR_VERSION}
 
     def cache_key(self) -> str:
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]

@@ -44,9 +44,10 @@ from bertology_lib.data.bios.pools import (
 from bertology_lib.data.bios.templates import ALL_PERMS, COMPILED, PRONOUNS
 
 
-def sample_people(n_people: int, seed: int = 0) -> list[Person]:
-    """The N people of a dataset: unique full names and uniform attributes (company -> fixed city)."""
-    BioConfig(n_people=n_people, seed=seed)  # validates
+def sample_people(n_people: int, seed: int = 0, people_per_value: int = 0) -> list[Person]:
+    """The N people of a dataset: unique full names and uniform attributes (company -> fixed city), the pooled
+    ones drawn from the first :meth:`BioConfig.pool_sizes` values of each pool."""
+    k = BioConfig(n_people=n_people, seed=seed, people_per_value=people_per_value).pool_sizes()  # validates
     rng = np.random.default_rng([seed, STREAM_PEOPLE])
     name_idx = rng.choice(MAX_PEOPLE, size=n_people, replace=False)  # unique (first, middle, last) triples
     n_ml = len(MIDDLE_NAMES) * len(LAST_NAMES)
@@ -58,10 +59,10 @@ def sample_people(n_people: int, seed: int = 0) -> list[Person]:
         rng.integers(YEARS[0], YEARS[1] + 1, n_people),
         rng.integers(1, 13, n_people),
         rng.integers(DAYS[0], DAYS[1] + 1, n_people),
-        rng.integers(0, len(CITIES), n_people),
-        rng.integers(0, len(UNIVERSITIES), n_people),
-        rng.integers(0, len(MAJORS), n_people),
-        rng.integers(0, len(COMPANIES), n_people),
+        rng.integers(0, k["birth_city"], n_people),
+        rng.integers(0, k["university"], n_people),
+        rng.integers(0, k["major"], n_people),
+        rng.integers(0, k["company_name"], n_people),
     )
     genders = ("male", "female")
     return [
@@ -125,7 +126,7 @@ def generate_dataset(config: BioConfig) -> BioDataset:
     """Generate people, biographies (augmented, globally shuffled) and the 50/50 QA people split."""
     config.validate()
     n, seed = config.n_people, config.seed
-    people = sample_people(n, seed)
+    people = sample_people(n, seed, config.people_per_value)
     n_major = n - config.n_minority
     sizes = [len(COMPILED[a]) for a in ATTRIBUTES]
 
@@ -170,10 +171,12 @@ def generate_dataset(config: BioConfig) -> BioDataset:
     return BioDataset(config, tuple(people), tuple(entries), qa_train, qa_test, groups)
 
 
-def celebrity_dataset(n_majority: int, n_minority: int, seed: int = 0, fullname: bool = False) -> BioDataset:
+def celebrity_dataset(n_majority: int, n_minority: int, seed: int = 0, fullname: bool = False,
+                      people_per_value: int = 0) -> BioDataset:
     """Celebrity setup: majority multi5+permute (QA-train = all majority), minority single+permute1 (QA-test).
 
     People are the same as ``generate_dataset(BioConfig(n_majority + n_minority, seed))``.
     """
     return generate_dataset(BioConfig(n_people=n_majority + n_minority, seed=seed, multi=5, permute=1,
-                                      fullname=fullname, n_minority=n_minority))
+                                      fullname=fullname, n_minority=n_minority,
+                                      people_per_value=people_per_value))

@@ -163,30 +163,12 @@ def pool_sizes() -> pd.DataFrame:
     return df
 
 
-def possible_values() -> dict[str, int]:
-    """How many values each attribute can take (company_city: the distinct headquarters cities)."""
-    return {
-        "birth_date": (bios.YEARS[1] - bios.YEARS[0] + 1) * len(bios.MONTHS) * (bios.DAYS[1] - bios.DAYS[0] + 1),
-        "birth_city": len(bios.CITIES), "university": len(bios.UNIVERSITIES), "major": len(bios.MAJORS),
-        "company_name": len(bios.COMPANIES), "company_city": len(set(bios.COMPANY_CITY.values())),
-    }
-
-
-def templates_per_attribute() -> pd.Series:
-    """Number of sentence templates per attribute in :data:`bios.TEMPLATES`."""
-    return pd.Series({a: len(bios.TEMPLATES[a]) for a in ATTRIBUTES}, name="templates")
-
-
-def heldout_majority(dataset: BioDataset, attributes: Sequence[str] = ATTRIBUTES) -> dict[str, float]:
-    """Accuracy on QA-test people of always answering the most common QA-train answer.
-
-    The baseline the QA evaluation reports beside each attribute
-    (:func:`bertology_lib.experiments.physics.evaluation.evaluate_qa` uses the same rule).
-    """
-    train = [dataset.people[i] for i in dataset.qa_train]
-    test = [dataset.people[i] for i in dataset.qa_test]
-    guess = bios.majority_baseline(train, attributes)
-    return {a: float(np.mean([p.value(a) == guess[a][0] for p in test])) for a in attributes}
+def possible_values(config: bios.BioConfig | None = None) -> dict[str, int]:
+    """How many values each attribute can take in datasets of ``config`` (default: the paper's pools;
+    company_city: the distinct headquarters of the companies drawn)."""
+    pools = (config or bios.BioConfig(n_people=1)).value_pools()
+    return {"birth_date": (bios.YEARS[1] - bios.YEARS[0] + 1) * len(bios.MONTHS) * (bios.DAYS[1] - bios.DAYS[0] + 1),
+            **{a: len(v) for a, v in pools.items()}}
 
 
 def attribute_statistics(dataset: BioDataset) -> pd.DataFrame:
@@ -194,7 +176,7 @@ def attribute_statistics(dataset: BioDataset) -> pd.DataFrame:
     all people, the uniform share (1 / possible values) and the held-out majority accuracy."""
     base = bios.majority_baseline(dataset.people)
     held = heldout_majority(dataset)
-    possible = possible_values()
+    possible = possible_values(dataset.config)
     rows = []
     for a in ATTRIBUTES:
         value, share = base[a]

@@ -40,6 +40,8 @@ class PhysicsConfig(SizeTable):
     ``packing``: how biographies fill the pretraining windows (``stream``: back to back and cut every
     ``seq_len`` tokens, so a biography cut at a window edge loses its name for the values after the cut;
     ``whole``: :func:`bertology_lib.training.objectives.pack_whole`, no biography is cut).
+    ``people_per_value``: pools that scale with N (:meth:`bertology_lib.data.bios.BioConfig.pool_sizes`), so a
+    classifier probe sees every class in training; 0 keeps the paper's pools.
     """
 
     augmentation: str = "multi5+permute"
@@ -68,6 +70,7 @@ class PhysicsConfig(SizeTable):
     dtype: str = "float32"
     tokenizer: str = "word"  # "word" (our word-level tokenizer) or a tokenizer folder / hub name (e.g. GPT-2 BPE)
     packing: str = "stream"  # "stream": biographies back to back, cut into windows; "whole": no biography is cut
+    people_per_value: int = 0  # 0: the paper's pools; k: pools of ceil(n_people / k) values (BioConfig.pool_sizes)
 
     def __post_init__(self) -> None:
         self.bio_config()  # validates augmentation, n_people, n_minority, seed (messages name the value)
@@ -103,7 +106,7 @@ class PhysicsConfig(SizeTable):
     # -- derived configs ------------------------------------------------------------------------
     def bio_config(self) -> bios.BioConfig:
         return bios.BioConfig.from_augmentation(self.augmentation, self.n_people, seed=self.seed,
-                                                n_minority=self.n_minority)
+                                                n_minority=self.n_minority, people_per_value=self.people_per_value)
 
     def dataset(self) -> bios.BioDataset:
         return _dataset(self.bio_config())

@@ -79,15 +79,18 @@ def _sample(people: Sequence[int], k: int, seed: int, stream: int) -> list[int]:
 
 @torch.no_grad()
 def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size: int = 64,
-                 first_token: bool = False) -> float:
+                 first_token: bool = False, after_name: bool = False) -> float:
     """Share of (biography, attribute) pairs whose whole value the model predicts token by token.
 
     Teacher-forced: every value token must be the argmax next token after the true prefix (``<eos>``
     in front, as in packed pretraining). This is the "BIO accuracy" of paper Fig. 1b: has the model
     memorised the training biographies? ``first_token``: only the value's first token must be right
-    (what :func:`memorisation` reports).
+    (what :func:`memorisation` reports). ``after_name``: only values that follow the person's first name
+    mention (a value a template puts before the name, "On October 2, 1996, Anya ... was born", cannot be
+    recalled: nothing before it says whose it is).
     """
     check_bool("first_token", first_token)
+    check_bool("after_name", after_name)
     if not entries:
         raise ParameterError("entries is empty; allowed: at least one biography")
     ids, word_ids = encode_words(tokenizer, [e.text for e in entries])
@@ -101,8 +104,12 @@ def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size:
         pred = model(input_ids=x.to(device), attention_mask=mask.to(device)).logits.argmax(-1).cpu()
         for i, e in enumerate(entries[s: s + batch_size]):
             w = word_ids[s + i]
+            named = False
             for lab, ws, we in e.spans:
                 if lab == "name":
+                    named = True
+                    continue
+                if after_name and not named:
                     continue
                 toks = [k for k, wid in enumerate(w) if wid is not None and ws <= wid < we]
                 toks = toks[:1] if first_token else toks
@@ -134,11 +141,13 @@ def training_bios(dataset: bios.BioDataset, people: Sequence[int] | None = None,
 def memorisation(model, tokenizer, dataset: bios.BioDataset, people: Sequence[int] | None = None,
                  n_people: int = 128, seed: int = 0) -> float:
     """Has the model stored its training biographies? First-token accuracy of every attribute value given
-    its true prefix (:func:`bio_accuracy` with ``first_token=True``) on one biography of each of ``people``
+    its true prefix, after the person's name, (:func:`bio_accuracy` with ``first_token=True``) on one biography of each of ``people``
     (default: a seeded sample of ``n_people``). A claim that reads knowledge out of a model declares
     ``memorised`` (this value >= :data:`MEMORISED`) as its instrument check: a model that did not store the
-    facts can neither extract them nor fail to."""
-    return bio_accuracy(model, tokenizer, training_bios(dataset, people, n_people, seed), first_token=True)
+    facts can neither extract them nor fail to. Values a template puts before the person's name are left out
+    (``after_name``): no model can recall them."""
+    return bio_accuracy(model, tokenizer, training_bios(dataset, people, n_people, seed), first_token=True,
+                        after_name=True)
 
 
 def curve_metrics(model, tokenizer, dataset: bios.BioDataset, n_people: int = 64, seed: int = 0) -> dict:

@@ -33,10 +33,11 @@ from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.profiles import SizeTable
 from bertology_lib.validation import check_seeds, check_subset
 
-GRID: tuple[str, ...] = ("single", "fullname", "permute1", "permute5", "multi5", "multi5+permute")
+GRID: tuple[str, ...] = ("single", "fullname", "permute1", "permute5", "multi5", "multi2+permute", "multi5+permute")
 METHODS: tuple[str, ...] = ("full", "lora")
 SUMMARY_ROWS: tuple[str, ...] = ("mean", "mean_without_birth_date")
-# QA-test accuracy after full fine-tuning, paper Fig. 3 (the grid's cells; the paper's multi2+permute is not one)
+# QA-test accuracy after full fine-tuning, paper Fig. 3: the six cells whose numbers the book quotes (its
+# multi2+permute cell runs here, but its paper number is not in our reference table, so it is not ranked)
 PAPER_FIG3: dict[str, float] = {"single": 0.097, "fullname": 0.489, "permute1": 0.044, "permute5": 0.700,
                                 "multi5": 0.410, "multi5+permute": 0.966}
 
@@ -59,7 +60,7 @@ class Plan(SizeTable):
         "smoke": dict(grid_seeds={"single": (0,), "permute1": (0,), "multi5+permute": (0,)}, mixed_seeds=(0,),
                       n_sweep=(20, 40), qa_shares=(0.5,), celebrity_seeds=(0,), bert_seeds=(0,)),
         "quick": dict(grid_seeds={"single": (0, 1), "fullname": (0,), "permute1": (0, 1), "permute5": (0,),
-                                  "multi5": (0,), "multi5+permute": (0, 1)},
+                                  "multi5": (0,), "multi2+permute": (0,), "multi5+permute": (0, 1)},
                       mixed_seeds=(0, 1), n_sweep=(150, 300, 600), qa_shares=(0.25, 0.5), celebrity_seeds=(0, 1),
                       bert_seeds=(0,)),
         "full": dict(grid_seeds={a: (0, 1) for a in GRID}, mixed_seeds=(0, 1), n_sweep=(10_000, 50_000, 100_000),

@@ -369,11 +369,12 @@ def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, step
     return pd.DataFrame(rows)
 
 
-def attribute_pool(attribute: str, birth_date_label: str = "month") -> list[str]:
-    """Every label the bioS generator can give ``attribute`` (:func:`attribute_label`), not only those of
-    the people in a dataset: the candidate answers of :func:`q_probe_vocab`."""
-    pools = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
-             "company_name": bios.COMPANIES, "company_city": sorted(set(bios.COMPANY_CITY.values()))}
+def attribute_pool(attribute: str, birth_date_label: str = "month", config: bios.BioConfig | None = None
+                   ) -> list[str]:
+    """Every label the bioS generator can give ``attribute`` (:func:`attribute_label`) in datasets of ``config``
+    (default: the paper's pools), not only those of the people drawn: the candidate answers of
+    :func:`q_probe_vocab`."""
+    pools = (config or bios.BioConfig(n_people=1)).value_pools()
     if attribute not in bios.ATTRIBUTES:
         raise ParameterError(f"attribute={attribute!r} is unknown; allowed: {', '.join(bios.ATTRIBUTES)}")
     if attribute != "birth_date":
@@ -426,7 +427,7 @@ def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequ
     n_l, _, d = X.shape
     rows = []
     for a in bios.ATTRIBUTES:
-        pool = attribute_pool(a, birth_date_label)
+        pool = attribute_pool(a, birth_date_label, dataset.config)
         ids = tokenizer([" ".join(bios.words(c)) for c in pool], add_special_tokens=False)["input_ids"]
         E = torch.stack([W[torch.tensor(t)].mean(0) for t in ids])  # (C, d)
         E = E - E.mean(0, keepdim=True)
