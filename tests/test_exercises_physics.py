@@ -96,7 +96,7 @@ quick, tok = PhysicsConfig.for_profile("quick"), bios_tokenizer()
 qa_windows, _ = pack_labeled(ptrain.qa_examples(quick.dataset(), tok, "train"), quick.seq_len)
 reads = quick.mixed_steps * quick.batch_size * quick.qa_share / len(qa_windows)
 aug = quick.replace(augmentation="multi5+permute")
-bio_windows = ptrain.bio_windows(aug.dataset(), tok, aug.seq_len)
+bio_windows, _ = ptrain.bio_rows(aug.dataset(), tok, aug.seq_len, aug.packing)
 fact_reads = quick.mixed_steps * quick.batch_size * (1 - quick.qa_share) / len(bio_windows) * 5  # five copies
 print(f"each QA-train question is read {reads:.0f} times, each multi5+permute fact {fact_reads:.0f} times")
 print(check("ex-physics02-qa-reads", reads))
@@ -133,7 +133,7 @@ readings = {}
 for aug in ("single", "multi5+permute"):
     quick = PhysicsConfig.for_profile("quick", augmentation=aug)
     quick_ds = quick.dataset()
-    windows = ptrain.bio_windows(quick_ds, tok, quick.seq_len)
+    windows, _ = ptrain.bio_rows(quick_ds, tok, quick.seq_len, quick.packing)
     epochs = quick.pretrain_steps * quick.batch_size / len(windows)
     readings[aug] = epochs * len(quick_ds.bios) / len(quick_ds.people)  # each biography states every fact once
     print(f"{aug}: {len(windows)} windows, {epochs:.1f} epochs, each fact read {readings[aug]:.0f} times")
@@ -165,7 +165,7 @@ from bertology_lib.experiments.physics.config import bios_tokenizer
 
 
 def epochs(cfg):
-    windows = ptrain.bio_windows(cfg.dataset(), bios_tokenizer(), cfg.seq_len)
+    windows, _ = ptrain.bio_rows(cfg.dataset(), bios_tokenizer(), cfg.seq_len, cfg.packing)
     return cfg.pretrain_steps * cfg.batch_size / len(windows)
 
 
@@ -455,10 +455,19 @@ def test_lag_wrong_answers():
 
 
 def _epochs_by_tokens(cfg: PhysicsConfig) -> float:
-    """Pretraining epochs from the token count: (tokens + one EOS per biography) // seq_len windows."""
+    """Pretraining epochs from the token counts: stream packing makes (tokens + one EOS per biography) // seq_len
+    windows; whole packing starts a new window when a biography, its EOS and a closing EOS no longer fit."""
     ds, tok = cfg.dataset(), bios_tokenizer()
-    n_tokens = sum(len(x) + 1 for x in tok(ds.texts(), add_special_tokens=False)["input_ids"])
-    return cfg.pretrain_steps * cfg.batch_size / (n_tokens // cfg.seq_len)
+    lengths = [len(x) for x in tok(ds.texts(), add_special_tokens=False)["input_ids"]]
+    if cfg.packing == "stream":
+        n_windows = sum(n + 1 for n in lengths) // cfg.seq_len
+    else:
+        n_windows, used = 1, 0
+        for n in lengths:
+            if used and used + n + 2 > cfg.seq_len:
+                n_windows, used = n_windows + 1, 0
+            used += n + 1
+    return cfg.pretrain_steps * cfg.batch_size / n_windows
 
 
 def test_exposures_truth_and_wrong_answers():
@@ -542,7 +551,8 @@ def test_chance_wrong_answers():
     n = sum(len(s) for s in px.Plan.for_profile("quick").grid_seeds.values())
     t = physics2.physics_chance_truth()
     wrong("ex-physics05-chance", physics2.spearman_null_tail(n, two_sided=True), "one-sided", t)
-    wrong("ex-physics05-chance", physics2.spearman_null_tail(n, strict=True), ">=, not >", t)
+    if not physics2.spearman_null_tail(n, strict=True) == pytest.approx(t):  # at some n no order has rho = 0.7
+        wrong("ex-physics05-chance", physics2.spearman_null_tail(n, strict=True), ">=, not >", t)
     wrong("ex-physics05-chance", 1 - t, "chance of failing", t)
     wrong("ex-physics05-chance", physics2.spearman_null_tail(len(px.GRID)), "number of points", t)
     wrong("ex-physics05-chance", 0.2, "not quite", t)

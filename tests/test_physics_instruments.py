@@ -129,6 +129,8 @@ def test_scale_and_model_label_name_the_decoder_beside_the_paper():
     assert s["parameters"] == px.decoder_parameters(cfg) > 0 and s["steps"] == cfg.pretrain_steps
     assert px.model_label(cfg).startswith("decoder tiny (") and px.model_label(cfg, "BERT").startswith("BERT tiny")
     assert px.bert_parameters(cfg) != px.decoder_parameters(cfg)
+    assert px.scale(cfg.replace(people_per_value=0), 1)["pools"] == "the paper's"
+    assert px.scale(cfg.replace(n_people=300, people_per_value=10), 1)["pools"] == "30 values per pooled attribute"
     with pytest.raises(ParameterError, match="kind='GPT'"):
         px.model_label(cfg, "GPT")
 

@@ -79,13 +79,14 @@ def quick_config():
 
 def bio_exposures(cfg, steps: int | None = None, batch_size: int | None = None) -> float:
     """Times one biography's facts are read in a decoder pretraining run of ``cfg``, per copy of a person:
-    rows read (``steps x batch_size``) over the packed BIO windows of ``cfg.dataset()`` (the epochs)."""
+    rows read (``steps x batch_size``) over the BIO windows of ``cfg.dataset()`` packed as ``cfg.packing`` says
+    (the epochs)."""
     from bertology_lib.experiments.physics.config import bios_tokenizer
-    from bertology_lib.experiments.physics.training import bio_windows
+    from bertology_lib.experiments.physics.training import bio_rows
 
     steps = cfg.pretrain_steps if steps is None else steps
     batch_size = cfg.batch_size if batch_size is None else batch_size
-    return steps * batch_size / len(bio_windows(cfg.dataset(), bios_tokenizer(), cfg.seq_len))
+    return steps * batch_size / len(bio_rows(cfg.dataset(), bios_tokenizer(), cfg.seq_len, cfg.packing)[0])
 
 
 # ----------------------------------------------------------------------------------------------- physics_01
@@ -395,7 +396,7 @@ def _check_physics_exposures(answer):
     per_bio = cfg.pretrain_steps * cfg.batch_size / cfg.n_people  # a row taken for one biography
     if any(close(v, per_bio, rel=0.02) or close(v, per_bio / 5, rel=0.02) for v in pair):
         return False, ("a row of a batch is a window of seq_len tokens holding about two biographies, not one "
-                       "biography: count the packed windows (training.bio_windows).")
+                       "biography: count the packed windows (training.bio_rows, with the config's packing).")
     if ok[0] and close(pair[1], truth[1] / 5, rel=0.02):
         return False, ("for multi5+permute you counted the epochs; every epoch reads each of a person's five "
                        "biographies, and each of them states every fact.")

@@ -91,7 +91,7 @@ def _check_physics_minority_exposures(answer):
         return False, ("that is how often a celebrity's fact is read (or a fact in the run without celebrities); a "
                        "minority person has a single biography among many more windows.")
     return False, ("not quite: steps x batch size rows over the number of packed windows of the celebrity dataset's "
-                   "biographies (training.bio_windows) is the number of epochs.")
+                   "biographies (training.bio_rows, with the config's packing) is the number of epochs.")
 
 
 # ----------------------------------------------------------------------------------------------- physics_05

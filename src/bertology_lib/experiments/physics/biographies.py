@@ -171,6 +171,32 @@ def possible_values(config: bios.BioConfig | None = None) -> dict[str, int]:
             **{a: len(v) for a, v in pools.items()}}
 
 
+def templates_per_attribute() -> pd.Series:
+    """Number of sentence templates per attribute in :data:`bios.TEMPLATES`."""
+    return pd.Series({a: len(bios.TEMPLATES[a]) for a in ATTRIBUTES}, name="templates")
+
+
+def heldout_majority(dataset: BioDataset, attributes: Sequence[str] = ATTRIBUTES) -> dict[str, float]:
+    """Accuracy on QA-test people of always answering the most common QA-train answer.
+
+    The baseline the QA evaluation reports beside each attribute
+    (:func:`bertology_lib.experiments.physics.evaluation.evaluate_qa` uses the same rule).
+    """
+    train = [dataset.people[i] for i in dataset.qa_train]
+    test = [dataset.people[i] for i in dataset.qa_test]
+    guess = bios.majority_baseline(train, attributes)
+    return {a: float(np.mean([p.value(a) == guess[a][0] for p in test])) for a in attributes}
+
+
+def profile_pools(config: bios.BioConfig, paper_people: int = 100_000) -> pd.DataFrame:
+    """The values each attribute can take in datasets of ``config`` beside the paper's pools, and how many
+    people share a value on average (``n_people / values``) here and in the paper (N = ``paper_people``)."""
+    ours, paper = possible_values(config), possible_values()
+    return pd.DataFrame({"paper values": paper, "values here": ours,
+                         "people per value (paper)": {a: paper_people / v for a, v in paper.items()},
+                         "people per value (here)": {a: config.n_people / v for a, v in ours.items()}})
+
+
 def attribute_statistics(dataset: BioDataset) -> pd.DataFrame:
     """Per attribute: possible and observed distinct values, the majority value and its share among
     all people, the uniform share (1 / possible values) and the held-out majority accuracy."""

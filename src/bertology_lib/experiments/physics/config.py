@@ -131,22 +131,22 @@ class PhysicsConfig(SizeTable):
 
 
 PhysicsConfig.SIZES = {
-    "smoke": dict(n_people=20, model_size="tiny", seq_len=64, batch_size=8, warmup_steps=5,
+    "smoke": dict(n_people=20, model_size="tiny", seq_len=128, batch_size=8, warmup_steps=5,
                   pretrain_steps=30, finetune_steps=20, finetune_batch_size=8, finetune_eval_every=10,
-                  mixed_steps=30, device="cpu"),
-    # Calibrated on a shared 2-core box, 1 thread, in 6 pretraining runs (one seed each unless said):
-    # 16 x 128-token windows per step cost ~0.19 s (~9k tokens/s), so 1200 steps = 3.7 min. N=300
-    # multi5+permute packs into 663 windows: 29 epochs, 145 exposures per fact, final BIO loss 0.025.
-    # Then full fine-tuning at lr 3e-4 for 300 steps (~12 epochs of QA-fit), selected on validation
-    # people: QA-test mean 64% (seed 0) / 46% (seed 1); bioS single, same settings: 2% (majority 2%).
-    # N=500 at the same cost stores less (17 epochs, loss 0.33): 55% (seed 0). lr 1e-3 fine-tuning
-    # overfits within 50 steps; LoRA (q/v + embeddings) wants lr ~1e-3 (45% / 40% at seeds 1 / 0).
-    # Mixed training gives the biographies the exposures pretraining gives them: with a QA share of 1/2,
-    # twice the steps. At 1200 mixed steps (half the exposures) multi5+permute reached 43% / 24% QA-test
-    # (seeds 0 / 1) with BIO memorisation still rising; at 2400 steps, 67% (seed 0), 310 s idle.
+                  mixed_steps=30, device="cpu", packing="whole", people_per_value=10),
+    # Calibrated 2026-12-01 (2-core box, 1 thread, one seed; benchmarks/README.md, "Physics at
+    # quick"): whole-biography packing (stream packing cut 23% of single's values from their name) and pools
+    # that scale with N (10 people per value: 30 values per pooled attribute at N = 300, so a classifier probe
+    # sees every class). Small decoder, 2000 steps of 16 x 128 tokens (42 epochs of multi5+permute, 213 of
+    # single; 9 min at 1 thread, ~4.2 min at 2): memorised (first token after the name) multi5+permute 0.98,
+    # single 0.946 (birth date, the value right after the name, 0.78; the others >= 0.95). QA fine-tuning
+    # at lr 1e-4 (validation people: 0.756 vs 0.656 at 3e-5; 3e-4 picks its step-75 checkpoint, overfitting):
+    # multi5+permute QA-test 0.69, single 0.06 (majority 0.05). The tiny decoder (3000 steps) memorises
+    # (0.97) but extracts nothing (0.06): width, not only passes, buys extraction. N = 200 at the same steps
+    # memorises more (0.99) but extracts less (0.60): fewer QA-train people.
     "quick": dict(n_people=300, model_size="small", seq_len=128, batch_size=16, lr=3e-3, warmup_steps=60,
-                  pretrain_steps=1200, finetune_steps=300, finetune_lr=3e-4, finetune_batch_size=32,
-                  finetune_eval_every=25, mixed_steps=2400, device="cpu"),
+                  pretrain_steps=2000, finetune_steps=300, finetune_lr=1e-4, finetune_batch_size=32,
+                  finetune_eval_every=25, mixed_steps=4000, device="cpu", packing="whole", people_per_value=10),
     "full": dict(n_people=100_000, model_size="full", seq_len=512, batch_size=96, lr=1e-3,
                  weight_decay=0.1, warmup_steps=1000, pretrain_steps=80_000, finetune_steps=20_000,
                  finetune_lr=3e-4, finetune_batch_size=96, finetune_eval_every=2000, mixed_steps=160_000,

@@ -46,7 +46,9 @@ PAPER_FIG3: dict[str, float] = {"single": 0.097, "fullname": 0.489, "permute1": 
 class Plan(SizeTable):
     """How many settings and seeds each physics notebook runs at a profile (sizes live in PhysicsConfig).
 
-    ``quick`` spends two seeds on every headline cell and one on the middle of the augmentation grid.
+    ``quick`` spends two seeds on the grid's two headline cells (single, multi5+permute) and on the celebrity
+    runs, one on the middle of the grid, on mixed training and on BERT; its N sweep stays within 4x below the
+    base N (a larger N costs proportionally more).
     """
 
     grid_seeds: dict  # {augmentation: seeds} for the pretrain + fine-tune grid (and its probes)
@@ -61,7 +63,7 @@ class Plan(SizeTable):
                       n_sweep=(20, 40), qa_shares=(0.5,), celebrity_seeds=(0,), bert_seeds=(0,)),
         "quick": dict(grid_seeds={"single": (0, 1), "fullname": (0,), "permute1": (0, 1), "permute5": (0,),
                                   "multi5": (0,), "multi2+permute": (0,), "multi5+permute": (0, 1)},
-                      mixed_seeds=(0, 1), n_sweep=(150, 300, 600), qa_shares=(0.25, 0.5), celebrity_seeds=(0, 1),
+                      mixed_seeds=(0,), n_sweep=(75, 150, 300), qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1),
                       bert_seeds=(0,)),
         "full": dict(grid_seeds={a: (0, 1) for a in GRID}, mixed_seeds=(0, 1), n_sweep=(10_000, 50_000, 100_000),
                      qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1), bert_seeds=(0, 1)),
@@ -443,8 +445,11 @@ def model_label(cfg: PhysicsConfig, kind: str = "decoder") -> str:
 
 
 def scale(cfg: PhysicsConfig, seeds: int, steps: int | None = None) -> dict[str, Any]:
-    """The scale of a physics claim beside the paper's: people, parameters, training steps, seeds."""
-    return {"people": cfg.n_people, "paper people": PAPER_SCALE["people"],
+    """The scale of a physics claim beside the paper's: people, value pools, parameters, training steps, seeds."""
+    k = cfg.bio_config().pool_sizes()
+    pools = f"{max(k.values())} values per pooled attribute" if cfg.people_per_value else "the paper's"
+    return {"people": cfg.n_people, "paper people": PAPER_SCALE["people"], "pools": pools,
+            "paper pools": "100-300 values per pooled attribute",
             "parameters": decoder_parameters(cfg), "paper parameters": PAPER_SCALE["parameters"],
             "steps": int(steps if steps is not None else cfg.pretrain_steps),
             "paper steps": PAPER_SCALE["pretrain_steps"], "seeds": int(seeds)}
