@@ -426,7 +426,7 @@ def physics_unseen_truth(n_people: int = 300, seed: int = 0, attribute: str = "u
 
 @checker("ex-physics05-ceiling")
 def _check_physics_unseen(answer):
-    """``answer``: a share in [0, 1] (+-0.005 accepted) for the quick dataset (N = 300, seed 0)."""
+    """``answer``: a share in [0, 1] (+-0.005 accepted) for the quick people (N = 300, seed 0) with the paper's pools."""
     v = as_number(answer)
     if v is None or not 0.0 <= v <= 1.0:
         return False, f"expected a share between 0 and 1, got {answer!r}."
