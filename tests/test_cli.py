@@ -160,3 +160,30 @@ def test_library_closure_follows_imports_and_ignores_unrelated_modules(tmp_path)
     nb.cells.append(nbformat.v4.new_code_cell("def broken(:"))
     nbformat.write(nb, path)
     assert len(stamps.library_closure(path)) == len(stamps.library_closure())  # unparsable: everything counts
+
+
+def test_library_closure_follows_only_the_checkers_of_a_notebooks_own_exercises(tmp_path):
+    """The exercises package imports every checker module; a notebook depends only on those of its labels."""
+    import nbformat
+
+    from bertology_lib.book import stamps
+
+    owners = stamps.checker_modules(stamps.library_modules())
+    assert owners["ex-physics03-exposures"] == "bertology_lib.book.exercises.physics"
+    assert owners["ex-physics05-ceiling"] == "bertology_lib.book.exercises.physics"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from bertology_lib.book.exercises import check\nprint(check(\"ex-physics03-exposures\", (1, 2)))")])
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    pkg = Path(stamps.__file__).parents[1]
+    names = {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
+    assert {"book/exercises/__init__.py", "book/exercises/checks.py", "book/exercises/physics.py",
+            "experiments/physics/training.py"} <= names  # its checker, and what that checker imports
+    assert not {"book/exercises/survey.py", "book/exercises/physics2.py", "experiments/survey/behaviour.py"} & names
+    nb.cells.append(nbformat.v4.new_code_cell("print(check('ex-physics04-exposures', 3))"))
+    nbformat.write(nb, path)
+    assert "book/exercises/physics2.py" in {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
+    # every label a book notebook checks has a checker module, so no exercise falls outside the closure
+    for p in Path(stamps.__file__).parents[3].joinpath("notebooks").glob("*.ipynb"):
+        code = "".join("".join(c["source"]) for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code")
+        assert set(stamps._LABEL_RE.findall(code)) <= set(owners), p.name

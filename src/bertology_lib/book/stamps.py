@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -56,9 +57,30 @@ def imported_modules(source: str, module: str, is_package: bool, known: Mapping[
     return closed
 
 
+EXERCISES = "bertology_lib.book.exercises"
+_CHECKER_RE = re.compile(r"""@checker\(\s*["']([^"']+)["']""")
+_LABEL_RE = re.compile(r"""["'](ex-[A-Za-z0-9_.-]+)["']""")
+
+
+def checker_modules(known: Mapping[str, Path]) -> dict[str, str]:
+    """Which module of :mod:`bertology_lib.book.exercises` defines each exercise's checker: label -> module,
+    read from the ``@checker("label")`` decorators in the sources (nothing is imported)."""
+    out: dict[str, str] = {}
+    for name, f in known.items():
+        if name.startswith(EXERCISES + "."):
+            out.update({label: name for label in _CHECKER_RE.findall(f.read_text())})
+    return out
+
+
 def library_closure(notebook: Path | None = None) -> list[Path]:
     """The library files a notebook's results can depend on: the package modules its code cells import,
-    and everything those import in turn (a notebook that cannot be parsed, or no notebook: all of them)."""
+    and everything those import in turn (a notebook that cannot be parsed, or no notebook: all of them).
+
+    The exercises package imports every part's checker module (so that all checkers register); a notebook's
+    results depend only on the checkers of the exercises it checks (the ``"ex-…"`` labels in its code), so
+    from that package only those checker modules are followed. A change to a physics checker then leaves a
+    survey notebook's stamp valid.
+    """
     known = library_modules()
     if notebook is None:
         return sorted(known.values())
@@ -70,6 +92,9 @@ def library_closure(notebook: Path | None = None) -> list[Path]:
         todo = imported_modules(code, "__notebook__", False, known)
     except SyntaxError:
         return sorted(known.values())
+    owners = checker_modules(known)
+    checker_files = set(owners.values())
+    own = {owners[label] for label in _LABEL_RE.findall(code) if label in owners}
     done: set[str] = set()
     while todo:
         name = todo.pop()
@@ -77,7 +102,10 @@ def library_closure(notebook: Path | None = None) -> list[Path]:
             continue
         done.add(name)
         f = known[name]
-        todo |= imported_modules(f.read_text(), name, f.name == "__init__.py", known) - done
+        found = imported_modules(f.read_text(), name, f.name == "__init__.py", known)
+        if name == EXERCISES:
+            found = (found - checker_files) | own
+        todo |= found - done
     return sorted(known[n] for n in done)
 
 
