@@ -74,6 +74,19 @@ register(
         "reported beside it); a model with a fixed preference for the NPI or its plain counterpart scores 0",
     ),
     ClaimSpec(
+        "survey3.1.npi_scope",
+        "BERT is worse at an NPI licensor's scope than at its presence: a licensor outside the NPI's scope (in a relative clause on the subject) draws it to the NPI more often than no licensor at all (share choosing the NPI, scope minus unlicensed items, 95% interval)",
+        "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
+        paper="worse at scope than at licensors",
+        rule=BeatsBaseline("the unlicensed items"),
+        unit="scope intrusion",
+        checks=("detects_licensor",),
+        note="the plain word is right on both the scope and the unlicensed items, so chance or a fixed taste for the NPI "
+        "or the plain word scores 0 (against a constant chance line, a model that always picks the NPI would pass); "
+        "instrument: the model must detect licensors (the licensing effect of survey3.1.npi_licensing above 0), else "
+        "an out-of-scope licensor cannot mislead it",
+    ),
+    ClaimSpec(
         "survey3.1.insensitive_to_shuffling",
         "BERT's cloze preferences are largely unchanged when word order is shuffled (share of agreement items whose right/wrong answer stays the same, 95% Wilson interval)",
         "Rogers et al. 2020 §3.1; Ettinger 2020",
@@ -84,6 +97,30 @@ register(
         null=(1.0, 0.98, 1.0),
         note="an untrained network's preferences do not depend on order either, so the claim is only evidence when "
         "the model knows the items: it must beat its random-init twin on the unshuffled items",
+    ),
+    ClaimSpec(
+        "survey3.1.insensitive_to_truncation",
+        "BERT's cloze preferences are largely unchanged when the sentence is truncated (the first half of the words before the masked verb and all words after it removed; share of agreement items whose right/wrong answer stays the same, 95% Wilson interval)",
+        "Rogers et al. 2020 §3.1; Ettinger 2020",
+        paper="predictions not altered",
+        rule=IntervalAbove(0.8),
+        unit="same preference",
+        checks=("beats_twin",),
+        null=(1.0, 0.98, 1.0),
+        note="as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing the "
+        "damage could take away), so the model must beat its random-init twin on the intact items",
+    ),
+    ClaimSpec(
+        "survey3.1.insensitive_to_subject_removal",
+        "BERT's cloze preferences are largely unchanged when the main clause's subject is removed (the whole subject phrase; share of agreement items whose right/wrong answer stays the same, 95% Wilson interval)",
+        "Rogers et al. 2020 §3.1; Ettinger 2020",
+        paper="predictions not altered",
+        rule=IntervalAbove(0.8),
+        unit="same preference",
+        checks=("beats_twin",),
+        null=(1.0, 0.98, 1.0),
+        note="as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing the "
+        "damage could take away), so the model must beat its random-init twin on the intact items",
     ),
     ClaimSpec(
         "survey3.1.real_pos_probe",
