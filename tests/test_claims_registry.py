@@ -125,11 +125,12 @@ NULL_VALUES = {  # what a model with no effect measures, per rule kind
 def null_passes(rule, null=None) -> bool:
     """Does some null value (the spec's own ``null``, else a difference of 0 with a narrow and a wide interval)
     come out reproduced under ``rule``? Threshold rules on raw scores always count: a constant is not a
-    measured baseline."""
+    measured baseline; so do range rules on a location (a depth): a model that learned nothing chooses a
+    layer by chance, which can fall in any range."""
     from bertology_lib.book.claims.rules import RULE_KINDS
 
     kind = RULE_KINDS[type(rule).__name__]
-    if kind == "threshold":
+    if kind in ("threshold", "range"):
         return True
     values = [null] if null is not None else NULL_VALUES[kind]
     return any(rule.verdict(None, v) is Verdict.REPRODUCED for v in values)
@@ -162,3 +163,19 @@ def test_every_rule_kind_on_synthetic_null_values():
     assert AtLeast(0.5).verdict(None, 0.6) is Verdict.REPRODUCED  # a constant: the null may exceed it
     assert all(null_passes(r) for r in (IntervalAbove(-1), Equivalent(1.0), IntervalContains(0), AtLeast(0.5)))
     assert not any(null_passes(r) for r in (IntervalAbove(0), BeatsBaseline("twin"), BeatsBaseline("twin", 0.25)))
+
+
+def test_range_rule_on_a_location():
+    from bertology_lib.book.claims.rules import IntervalWithin
+
+    upper_middle = IntervalWithin(0.5, 0.9)
+    assert upper_middle.verdict(None, (0.667, 0.5, 0.833)) is Verdict.REPRODUCED
+    assert upper_middle.verdict(None, (0.0, 0.0, 0.0)) is Verdict.NOT_REPRODUCED  # the embedding layer
+    assert upper_middle.verdict(None, (1.0, 1.0, 1.0)) is Verdict.NOT_REPRODUCED  # the last layer
+    assert upper_middle.verdict(None, (0.5, 0.0, 1.0)) is Verdict.INCONCLUSIVE  # a choice that could be anywhere
+    assert upper_middle.verdict(None, (0.833, 0.667, 1.0)) is Verdict.INCONCLUSIVE
+    assert rule_id(upper_middle) == "IntervalWithin(0.5, 0.9)" and "[0.5, 0.9]" in upper_middle.describe()
+    assert null_passes(upper_middle)  # so every spec under it must declare an instrument check
+    assert all(load_all()[i].checks for i in load_all() if isinstance(load_all()[i].rule, IntervalWithin))
+    with pytest.raises(ParameterError, match="lower < upper"):
+        IntervalWithin(0.9, 0.5)

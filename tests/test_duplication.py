@@ -4,7 +4,7 @@ import torch
 from bertology_lib.analysis.reconstruction import reconstruction_by_layer
 from bertology_lib.interventions import duplication as dup
 from bertology_lib.interventions import hooks as iv
-from bertology_lib.analysis.similarity import cka_matrix, linear_cka
+from bertology_lib.analysis.similarity import adjacent_similarity, cka_matrix, linear_cka
 from bertology_lib.models.registry import load_model, load_tokenizer
 
 
@@ -66,6 +66,30 @@ def test_linear_cka_parity_and_invariances():
     assert M.shape == (3, 3) and M[0, 1] == pytest.approx(1.0) and torch.allclose(M, M.T)
     with pytest.raises(ValueError, match="same items"):
         linear_cka(X, Y[:10])
+
+
+def test_adjacent_similarity_against_shuffled_words_and_a_null_model():
+    from bertology_lib.book.claims import BeatsBaseline, Verdict
+
+    g = torch.Generator().manual_seed(0)
+    n_sent, per, d = 120, 6, 16
+    offsets = list(range(0, n_sent * per + 1, per))
+    states = [torch.randn(n_sent * per, d, generator=g)]
+    for _ in range(3):  # a residual stream: each layer is the previous one plus an update
+        states.append(states[-1] + 0.5 * torch.randn(n_sent * per, d, generator=g))
+    layers = torch.stack(states)
+    r = adjacent_similarity(layers, offsets, n_blocks=20)
+    assert r["cka"] == pytest.approx([linear_cka(layers[i], layers[i + 1]) for i in (1, 2)])  # full sample: exact
+    assert r["pair"] == 1 and r["gap"] == pytest.approx(r["cka"][0] - r["shuffled"][0])
+    assert max(r["shuffled"]) < 0.1 and r["low"] > 0.5 and r["low"] < r["gap"] < r["high"]
+    rule = BeatsBaseline("the same pair with its words shuffled")
+    assert rule.verdict(None, (r["gap"], r["low"], r["high"])) is Verdict.REPRODUCED
+    # a null model: layers that share nothing score what shuffled words score, and the rule does not pass it
+    unrelated = adjacent_similarity(torch.randn(4, n_sent * per, d, generator=g), offsets, n_blocks=20)
+    assert abs(unrelated["gap"]) < 0.02 and unrelated["low"] < 0.01
+    assert rule.verdict(None, (unrelated["gap"], unrelated["low"], unrelated["high"])) is not Verdict.REPRODUCED
+    with pytest.raises(ValueError, match="offsets over >= 2 sentences"):
+        adjacent_similarity(layers, offsets[:-1])
 
 
 def test_reconstruction_counts_per_sentence_sum_to_the_pooled_rates(tiny_bert_dir):

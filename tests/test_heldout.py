@@ -50,11 +50,36 @@ def test_layer_chosen_on_validation_and_gap_against_baselines():
     assert n["low"] < 0.15  # a null model does not clear the word-identity baseline by much, if at all
     rep = probes.report()
     assert rep[rep.chosen & (rep.model == "model")].layer.tolist() == [2]
+    depth = probes.chosen_depth("model", "tag")
+    assert depth["layer"] == 2 and depth["depth"] == 1.0 and depth["low"] == depth["high"] == 1.0
     assert set(rep.columns) >= {"accuracy", "val_accuracy", "majority", "chosen", "n_test"}
     with pytest.raises(ValueError, match="no probes for model='x'"):
         probes.gap("x", "tag", [MAJORITY])
     with pytest.raises(ValueError, match="subset='amb'"):
         probes.gap("model", "tag", [MAJORITY], subset="amb")
+
+
+def test_chosen_depth_is_a_location_with_an_interval():
+    from bertology_lib.book.claims import IntervalWithin, Verdict
+
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(60), 5)  # 60 validation sentences of 5 rows
+    acc = np.array([0.6, 0.7, 0.8, 0.95, 0.85, 0.8, 0.75])  # 6 layers, best at layer 3 of 6
+    val = rng.random((7, len(groups))) < acc[:, None]
+    p = heldout.LayerPredictions(val, val[:, :10])
+    d = heldout.chosen_depth(p, groups)
+    assert d["layer"] == 3 and d["depth"] == 0.5 and d["n_layers"] == 6 and d["n_val_sentences"] == 60
+    assert d["low"] <= d["depth"] <= d["high"] and d["low"] * 6 == round(d["low"] * 6)  # on the layer grid
+    assert IntervalWithin(0.4, 0.9).verdict(None, (d["depth"], d["low"], d["high"])) is Verdict.REPRODUCED
+    # a null model: a flat curve, every layer at chance; the chosen layer wanders and the interval says so
+    flat = heldout.LayerPredictions(rng.random((7, len(groups))) < 0.5, val[:, :10])
+    n = heldout.chosen_depth(flat, groups)
+    assert n["high"] - n["low"] >= 0.5
+    assert IntervalWithin(0.5, 0.9).verdict(None, (n["depth"], n["low"], n["high"])) is not Verdict.REPRODUCED
+    mask = groups < 30  # a subset of the validation rows
+    assert heldout.chosen_depth(p, groups, mask)["n_val_sentences"] == 30
+    with pytest.raises(ValueError, match="at least 2 layers"):
+        heldout.chosen_depth(heldout.LayerPredictions(val[:1], val[:1]), groups)
 
 
 def test_paired_gap_resamples_groups():

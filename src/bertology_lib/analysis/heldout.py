@@ -10,6 +10,8 @@ items' 0/1 correctness kept so that an interval can resample them (by sentence:
 * :func:`probe_predictions`: every layer's probe, correctness on the validation and test rows.
 * :func:`majority_predictions`: the per-word majority baseline (word identity alone) in the same shape.
 * :class:`LayerPredictions`: :meth:`~LayerPredictions.chosen_layer` on validation, test correctness there.
+* :func:`chosen_depth`: where the chosen layer sits (layer / last layer), with an interval that chooses again
+  on resampled validation sentences.
 
 Used by :mod:`bertology_lib.analysis.word_probes` and the survey notebooks that probe layers.
 """
@@ -144,3 +146,31 @@ def expected_layer_gap(a: np.ndarray, b: np.ndarray, groups: np.ndarray, n_resam
     reps = [diff(rng.integers(0, n_g, n_g)) for _ in range(n_resamples)]
     low, high = np.quantile(reps, [0.025, 0.975])
     return diff(np.arange(n_g)), float(low), float(high)
+
+
+def chosen_depth(p: LayerPredictions, val_groups: np.ndarray, val_mask: np.ndarray | None = None,
+                 n_resamples: int = 2000, seed: int = 0) -> dict[str, float]:
+    """Where the layer chosen on validation sits in the network: its relative depth ℓ / L (0 = the embedding
+    output, 1 = the last layer), with a 95% percentile interval that chooses the layer again on resampled
+    validation sentences (``val_groups``: the sentence of each validation row; ``val_mask``: a subset of them).
+
+    A noisy flat curve (a probe that finds nothing, or finds it everywhere) gives a wide interval: the choice
+    is then not a location; an exactly flat one gives layer 0 (ties go to the lowest layer: nothing the later
+    layers add). Returns ``depth``, ``low``, ``high`` (on the grid ℓ / L), ``layer``, ``n_layers``
+    (L), ``val_accuracy`` (per layer) and ``n_val_sentences``."""
+    v = p.val if val_mask is None else p.val[:, val_mask]
+    g = np.asarray(val_groups) if val_mask is None else np.asarray(val_groups)[val_mask]
+    if v.shape[0] < 2 or v.shape[1] == 0 or len(g) != v.shape[1]:
+        raise ParameterError(f"validation correctness of shape {v.shape} with {len(g)} groups; allowed: at least "
+                             "2 layers, a non-empty subset, one group per validation row")
+    _, inv = np.unique(g, return_inverse=True)
+    n_g = int(inv.max()) + 1
+    sums = np.stack([np.bincount(inv, weights=r, minlength=n_g) for r in v.astype(float)])  # (P, n_groups)
+    rng = np.random.default_rng(seed)
+    counts = np.stack([np.bincount(rng.integers(0, n_g, n_g), minlength=n_g) for _ in range(n_resamples)])
+    layers = np.argmax(counts @ sums.T, axis=1)  # (R,): the layer chosen in each resample (ties: the lowest)
+    L = v.shape[0] - 1
+    layer = p.chosen_layer(val_mask)
+    return {"depth": layer / L, "low": float(np.quantile(layers, 0.025, method="lower")) / L,
+            "high": float(np.quantile(layers, 0.975, method="higher")) / L, "layer": layer, "n_layers": L,
+            "val_accuracy": [float(x) for x in v.mean(1)], "n_val_sentences": n_g}

@@ -132,6 +132,15 @@ class HeldOutProbes:
         return {"gap": g, "low": low, "high": high, "layer": layer, "accuracy": float(a.mean()), "baseline": base,
                 "baseline_layer": b_layer, "baseline_accuracy": float(b.mean()), "n_test": int(tm.sum())}
 
+    def chosen_depth(self, model: str, target: str, subset: str = "all", seed: int = 0,
+                     n_resamples: int = 2000) -> dict[str, Any]:
+        """Relative depth (layer / last layer) of ``model``'s layer chosen on validation for ``target``, with a
+        95% interval choosing it again on resampled validation sentences
+        (:func:`bertology_lib.analysis.heldout.chosen_depth`)."""
+        vm, _ = self._masks(subset)
+        return heldout.chosen_depth(self._get(model, target), self.split.groups[self.split.val], vm,
+                                    n_resamples, seed)
+
 
 def probes_from_states(states: dict[str, "torch.Tensor"], table: pd.DataFrame, targets: Sequence[str],
                        fractions: Sequence[float] = (0.6, 0.15, 0.25), probe_iter: int = 100,

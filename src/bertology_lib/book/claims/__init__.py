@@ -30,6 +30,7 @@ from bertology_lib.book.claims.rules import (
     Equivalent,
     IntervalAbove,
     IntervalContains,
+    IntervalWithin,
     Rule,
     Verdict,
     WithinRelative,
@@ -41,4 +42,4 @@ from bertology_lib.book.claims.rules import (
 __all__ = ["PART_TITLES", "claims_in_notebook", "collect", "findings_markdown", "ledger_frame", "ledger_markdown",
            "summary", "counts", "reproductions", "METADATA_KEY", "Check", "Claim", "make_claim", "record_claim", "REGISTRY", "ClaimSpec",
            "load_all", "spec", "AtLeast", "AtMost", "BeatsBaseline", "Equivalent", "IntervalAbove",
-           "IntervalContains", "Rule", "Verdict", "WithinRelative", "fmt", "rule_id", "with_unit"]
+           "IntervalContains", "IntervalWithin", "Rule", "Verdict", "WithinRelative", "fmt", "rule_id", "with_unit"]

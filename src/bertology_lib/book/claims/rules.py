@@ -144,6 +144,40 @@ class IntervalContains(Rule):
 
 
 @dataclass(frozen=True)
+class IntervalWithin(Rule):
+    """For claims that a value lies in a range (e.g. where in the network something is best decoded, as a
+    relative depth): ``ours = (estimate, low, high)``.
+
+    Reproduced when the whole interval lies within ``[lower, upper]``; not reproduced when it lies wholly
+    outside; inconclusive when it straddles a bound. A model that learned nothing can land anywhere, in the
+    range too, so a claim under this rule needs an instrument check that such a model fails (the probe
+    beats its baselines).
+    """
+
+    lower: float
+    upper: float
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.lower, (int, float)) and isinstance(self.upper, (int, float))
+                and math.isfinite(self.lower) and math.isfinite(self.upper) and self.lower < self.upper):
+            raise ParameterError(f"lower={self.lower!r}, upper={self.upper!r} are not allowed; allowed: two "
+                                 "finite numbers, lower < upper")
+
+    def describe(self) -> str:
+        lo, hi = fmt(self.lower), fmt(self.upper)
+        return (f"interval within [{lo}, {hi}]: reproduced; wholly outside it: not reproduced; "
+                "else inconclusive")
+
+    def verdict(self, paper: Any, ours: Sequence[float]) -> Verdict:
+        _, low, high = (float(x) for x in ours)
+        if self.lower <= low and high <= self.upper:
+            return Verdict.REPRODUCED
+        if high < self.lower or low > self.upper:
+            return Verdict.NOT_REPRODUCED
+        return Verdict.INCONCLUSIVE
+
+
+@dataclass(frozen=True)
 class BeatsBaseline(Rule):
     """``ours = (estimate, low, high)``: the interval of (measure - ``baseline``), both measured in the
     same run. Reproduced when low > ``margin``; not reproduced when high < ``margin``; else inconclusive.
@@ -196,7 +230,7 @@ class Equivalent(Rule):
 
 RULE_KINDS = {"WithinRelative": "threshold", "AtLeast": "threshold", "AtMost": "threshold",
               "IntervalAbove": "interval", "IntervalContains": "interval", "BeatsBaseline": "baseline",
-              "Equivalent": "equivalence"}
+              "Equivalent": "equivalence", "IntervalWithin": "range"}
 
 
 def rule_id(rule: Rule) -> str:

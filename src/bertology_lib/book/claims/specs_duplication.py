@@ -32,6 +32,22 @@ register(
         checks=("mlm_beats_unigram",),
         note="as dup.reconstruction_every_layer, with both models duplicated by the same pattern",
     ),
+    ClaimSpec(
+        "dup.adjacent_layers_similar",
+        "Neighbouring hidden layers share one representation space: every pair of adjacent hidden layers is more similar (linear CKA over words) than the same two layers with their words shuffled (the least similar pair, 95% interval)",
+        "Kao et al. 2020 §3 (RQ2)",
+        paper="adjacent layers similar",
+        rule=BeatsBaseline("the same pair with its words shuffled"),
+        unit="linear CKA over shuffled",
+        checks=("mlm_beats_unigram",),
+        note="ours: for each adjacent pair of hidden layers (embeddings excluded), CKA minus CKA with the words of the "
+        "upper layer permuted (what unrelated representations of the same spread score), the least similar pair, "
+        "with a delete-one-block jackknife interval over blocks of sentences (a bootstrap would repeat words, which "
+        "inflates CKA). Unrelated layers score 0. A random network's neighbouring layers are similar too (the "
+        "residual stream carries each layer into the next; its values are in the details), so the rule alone does "
+        "not tell a trained model from a null one: the claim is judged only for a working masked LM, the kind of "
+        "model whose head Kao et al. find reading every layer.",
+    ),
 )
 
 register(

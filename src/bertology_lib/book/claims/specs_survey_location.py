@@ -1,4 +1,6 @@
-"""The registered claims of the survey notebooks on embeddings and attention heads (Rogers et al. 2020 §4.1, §4.2).
+"""The registered claims of the survey notebooks on where things live: embeddings and attention heads (Rogers et
+al. 2020 §4.1, §4.2), and two of §4.3's layer claims (where agreement is decoded best; constituents before
+semantic roles). §4.3's other claims are in :mod:`bertology_lib.book.claims.specs_survey_probing`.
 
 Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` is registered before its notebook runs;
 see :mod:`bertology_lib.book.claims.registry`.
@@ -14,7 +16,7 @@ is a second data point with its own ``*_minilm`` row.
 """
 
 from bertology_lib.book.claims.registry import ClaimSpec, register
-from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove
+from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove, IntervalWithin
 
 _ETHAYARAJH_TWIN = ("ours: model minus its random-init twin on the same words (the same word pairs), with a 95% "
                     "interval resampling word pairs (and word types for self-similarity). A random network is "
@@ -254,5 +256,38 @@ register(
         "sentences; 'most' is more than half. In the random-init twin all value vectors have similar norms and almost "
         "nothing is lost (0.002 at quick); the instrument check asks that the twin lose less than half.",
         null=(0.002, 0.0, 0.004),
+    ),
+)
+
+register(
+    "survey_04_3_layers",
+    ClaimSpec(
+        "survey4.3.agreement_upper_middle",
+        "Subject-verb agreement is best decoded in the upper-middle layers: the layer at which a probe best recovers the number a finite verb agrees with (chosen on validation sentences), as a relative depth (layer / last layer), lies in the upper-middle range (toy, mini-BERT; 95% interval choosing the layer again on resampled validation sentences)",
+        "Rogers et al. 2020 §4.3; Goldberg 2019; Jawahar et al. 2019",
+        paper="upper-middle layers",
+        rule=IntervalWithin(0.5, 0.9),
+        unit="relative depth",
+        checks=("agreement_beats_baselines",),
+        note="'upper-middle' is read as from the middle of the network up to, not including, its top: relative depth "
+        "0.5 to 0.9 (at 6 layers the range holds layers 3-5, at 12 layers 6-10; the embedding layer is 0 and the "
+        "last layer 1, both outside). A probe that finds nothing "
+        "chooses a layer by chance, inside the range too: the instrument asks that the probe at the chosen layer "
+        "beat the stronger (on validation) of the random-init twin and the per-word majority on held-out test "
+        "sentences (interval above 0), i.e. that it reads agreement from context, not from the verb's form alone.",
+    ),
+    ClaimSpec(
+        "survey4.3.constituents_before_roles",
+        "Syntax before semantics, as in Tenney et al.'s edge probes: constituents (each word's chunk tag) are resolved at a lower expected layer than semantic roles (toy, mini-BERT; held-out sentences, 95% interval)",
+        "Rogers et al. 2020 §4.3; Tenney et al. 2019 §3, Fig. 1",
+        paper="constituents at a lower expected layer than semantic roles (BERT-large)",
+        rule=IntervalAbove(0.0),
+        unit="layers, roles - constituents",
+        checks=("chunk_beats_twin", "role_beats_twin"),
+        note="Tenney et al.'s edge probes label spans; ours are word-level stand-ins on the same sentences: each "
+        "word's BIO chunk tag for constituents, each word's agent/patient role for semantic roles. Expected layers "
+        "from the probes' test accuracy per layer (as survey4.3.pipeline_order), the interval resampling test "
+        "sentences; judged only when both probes beat the random-init twin (a network that learned nothing has no "
+        "gains to place, and its expected layers differ by noise).",
     ),
 )
