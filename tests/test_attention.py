@@ -178,3 +178,88 @@ def test_bad_inputs_name_the_problem(tiny):
         norms.attention_maps(model, tok, SENTS, [SENTS[0]])
     with pytest.raises(TypeError, match="BERT-family"):
         norms.attention_maps(torch.nn.Linear(2, 2), tok, SENTS)
+
+
+# -- Clark et al. 2019 §6: heads that attend alike ---------------------------------------------------
+
+
+def test_head_similarity_parity_with_scipy_jensen_shannon():
+    """1 - JS / ln 2 per query row, averaged over rows, against scipy's Jensen-Shannon distance (base 2)."""
+    from scipy.spatial.distance import jensenshannon
+
+    g = torch.Generator().manual_seed(0)
+    pats = [[torch.softmax(3 * torch.randn(3, 5, 5, generator=g), -1), torch.softmax(torch.randn(3, 4, 4, generator=g), -1)]
+            for _ in range(2)]  # 2 layers x 3 heads, 2 sentences of 5 and 4 tokens
+    sim = att.head_similarity(pats)
+    assert sim.shape == (2, 6, 6)
+    for s in range(2):
+        P = torch.cat([pats[L][s] for L in range(2)]).double().numpy()
+        for i in range(6):
+            for j in range(6):
+                want = np.mean([1 - jensenshannon(P[i, t], P[j, t], base=2) ** 2 for t in range(P.shape[1])])
+                assert sim[s, i, j] == pytest.approx(want, abs=1e-6)  # float32 rows sum to 1 within ~1e-7
+    assert np.allclose(sim, sim.transpose(0, 2, 1)) and np.allclose(sim[:, range(6), range(6)], 1.0)
+
+
+def test_heads_alike_within_their_layer_show_a_gap_and_null_heads_do_not():
+    T = len(TOKS)
+    prev, nxt, self_, cls = (_rows(T, lambda i: max(i - 1, 0)), _rows(T, lambda i: min(i + 1, T - 1)),
+                             _rows(T, lambda i: i), _rows(T, lambda i: 0))
+    # layer 0: two previous-token heads, layer 1: two next-token heads, layer 2: two [CLS] heads
+    planted = [[torch.cat([prev, prev])], [torch.cat([nxt, nxt])], [torch.cat([cls, cls])]]
+    sim = att.head_similarity(planted)
+    gap = att.within_across_gap(sim, n_heads=2)
+    assert gap.shape == (1,) and gap[0] > 0.5  # identical within a layer, mostly disjoint across layers
+    table = att.layer_similarity(sim, n_heads=2)
+    assert table.shape == (3, 3) and np.allclose(np.diag(table), 1.0) and (table.to_numpy()[~np.eye(3, dtype=bool)] < 0.5).all()
+    # the same four kinds of head spread evenly over the layers: no layer structure, a gap below 0
+    mixed = [[torch.cat([prev, nxt])], [torch.cat([self_, cls])], [torch.cat([prev, nxt])]]
+    assert att.within_across_gap(att.head_similarity(mixed), n_heads=2)[0] < 0
+    # null models: uniform heads are all alike, independent random heads alike at random: no gap either way
+    uniform = [[torch.full((2, T, T), 1 / T)] for _ in range(3)]
+    assert att.within_across_gap(att.head_similarity(uniform), 2) == pytest.approx([0.0], abs=1e-12)
+    g = torch.Generator().manual_seed(1)
+    noise = [[torch.softmax(2 * torch.randn(4, T, T, generator=g), -1) for _ in range(200)] for _ in range(3)]
+    gaps = att.within_across_gap(att.head_similarity(noise), 4)
+    assert abs(gaps.mean()) < 3 * gaps.std() / np.sqrt(len(gaps))  # a mean within 3 standard errors of 0
+
+
+def test_head_similarity_rejects_what_it_cannot_compare():
+    sim = att.head_similarity([[torch.full((2, 3, 3), 1 / 3)]])  # one layer of two heads
+    with pytest.raises(ValueError, match="n_heads=2 for 2 heads"):
+        att.within_across_gap(sim, 2)  # no pairs across layers
+    with pytest.raises(ValueError, match="n_heads=1"):
+        att.within_across_gap(np.ones((1, 4, 4)), 1)  # no pairs within a layer
+    with pytest.raises(ValueError, match="shape"):
+        att.layer_similarity(np.ones((4, 4)), 2)
+    with pytest.raises(ValueError, match="empty"):
+        att.head_similarity([])
+
+
+def test_head_similarity_vs_twin_is_zero_for_the_twin_itself(tiny_bert_dir):
+    """End to end on a tiny encoder; the twin measured against itself (a null run) gives exactly 0."""
+    from bertology_lib.experiments.survey import model_size as cp
+    from bertology_lib.models.sources import ModelSource
+
+    r = cp.head_similarity_vs_twin(ModelSource(str(tiny_bert_dir)), SENTS * 2, seed=0)
+    assert r.shape == (2, 2) and r.n_sentences == 4 and r.table.shape == (2, 2)
+    assert 0.0 <= r.across_dissimilarity <= 1.0 and r.beyond_twin[1] <= r.beyond_twin[0] <= r.beyond_twin[2]
+    null = cp.head_similarity_vs_twin(ModelSource("random-init:" + str(tiny_bert_dir)), SENTS * 2, seed=0)
+    assert null.beyond_twin == (0.0, 0.0, 0.0)
+
+
+def test_a_null_model_does_not_reproduce_heads_alike_within_a_layer():
+    """What the twin and a model whose heads stayed near uniform measure: a difference from the twin of 0 (a
+    null run) or of a few millionths with a narrow interval, and heads that hardly differ across layers."""
+    from bertology_lib.book.claims import Check, make_claim
+
+    uniform = Check.at_least("heads_differ", 4e-5, 0.05)
+    for ours in ((0.0, 0.0, 0.0), (3e-6, 2e-6, 4e-6), (-3e-6, -4e-6, -2e-6)):
+        c = make_claim("size.heads_alike_within_layer", ours=ours, checks=[uniform])
+        assert c.verdict == "inconclusive" and c.instrument.startswith("failed: heads_differ")
+    null_run = make_claim("size.heads_alike_within_layer", ours=(0.0, 0.0, 0.0),
+                          checks=[Check.at_least("heads_differ", 0.3, 0.05)])
+    assert null_run.verdict == "inconclusive" and null_run.instrument == "ok"
+    found = make_claim("size.heads_alike_within_layer", ours=(0.05, 0.03, 0.07),
+                       checks=[Check.at_least("heads_differ", 0.3, 0.05)])
+    assert found.verdict == "reproduced"

@@ -101,3 +101,27 @@ def test_numbers_suite(suites):
     for it in items:
         if it.meta["kind"] == "numeral_noun":
             assert it.words[it.mask_index - 1] == it.meta["numeral"]
+
+
+def test_wording_items_ask_every_fact_in_every_template_against_one_false_object():
+    import random
+
+    from bertology_lib.data.suites.knowledge import WORDING_RELATIONS, wording_items
+
+    cfg = te.ToyEnglishConfig(n_sentences=5, seed=0)
+    items = wording_items(te.Builder(cfg, random.Random(0)))
+    kb = te.knowledge_base(0)
+    facts = [f for f in kb.stated_facts() if f.relation in WORDING_RELATIONS]
+    assert len(items) == sum(te.N_TEMPLATES[f.relation] for f in facts)
+    by_fact: dict = {}
+    for it in items:
+        assert it.words[it.mask_index] == te.MASK and it.correct != it.incorrect
+        assert it.correct == it.meta["fact"][2] or it.meta["relation"] == "owns"  # owns: the animal's number form
+        by_fact.setdefault(it.meta["fact"], []).append(it)
+    for fact, its in by_fact.items():
+        assert sorted(it.meta["template"] for it in its) == list(range(te.N_TEMPLATES[fact[0]]))
+        assert len({(it.correct, it.incorrect) for it in its}) == 1  # the same query in every wording
+        assert len({it.words for it in its}) == len(its)  # ... in different words
+    assert {it.meta["relation"] for it in items} == set(WORDING_RELATIONS)
+    with pytest.raises(ParameterError, match="smaller_than"):
+        wording_items(te.Builder(cfg, random.Random(0)), ("lives_in", "smaller_than"))

@@ -4,6 +4,7 @@ number, numeracy probes with held-out numbers, Petroni's frequency baseline, and
 from __future__ import annotations
 
 import random
+from collections import Counter
 from types import SimpleNamespace
 
 import numpy as np
@@ -291,10 +292,12 @@ NULL_CHECKS = {  # what the notebooks' instrument checks measure on a random-ini
     "beats_twin": Check.above("beats_twin", (0.0, 0.0, 0.0), "twin"),
     "facts_in_training_split": Check.at_least("facts_in_training_split", 1.0, 0.95),
     "stated_sizes_known": Check.above("stated_sizes_known", (0.0, 0.0, 0.0), "twin"),
+    "recalls_facts": Check.above("recalls_facts", (0.0, -0.05, 0.05), "frequency"),
 }
 
 CLAIMS = ["survey3.2.selectional_gradient", "survey3.2.role_reversal_weak", "survey3.2.numbers_hard",
-          "survey3.2.name_swap_brittle", "survey3.3.fact_recall", "survey3.3.no_size_inference"]
+          "survey3.2.name_swap_brittle", "survey3.3.fact_recall", "survey3.3.no_size_inference",
+          "survey3.3.wording_matters"]
 
 
 NULL_GAPS = [(0.0, -0.05, 0.05), (0.0, -0.3, 0.3), (-0.1, -0.2, -0.01)]  # a null model against its own baseline
@@ -314,3 +317,76 @@ def test_a_null_model_reproduces_none_of_these_claims(claim_id):
         assert c.verdict != "reproduced", (claim_id, ours)
     if not s.rule_id.startswith("BeatsBaseline"):
         assert s.checks and make_claim(claim_id, ours=LARGE_GAP, checks=checks).instrument.startswith("failed")
+
+
+def _wording_rows(correct, relation="r", margin=None):
+    """Scored wording items: ``correct`` is (facts, templates) 0/1; one row per fact and template."""
+    correct = np.asarray(correct, dtype=float)
+    n, k = correct.shape
+    margin = correct - 0.5 if margin is None else margin
+    return pd.DataFrame([{"item": f * k + t, "relation": relation, "template": t, "subject": f"p{f}",
+                          "correct": bool(correct[f, t]), "margin": float(margin[f, t]) if np.ndim(margin) else 0.0,
+                          "correct_word": f"right{f % 3}", "incorrect_word": "wrong"}
+                         for f in range(n) for t in range(k)])
+
+
+def test_choose_wordings_reads_templates_chosen_on_the_other_half():
+    rows = _wording_rows(np.column_stack([np.ones(40), np.zeros(40), np.ones(40) * (np.arange(40) % 2)]))
+    chosen = wk.choose_wordings(rows, seed=0)
+    assert len(chosen) == 40 and set(chosen.fold) == {0, 1} and (chosen.groupby("fold").size() == 20).all()
+    assert (chosen.best_template == 0).all() and (chosen.worst_template == 1).all()
+    assert chosen.best.mean() == 1.0 and chosen.worst.mean() == 0.0
+    assert (rows.set_index("item").loc[chosen.best_item, "template"] == 0).all()
+    ties = wk.choose_wordings(_wording_rows(np.ones((10, 2)), margin=np.tile([[1.0, 2.0]], (10, 1))), seed=0)
+    assert (ties.best_template == 1).all()  # a tie in accuracy goes to the larger mean margin
+    partial = rows[~((rows.subject == "p0") & (rows.template == 2))]  # a template that could not be scored
+    assert "p0" not in set(wk.choose_wordings(partial).subject)
+    with pytest.raises(ParameterError, match="margin"):
+        wk.choose_wordings(rows.drop(columns="margin"))
+
+
+def test_a_model_that_answers_every_wording_alike_has_no_wording_gap():
+    """Templates that differ only by noise: picked on the same facts the best and worst differ (selection
+    bias), picked on the other half they do not, on average over many draws."""
+    rng = np.random.default_rng(0)
+    cross, same = [], []
+    for rep in range(300):
+        correct = rng.random((30, 3)) < 0.6  # every template recalls 60% of facts, independently
+        chosen = wk.choose_wordings(_wording_rows(correct), seed=rep)
+        cross.append(chosen.best.mean() - chosen.worst.mean())
+        acc = correct.mean(0)
+        same.append(acc.max() - acc.min())
+    se = np.std(cross) / np.sqrt(len(cross))
+    assert abs(np.mean(cross)) < 3 * se and np.mean(same) > 10 * se
+
+
+def test_wording_effect_sets_the_gap_beside_its_instrument_and_the_twin():
+    model = _wording_rows(np.column_stack([np.ones(40), np.arange(40) % 2]))  # template 0 knows every fact
+    twin = _wording_rows(np.zeros((40, 2)))
+    counts = Counter({("r", "right0"): 5})  # the frequency baseline prefers one object in three
+    fx = wk.wording_effect(model, twin, counts, seed=0)
+    assert fx.gap[0] == pytest.approx(0.5) and fx.gap[1] > 0
+    assert fx.baseline == "frequency" and fx.recall[1] > 0  # recall at the best template beats both baselines
+    assert fx.twin_gap == (0.0, 0.0, 0.0)
+    assert {"frequency at best", "random-init twin at best"} <= set(fx.chosen.columns)
+    null = wk.wording_effect(twin, twin, counts, seed=0)  # a model that knows nothing: no gap, failed instrument
+    assert null.gap == (0.0, 0.0, 0.0) and not Check.above("recalls_facts", null.recall, null.baseline).passed
+    tiny = wk.wording_effect(model[model.subject == "p0"], twin, counts)
+    assert all(np.isnan(tiny.gap)) and all(np.isnan(tiny.recall))
+
+
+def test_wording_suite_scores_on_a_tiny_model(tmp_path):
+    """End to end: the suite's items are single toy-English words, so a word-level model scores all of them."""
+    from bertology_lib.analysis.cloze import score_items
+    from bertology_lib.models.registry import load_model, load_tokenizer
+
+    cfg = toy_english.ToyEnglishConfig(n_sentences=5, seed=0)
+    folder = save_toy_bert(tmp_path / "toy", cfg)
+    model, tok = load_model(folder, head="mlm"), load_tokenizer(folder)
+    items = wk.wording_suite(cfg)
+    assert [it.words for it in items] == [it.words for it in wk.wording_suite(cfg)]  # deterministic
+    scored = score_items(model, tok, items)
+    assert len(scored) == len(items)
+    fx = wk.wording_effect(scored, scored, wk.relation_word_counts([]), seed=0)
+    assert len(fx.chosen) == len({(it.meta["relation"], it.meta["subject"]) for it in items})
+    assert fx.recall[0] <= 0 and fx.gap == fx.twin_gap  # a model that is its own twin beats no baseline

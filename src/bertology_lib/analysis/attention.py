@@ -25,15 +25,20 @@ merged) serve the syntactic-head analysis.
 :func:`syntactic_heads`       the best head per relation, selected on some sentences and
                               scored on others, vs the best fixed-offset baseline
                               (Clark et al. 2019, Table 1)
+:func:`head_similarity`       per sentence, how alike every pair of heads attends (1 - Jensen-
+                              Shannon divergence; Clark et al. 2019 §6, Fig. 6), summed up by
+                              :func:`within_across_gap` and :func:`layer_similarity`
 ============================  =============================================================
 
 Everything here is pure: tensors in, DataFrames out. Attention weighted by the norm of the value
 vectors (Kobayashi et al. 2020) lives in :mod:`bertology_lib.analysis.attention_norms`.
-Used by the survey §4.2 notebook (``survey_04_2_attention_heads``).
+Used by the survey §4.2 notebook (``survey_04_2_attention_heads``); the head similarity by §6
+(``survey_06_model_size``).
 """
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
@@ -330,3 +335,65 @@ def relation_head_matrix(patterns: Sequence[Sequence[torch.Tensor]], heads: Sequ
     acc = correct[m, DIRECTIONS.index(direction)].mean(0)
     return pd.DataFrame(acc, index=pd.Index(range(acc.shape[0]), name="layer"),
                         columns=pd.Index(range(acc.shape[1]), name="head"))
+
+
+# -- Clark et al. 2019 §6: heads that attend alike ---------------------------------------------------
+def head_similarity(patterns: Sequence[Sequence[torch.Tensor]]) -> np.ndarray:
+    """How alike every pair of heads attends, per sentence: (S, L*H, L*H), heads in layer-major order
+    (head ``h`` of layer ``L`` at index ``L * H + h``).
+
+    The similarity of two heads is 1 - JS / ln 2 of their attention rows (the distributions of one query token
+    over the keys), averaged over the sentence's query tokens: 1 for the same attention, 0 for attention on
+    disjoint tokens. Clark et al. (2019, §6) measure the distance between heads by the Jensen-Shannon
+    divergence of their attention distributions; JS = H((p + q) / 2) - (H(p) + H(q)) / 2 in nats.
+    """
+    if not patterns or not patterns[0]:
+        raise ParameterError("patterns is empty; expected patterns[layer][sentence] of shape (n_heads, T, T)")
+    if len({len(per_sent) for per_sent in patterns}) != 1:
+        raise ParameterError("the layers of patterns hold different numbers of sentences; they must align")
+    out = []
+    for s in range(len(patterns[0])):
+        P = torch.cat([per_sent[s].double() for per_sent in patterns])  # (N, T, T), N = L * H
+        ent = -torch.xlogy(P, P).sum(-1)  # (N, T) row entropies
+        sim = torch.empty(P.shape[0], P.shape[0], dtype=torch.float64)
+        for i in range(P.shape[0]):  # one head against all: (N, T, T) at a time
+            M = (P[i] + P) / 2
+            js = (-torch.xlogy(M, M).sum(-1) - (ent[i] + ent) / 2).clamp_min(0.0)  # (N, T)
+            sim[i] = 1.0 - js.mean(-1) / math.log(2.0)
+        out.append(sim.numpy())
+    return np.stack(out)
+
+
+def _layer_of(similarity: np.ndarray, n_heads: int) -> np.ndarray:
+    sim = np.asarray(similarity)
+    if sim.ndim != 3 or sim.shape[1] != sim.shape[2]:
+        raise ParameterError(f"similarity has shape {sim.shape}; expected (S, L*H, L*H) from head_similarity")
+    N = sim.shape[1]
+    if not isinstance(n_heads, int) or n_heads < 2 or N % n_heads or N // n_heads < 2:
+        raise ParameterError(f"n_heads={n_heads!r} for {N} heads; allowed: an int >= 2 dividing them into at "
+                             "least 2 layers (within- and across-layer pairs both needed)")
+    return np.arange(N) // n_heads
+
+
+def within_across_gap(similarity: np.ndarray, n_heads: int) -> np.ndarray:
+    """Per sentence (S,): the mean similarity (:func:`head_similarity`) of pairs of distinct heads in the same
+    layer minus that of pairs of heads in different layers. Clark et al. (2019, Fig. 6) find heads of the same
+    layer close to each other."""
+    layer = _layer_of(similarity, n_heads)
+    same = layer[:, None] == layer[None, :]
+    within = same & ~np.eye(len(layer), dtype=bool)
+    sim = np.asarray(similarity)
+    return sim[:, within].mean(1) - sim[:, ~same].mean(1)
+
+
+def layer_similarity(similarity: np.ndarray, n_heads: int) -> pd.DataFrame:
+    """(layers x layers) mean similarity between the heads of two layers, over sentences and pairs of distinct
+    heads: the diagonal is within a layer, the rest across layers."""
+    layer = _layer_of(similarity, n_heads)
+    mean = np.asarray(similarity).mean(0)
+    n_layers = int(layer.max()) + 1
+    distinct = ~np.eye(len(layer), dtype=bool)
+    out = np.array([[mean[np.ix_(layer == a, layer == b)][distinct[np.ix_(layer == a, layer == b)]].mean()
+                     for b in range(n_layers)] for a in range(n_layers)])
+    return pd.DataFrame(out, index=pd.Index(range(n_layers), name="layer"),
+                        columns=pd.Index(range(n_layers), name="layer"))

@@ -341,6 +341,26 @@ register(
         note="a non-inferiority claim: two models at the floor would pass it, so it is only judged when the full model beats the task's floor (majority label) over seeds, with at least 3 seeds (SST-2 majority label)",
     ),
     ClaimSpec(
+        "size.heads_alike_within_layer",
+        "Attention heads of the same layer attend more alike than heads of different layers (similarity of two heads' attention, 1 - Jensen-Shannon divergence / ln 2 averaged over query tokens; mean over pairs within a layer minus mean over pairs across layers, beyond the random-init twin's difference, paired by sentence, 95% interval)",
+        "Rogers et al. 2020 §6; Clark et al. 2019 §6, Fig. 6",
+        paper="heads within the same layer are often close to each other (BERT-base)",
+        rule=BeatsBaseline("the random-init twin's within - across difference"),
+        unit="similarity, within - across layer, over the twin's",
+        checks=("heads_differ",),
+        note="Clark et al. place BERT-base's heads by the Jensen-Shannon divergence between their attention "
+             "distributions and find heads of one layer close together: the redundancy that lets most heads go "
+             "(Michel et al. 2019). Measured, as theirs, on the pre-trained encoder (the one the teachers are "
+             "fine-tuned from), on the task's test sentences; the interval resamples sentences. The null model: a "
+             "random-init twin's heads attend almost uniformly, so all its pairs are nearly identical and its "
+             "within - across difference is a few millionths, yet with an interval so narrow that it can exclude 0 "
+             "either way; hence the rule compares the model's difference with the twin's, sentence by sentence "
+             "(a null run, where the model is the twin, gives exactly 0: inconclusive). A trained model whose "
+             "attention stayed near uniform would still differ from the twin by such specks, so the instrument asks "
+             "that heads of different layers attend differently at all: mean dissimilarity (1 - similarity) across "
+             "layers >= 0.05, a twentieth of the largest possible",
+    ),
+    ClaimSpec(
         "size.heads_speedup",
         "Physically removing 40% of heads speeds up CPU inference (speed-up per timing round, 95% interval)",
         "Rogers et al. 2020 §6; Michel et al. 2019 §6",

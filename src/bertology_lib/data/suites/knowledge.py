@@ -5,7 +5,9 @@
 * ``inference``: facts the corpus never states but that follow from stated ones
   (transitive size comparisons, person -> city -> country; Forbes et al. 2019).
 
-Registered in :func:`bertology_lib.data.suites.make_suite`.
+Registered in :func:`bertology_lib.data.suites.make_suite`. Beside them, :func:`wording_items` asks every stated
+fact in every template of its relation (the same query in each wording: Petroni et al. 2019, Jiang et al.
+2020), with the false object of :func:`false_object`; it is not a sampled suite, so it is not registered.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 from bertology_lib.data.suites.common import cloze_item
 from bertology_lib.data.toy_english import N_TEMPLATES, OCCUPATIONS, PET_ANIMALS, Builder, ClozeItem, Fact
+from bertology_lib.errors import ParameterError
+from bertology_lib.validation import check_subset
 
 
 def entity_swap_items(b: Builder, n_items: int) -> list[ClozeItem]:
@@ -87,24 +91,49 @@ def knowledge_items(b: Builder, n_items: int) -> list[ClozeItem]:
         if f.relation == "smaller_than":
             items.append(_size_item(b, "knowledge", f, template, {"stated": True}))
             continue
-        if f.relation == "lives_in":
-            wrong = rng.choice([c for c in kb.cities if c != f.object])
-        elif f.relation in ("lives_in_country", "city_in_country"):
-            wrong = rng.choice([k for k in kb.countries if k != f.object])
-        elif f.relation == "capital_of":
-            if template == 1:  # the capital of K is [MASK]
-                wrong = rng.choice([c for c in kb.cities if c != f.subject])
-                items.append(_fact_item(b, "knowledge", f, template, "subject", wrong, {"stated": True}))
-                continue
-            wrong = rng.choice([k for k in kb.countries if k != f.object])
-        elif f.relation == "occupation":
-            wrong = b.lex.noun_by_sg[rng.choice([o for o in OCCUPATIONS if o != f.object])].sg
-        else:  # owns: the animal
-            assert f.count is not None
-            other = rng.choice([a for a in PET_ANIMALS if a != f.object])
-            n = b.lex.noun_by_sg[other]
-            wrong = n.sg if f.count == 1 else n.pl
-        items.append(_fact_item(b, "knowledge", f, template, "object", wrong, {"stated": True}))
+        if f.relation == "capital_of" and template == 1:  # the capital of K is [MASK]
+            wrong = rng.choice([c for c in kb.cities if c != f.subject])
+            items.append(_fact_item(b, "knowledge", f, template, "subject", wrong, {"stated": True}))
+            continue
+        items.append(_fact_item(b, "knowledge", f, template, "object", false_object(b, f), {"stated": True}))
+    return items
+
+
+def false_object(b: Builder, fact: Fact) -> str:
+    """A false filler for the object of ``fact``, of the object's type, drawn with ``b.rng``: another city
+    (``lives_in``), another country (``lives_in_country``, ``city_in_country``, ``capital_of``), another
+    occupation, or another pet animal in the number of the fact's count (``owns``). Size comparisons have no
+    object filler (their items mask the comparative)."""
+    rng, kb = b.rng, b.kb
+    if fact.relation == "lives_in":
+        return rng.choice([c for c in kb.cities if c != fact.object])
+    if fact.relation in ("lives_in_country", "city_in_country", "capital_of"):
+        return rng.choice([k for k in kb.countries if k != fact.object])
+    if fact.relation == "occupation":
+        return b.lex.noun_by_sg[rng.choice([o for o in OCCUPATIONS if o != fact.object])].sg
+    if fact.relation == "owns":
+        assert fact.count is not None
+        n = b.lex.noun_by_sg[rng.choice([a for a in PET_ANIMALS if a != fact.object])]
+        return n.sg if fact.count == 1 else n.pl
+    raise ParameterError(f"relation={fact.relation!r} has no object filler; allowed: {', '.join(WORDING_RELATIONS)}")
+
+
+WORDING_RELATIONS = ("lives_in", "lives_in_country", "city_in_country", "capital_of", "occupation", "owns")
+
+
+def wording_items(b: Builder, relations=WORDING_RELATIONS) -> list[ClozeItem]:
+    """Every stated fact of ``relations`` in every template of its relation (:data:`N_TEMPLATES`), the object
+    masked, with one false object per fact (:func:`false_object`) shared by all its templates: the same query
+    in each wording, so that templates can be compared fact by fact. Meta as in the ``knowledge`` suite
+    (``relation``, ``template``, ``subject``, ``fact``, ``stated``). Size comparisons are not allowed: their
+    templates differ in the answer (*bigger* / *smaller*), not only in the wording."""
+    check_subset("relations", relations, WORDING_RELATIONS)
+    items = []
+    for f in b.kb.stated_facts():
+        if f.relation in relations:
+            wrong = false_object(b, f)
+            items.extend(_fact_item(b, "wording", f, t, "object", wrong, {"stated": True})
+                         for t in range(N_TEMPLATES[f.relation]))
     return items
 
 

@@ -5,19 +5,26 @@ with ``keep_model=True``: weights cached, so a rerun does not retrain) and is sc
 splits (:func:`features`). The methods are tools: :mod:`bertology_lib.interventions.heads` (head gates,
 importance, pruning), :mod:`bertology_lib.interventions.compression` (layer dropping, int8, magnitude
 pruning, lottery tickets), :mod:`bertology_lib.training.distill`, :mod:`bertology_lib.analysis.latency`.
+Redundancy read off the attention maps of the pre-trained encoder: :func:`head_similarity_vs_twin` (heads of one
+layer attend alike, Clark et al. 2019 §6, against the random-init twin).
 Used by ``notebooks/survey_06_model_size.ipynb``. Classification tasks only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
 import pandas as pd
 import torch
 
+from bertology_lib import stats
+from bertology_lib.analysis.attention import head_similarity, layer_similarity, within_across_gap
+from bertology_lib.analysis.attention_norms import attention_maps
 from bertology_lib.data.tasks import Task
 from bertology_lib.interventions.compression import (
     apply_masks,
@@ -33,6 +40,7 @@ from bertology_lib.interventions.compression import (
 from bertology_lib.interventions.duplication import duplicated
 from bertology_lib.interventions.heads import count_parameters, head_shape, pruning_curve, pruning_grid
 from bertology_lib.interventions.hooks import blocks
+from bertology_lib.models.registry import RANDOM_INIT
 from bertology_lib.profiles import SizeTable
 from bertology_lib.stats import paired_test
 from bertology_lib.training import finetune as ft
@@ -247,3 +255,47 @@ def real_encoder_check(task: Task, source: Any, cfg: FinetuneConfig, seeds: Sequ
     ratio = linear_weight_bytes(m) / linear_weight_bytes(quantize_int8(m))
     return RealCheck(teachers.full, int8, pd.concat(frames, ignore_index=True), (n_layers, n_heads),
                      round(0.4 * n_layers * n_heads), ratio)
+
+
+@dataclass(frozen=True)
+class HeadSimilarity:
+    """Heads that attend alike (:func:`head_similarity_vs_twin`). ``table`` and ``twin_table``: (layers x layers)
+    mean similarity between heads (diagonal: within a layer); ``gap`` and ``twin_gap``: within-layer minus
+    across-layer similarity, mean over sentences with a 95% bootstrap interval over them; ``beyond_twin``: the
+    model's gap minus the twin's, paired by sentence (estimate, low, high)."""
+
+    table: pd.DataFrame
+    twin_table: pd.DataFrame
+    gap: tuple[float, float, float]
+    twin_gap: tuple[float, float, float]
+    beyond_twin: tuple[float, float, float]
+    n_sentences: int
+    shape: tuple[int, int]
+
+    @property
+    def across_dissimilarity(self) -> float:
+        """1 - the model's mean similarity between heads of different layers (every pair of layers holds as many
+        pairs of heads): near 0 when all heads attend alike, e.g. almost uniformly."""
+        t = self.table.to_numpy()
+        return float(1.0 - t[~np.eye(len(t), dtype=bool)].mean())
+
+
+def head_similarity_vs_twin(source: Any, texts: Sequence[Sequence[str]], seed: int = 0) -> HeadSimilarity:
+    """Do heads of the same layer attend more alike than heads of different layers (Clark et al. 2019, §6)?
+    Read on the pre-trained encoder of ``source`` (a :class:`~bertology_lib.models.sources.ModelSource`, before
+    any fine-tuning) and on its random-init twin, with the same tokenizer and ``texts`` (sentences as word lists):
+    :func:`~bertology_lib.analysis.attention.head_similarity` per sentence, summed up by
+    :func:`~bertology_lib.analysis.attention.within_across_gap`; ``seed`` seeds the bootstrap over sentences."""
+    tok = source.load_tokenizer()
+    twin_name = source.name if source.name.startswith(RANDOM_INIT) else RANDOM_INIT + source.name
+    models = {"model": source.load_model(attn_implementation="eager"),
+              "twin": dataclasses.replace(source, name=twin_name).load_model(attn_implementation="eager")}
+    n_layers, n_heads = head_shape(models["model"])
+    sims = {who: head_similarity(attention_maps(m, tok, texts, with_norms=False).weights) for who, m in models.items()}
+    gaps = {who: within_across_gap(sim, n_heads) for who, sim in sims.items()}
+    return HeadSimilarity(table=layer_similarity(sims["model"], n_heads),
+                          twin_table=layer_similarity(sims["twin"], n_heads),
+                          gap=stats.bootstrap_ci(gaps["model"], np.mean, seed=seed),
+                          twin_gap=stats.bootstrap_ci(gaps["twin"], np.mean, seed=seed),
+                          beyond_twin=stats.paired_gap(gaps["model"], gaps["twin"], seed=seed),
+                          n_sentences=len(texts), shape=(n_layers, n_heads))

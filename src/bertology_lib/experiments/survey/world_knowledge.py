@@ -10,16 +10,30 @@ baseline, a knowledge base read off the training split, and the random-init twin
 
 The model is set beside them with :func:`bertology_lib.experiments.survey.semantics.baseline_table`.
 
+The wording of the query (Petroni et al. 2019; Jiang et al. 2020): :func:`wording_suite` asks every stated fact
+in every template of its relation; :func:`choose_wordings` picks each relation's best and worst template on one
+half of its facts and reads them on the other half (two folds); :func:`wording_effect` gives the gap between
+them, paired by fact, with the instrument (recall at the best template against the stronger of the frequency
+baseline and the random-init twin) and the twin's own gap.
+
 Used by ``survey_03_3_world_knowledge``.
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
+from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
+
+from bertology_lib import stats
+from bertology_lib.data.suites.knowledge import wording_items
+from bertology_lib.data.toy_english import Builder, ClozeItem, ToyEnglishConfig
+from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.survey.semantics import strongest_baseline, twin_correct
 
 
 def relation_word_counts(sentences) -> Counter:
@@ -51,3 +65,93 @@ def extracted_kb_baseline(scored: pd.DataFrame) -> np.ndarray:
     1 when the training split states the fact at least once (a knowledge base extracted from the split by its
     templates holds it), else 0.5 (a coin flip)."""
     return np.where(scored["n_stated"].to_numpy() > 0, 1.0, 0.5)
+
+
+# -- the wording of the query ---------------------------------------------------------------------------
+
+
+def wording_suite(config: ToyEnglishConfig) -> list[ClozeItem]:
+    """Every stated fact of the toy knowledge base in every template of its relation, the object masked, one false
+    object per fact (:func:`~bertology_lib.data.suites.knowledge.wording_items`); deterministic from ``config.seed``."""
+    return wording_items(Builder(config, random.Random(f"wording-items:{config.seed}")))
+
+
+WORDING_COLUMNS = ("item", "relation", "template", "subject", "correct", "margin", "correct_word", "incorrect_word")
+
+
+def choose_wordings(scored: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Per fact of a scored :func:`wording_suite` (rows of :func:`~bertology_lib.analysis.cloze.score_items`): its
+    relation's best and worst template, chosen on the *other* half of the relation's facts, and whether each got
+    the fact right.
+
+    The facts of each relation are split into two folds at random (``seed``); a template is ranked on the other
+    fold by accuracy, ties broken by the mean margin (logit of the true object minus the false one's). Choosing
+    on other facts than are scored keeps the gap of a model that answers every wording alike at 0 in expectation,
+    where the best and worst template of the same facts would turn noise into a gap. Facts with a template that
+    could not be scored are left out. One row per fact: ``relation``, ``subject``, ``fold``, ``best_template``,
+    ``worst_template``, ``best_item``, ``worst_item``, ``best`` and ``worst`` (0/1), ``correct_word``,
+    ``incorrect_word``.
+    """
+    missing = [c for c in WORDING_COLUMNS if c not in scored.columns]
+    if missing:
+        raise ParameterError(f"scored lacks columns {missing}; allowed: rows of score_items on wording_suite items")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for rel, g in scored.assign(correct=scored["correct"].astype(float)).groupby("relation", sort=True):
+        wide = g.pivot(index="subject", columns="template", values=["correct", "margin", "item"]).dropna()
+        if wide["correct"].shape[1] < 2 or len(wide) < 2:
+            continue
+        fold = np.empty(len(wide), dtype=int)
+        fold[rng.permutation(len(wide))] = np.arange(len(wide)) % 2
+        words = g.drop_duplicates("subject").set_index("subject")
+        for k in (0, 1):
+            other = wide[fold != k]
+            acc, margin = other["correct"].mean(), other["margin"].mean()
+            ranked = sorted(acc.index, key=lambda t: (acc[t], margin[t]))
+            worst, best = ranked[0], ranked[-1]
+            for subj, r in wide[fold == k].iterrows():
+                rows.append({"relation": rel, "subject": subj, "fold": k, "best_template": int(best),
+                             "worst_template": int(worst), "best_item": int(r[("item", best)]),
+                             "worst_item": int(r[("item", worst)]), "best": r[("correct", best)],
+                             "worst": r[("correct", worst)], "correct_word": words.at[subj, "correct_word"],
+                             "incorrect_word": words.at[subj, "incorrect_word"]})
+    return pd.DataFrame(rows, columns=["relation", "subject", "fold", "best_template", "worst_template", "best_item",
+                                       "worst_item", "best", "worst", "correct_word", "incorrect_word"])
+
+
+@dataclass(frozen=True)
+class WordingEffect:
+    """The wording of the query, fact by fact (:func:`wording_effect`). Intervals are (estimate, low, high),
+    95% percentile bootstrap over facts; NaN when fewer than two facts could be compared.
+
+    ``chosen``: :func:`choose_wordings` rows plus the baselines' per-fact scores at the best template; ``gap``:
+    best minus worst template; ``recall``: best template minus the stronger baseline (``baseline``, the
+    instrument: does the model recall facts at all?); ``twin_gap``: the random-init twin's own gap, chosen the
+    same way (what a model that knows no facts shows)."""
+
+    chosen: pd.DataFrame
+    gap: tuple[float, float, float]
+    recall: tuple[float, float, float]
+    baseline: str
+    twin_gap: tuple[float, float, float]
+
+
+def _paired(a, b, seed: int) -> tuple[float, float, float]:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return stats.paired_gap(a, b, seed=seed) if len(a) >= 2 else (float("nan"),) * 3
+
+
+def wording_effect(scored: pd.DataFrame, twin_scored: pd.DataFrame, counts: Mapping[tuple[str, str], int],
+                   seed: int = 0) -> WordingEffect:
+    """Does recall depend on the wording? ``scored`` and ``twin_scored``: the model's and its random-init twin's
+    rows of :func:`~bertology_lib.analysis.cloze.score_items` on the same :func:`wording_suite` items;
+    ``counts``: :func:`relation_word_counts` of the training split (the frequency baseline). See
+    :class:`WordingEffect`; ``seed`` draws the folds and the bootstrap."""
+    chosen = choose_wordings(scored, seed)
+    baselines = {"frequency": frequency_baseline(chosen, counts),
+                 "random-init twin": twin_correct(chosen.assign(item=chosen["best_item"]), twin_scored)}
+    name, base = strongest_baseline(baselines) if len(chosen) else ("none", np.empty(0))
+    twin_chosen = choose_wordings(twin_scored, seed)
+    return WordingEffect(chosen=chosen.assign(**{f"{k} at best": v for k, v in baselines.items()}),
+                         gap=_paired(chosen["best"], chosen["worst"], seed), recall=_paired(chosen["best"], base, seed),
+                         baseline=name, twin_gap=_paired(twin_chosen["best"], twin_chosen["worst"], seed))
