@@ -101,6 +101,40 @@ def test_n_sweep_and_celebrity_keep_exposures(monkeypatch):
     assert set(ds.qa_test) == set(ds.groups["minority"]) and len(ds.qa_test) == 10
 
 
+def test_filler_control_adds_shuffled_text_and_keeps_other_keys():
+    base = pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100, "augmentation": "permute1"})
+    assert "filler_bios" not in ptrain.pretrain_key(base)  # keys of runs without filler are unchanged
+    assert ptrain.filler_texts(base) == []
+    ctrl = px.filler_config(base)
+    celeb = px.celebrity_config(base)
+    assert (ctrl.augmentation, ctrl.filler_bios, ctrl.pretrain_steps) == ("permute1", 100, celeb.pretrain_steps)
+    assert ptrain.pretrain_key(ctrl)["filler_bios"] == 100
+    texts = ptrain.filler_texts(ctrl)
+    assert len(texts) == 100 and texts == ptrain.filler_texts(ctrl)  # seeded
+    # the same words as other people's multi5+permute biographies, in another order, and none of the run's names
+    src = bios.generate_dataset(bios.BioConfig.from_augmentation("multi5+permute", 20, seed=ptrain.FILLER_SEED))
+    assert sorted(texts[0].split()) == sorted(src.texts()[0].split()) and texts[0] != src.texts()[0]
+    tok = pcfg.bios_tokenizer()
+    plain, _ = ptrain.bio_rows(ctrl.dataset(), tok, 128, "whole")
+    more, _ = ptrain.bio_rows(ctrl.dataset(), tok, 128, "whole", texts)
+    assert len(more) > len(plain)
+    with pytest.raises(ValueError, match="filler_bios=-1"):
+        base.replace(filler_bios=-1)
+    with pytest.raises(ValueError, match="settings"):
+        px.celebrity_grid(base, seeds=[0], settings=["with", "celebrities"])
+
+
+def test_setting_gap_interval_pools_answers():
+    df = pd.DataFrame([{"setting": "with", "attribute": "mean", "accuracy": 0.5, "n": 100},
+                       {"setting": "with", "attribute": "mean", "accuracy": 0.7, "n": 100},
+                       {"setting": "filler", "attribute": "mean", "accuracy": 0.1, "n": 200}])
+    gap, lo, hi = px.setting_gap_interval(df, "with", "filler")
+    assert gap == pytest.approx(0.5) and lo < 0.5 < hi and lo > 0.3
+    gap0, lo0, hi0 = px.setting_gap_interval(df.assign(setting="with").iloc[[0, 0]].assign(
+        setting=["with", "filler"]), "with", "filler")
+    assert gap0 == 0 and lo0 < 0 < hi0  # no difference: the interval straddles 0, so IntervalAbove(0) fails
+
+
 class _Oracle(torch.nn.Module):
     """Logits that put all mass on the true next token of known sequences (or on token ``wrong``)."""
 

@@ -42,6 +42,8 @@ class PhysicsConfig(SizeTable):
     ``whole``: :func:`bertology_lib.training.objectives.pack_whole`, no biography is cut).
     ``people_per_value``: pools that scale with N (:meth:`bertology_lib.data.bios.BioConfig.pool_sizes`), so a
     classifier probe sees every class in training; 0 keeps the paper's pools.
+    ``filler_bios``: extra pretraining text with no facts a question asks about (the celebrity run's control,
+    :func:`bertology_lib.experiments.physics.training.filler_texts`); 0 adds none.
     """
 
     augmentation: str = "multi5+permute"
@@ -71,6 +73,7 @@ class PhysicsConfig(SizeTable):
     tokenizer: str = "word"  # "word" (our word-level tokenizer) or a tokenizer folder / hub name (e.g. GPT-2 BPE)
     packing: str = "stream"  # "stream": biographies back to back, cut into windows; "whole": no biography is cut
     people_per_value: int = 0  # 0: the paper's pools; k: pools of ceil(n_people / k) values (BioConfig.pool_sizes)
+    filler_bios: int = 0  # extra word-shuffled biographies of other people in pretraining (training.filler_texts)
 
     def __post_init__(self) -> None:
         self.bio_config()  # validates augmentation, n_people, n_minority, seed (messages name the value)
@@ -81,6 +84,7 @@ class PhysicsConfig(SizeTable):
         check_int("lora_rank", self.lora_rank, minimum=1)
         check_bool("lora", self.lora)
         check_choice("packing", self.packing, PACKINGS)
+        check_int("filler_bios", self.filler_bios, minimum=0)
         if not isinstance(self.tokenizer, str) or not self.tokenizer.strip():
             raise ParameterError(f"tokenizer={self.tokenizer!r} is invalid; allowed: 'word' or a tokenizer folder / "
                              "hub name (e.g. a GPT-2 BPE tokenizer)")

@@ -57,16 +57,17 @@ class Plan(SizeTable):
     qa_shares: tuple[float, ...]  # QA shares swept at the base N
     celebrity_seeds: tuple[int, ...]
     bert_seeds: tuple[int, ...]
+    curve_points: int = 10  # learning-curve points of each mixed run (fine enough to measure the QA-test lag)
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(grid_seeds={"single": (0,), "permute1": (0,), "multi5+permute": (0,)}, mixed_seeds=(0,),
-                      n_sweep=(20, 40), qa_shares=(0.5,), celebrity_seeds=(0,), bert_seeds=(0,)),
+                      n_sweep=(20, 40), qa_shares=(0.5,), celebrity_seeds=(0,), bert_seeds=(0,), curve_points=5),
         "quick": dict(grid_seeds={"single": (0, 1), "fullname": (0,), "permute1": (0, 1), "permute5": (0,),
                                   "multi5": (0,), "multi2+permute": (0,), "multi5+permute": (0, 1)},
                       mixed_seeds=(0,), n_sweep=(75, 150, 300), qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1),
-                      bert_seeds=(0,)),
+                      bert_seeds=(0,), curve_points=40),
         "full": dict(grid_seeds={a: (0, 1) for a in GRID}, mixed_seeds=(0, 1), n_sweep=(10_000, 50_000, 100_000),
-                     qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1), bert_seeds=(0, 1)),
+                     qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1), bert_seeds=(0, 1), curve_points=40),
     }
 
 
@@ -187,6 +188,20 @@ def above_majority_interval(df: pd.DataFrame, confidence: float = 0.95, **where:
     return k / n - majority, lo - majority, hi - majority
 
 
+def setting_gap_interval(df: pd.DataFrame, a: str, b: str, column: str = "setting") -> tuple[float, float, float]:
+    """Pooled QA accuracy of ``column == a`` minus that of ``column == b`` (``mean`` rows, every answer of every
+    seed one item; different people, so unpaired) with an Agresti-Caffo 95% interval: (gap, low, high)."""
+    from bertology_lib import stats
+
+    def answers(value: str) -> np.ndarray:
+        sub = _rows(df, {column: value, "attribute": "mean"})
+        n = int(sub["n"].sum())
+        k = int(round(float((sub["accuracy"] * sub["n"]).sum())))
+        return np.r_[np.ones(k), np.zeros(n - k)]
+
+    return stats.accuracy_gap(answers(a), answers(b))
+
+
 def per_attribute(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     """Seed-mean accuracy per attribute (columns) for each ``by`` group (rows), summary rows included."""
     order = [a for a in (*bios.ATTRIBUTES, *SUMMARY_ROWS) if a in set(df["attribute"])]
@@ -296,22 +311,39 @@ def celebrity_config(base: PhysicsConfig, n_minority: int | None = None) -> Phys
                         pretrain_steps=steps)
 
 
+def filler_config(base: PhysicsConfig, n_minority: int | None = None, baseline: str = "permute1") -> PhysicsConfig:
+    """The celebrity run's control: the ``without`` run (``baseline`` biographies at ``base``'s size) plus as
+    many word-shuffled biographies of other people as the celebrities have (``PhysicsConfig.filler_bios``,
+    :func:`~bertology_lib.experiments.physics.training.filler_texts`), pretrained for the celebrity run's steps:
+    the same extra tokens and steps, without the celebrities' knowledge."""
+    celeb = celebrity_config(base, n_minority)
+    return base.replace(augmentation=baseline, filler_bios=5 * base.n_people, pretrain_steps=celeb.pretrain_steps)
+
+
+SETTINGS = ("with", "without", "filler")
+
+
 def celebrity_grid(base: PhysicsConfig, seeds: Sequence[int] = (0, 1), n_minority: int | None = None,
                    baseline: str = "permute1", methods: Sequence[str] = ("full",),
-                   cache: ArtifactCache | None = None, progress: bool = True) -> pd.DataFrame:
+                   cache: ArtifactCache | None = None, progress: bool = True,
+                   settings: Sequence[str] = ("with", "without")) -> pd.DataFrame:
     """Minority accuracy with celebrities vs the same kind of biography without them.
 
     ``with``: :func:`celebrity_config` runs, fine-tuned on celebrities, tested on the minority.
     ``without``: the ``baseline`` augmentation (default ``permute1``: the minority's single+permute1
-    biographies for everyone) at ``base``'s size, fine-tuned and tested on its own QA halves. Rows as in
+    biographies for everyone) at ``base``'s size, fine-tuned and tested on its own QA halves.
+    ``filler`` (the control for "more text"): ``without`` plus the celebrities' number of word-shuffled
+    biographies and steps (:func:`filler_config`). ``settings``: which of :data:`SETTINGS` to run. Rows as in
     :func:`finetune_run` with a ``setting`` column, plus ``bio`` (teacher-forced BIO accuracy of the test
     people's biographies: did the model at least memorise them?) and ``memorised`` (first-token
     memorisation of the test people, which for ``with`` are the minority).
     """
     seeds = check_seeds(seeds)
     methods = check_subset("methods", methods, METHODS)
-    runs = [("with", celebrity_config(base, n_minority).replace(seed=s)) for s in seeds]
-    runs += [("without", base.replace(augmentation=baseline, seed=s)) for s in seeds]
+    settings = check_subset("settings", settings, SETTINGS)
+    make = {"with": lambda: celebrity_config(base, n_minority), "without": lambda: base.replace(augmentation=baseline),
+            "filler": lambda: filler_config(base, n_minority, baseline)}
+    runs = [(name, make[name]().replace(seed=s)) for name in settings for s in seeds]
     frames = []
     for setting, cfg in _progress(runs, "celebrities", progress):
         df = finetune_run(cfg, methods, cache)

@@ -60,7 +60,33 @@ def pretrain_key(cfg: PhysicsConfig) -> dict:
         key["tokenizer"] = tokenizer_id(cfg.tokenizer)
     if cfg.packing != "stream":  # keys of stream-packed runs stay as they were
         key["packing"] = cfg.packing
+    if cfg.filler_bios:  # keys of runs without filler stay as they were
+        key["filler_bios"] = cfg.filler_bios
     return key
+
+
+FILLER_SEED = 10_000  # the filler people's generator seed is cfg.seed + FILLER_SEED: never a run's own people
+
+
+def filler_texts(cfg: PhysicsConfig) -> list[str]:
+    """``cfg.filler_bios`` texts with no facts in them: multi5+permute biographies of other people (generator
+    seed ``cfg.seed + FILLER_SEED``, the run's pools) with the words of each shuffled.
+
+    The control for the celebrity run (paper §4.3): as many extra tokens as the celebrities' biographies, from
+    the same vocabulary and of the same lengths, but no name stands next to its attributes, so they teach no
+    way of storing knowledge. Seeded: the same config gives the same texts.
+    """
+    if cfg.filler_bios == 0:
+        return []
+    n = -(-cfg.filler_bios // 5)
+    src = bios.generate_dataset(bios.BioConfig.from_augmentation(
+        "multi5+permute", n, seed=cfg.seed + FILLER_SEED, people_per_value=cfg.people_per_value))
+    rng = np.random.default_rng(cfg.seed + FILLER_SEED)
+    out = []
+    for text in src.texts()[:cfg.filler_bios]:
+        words = text.split()
+        out.append(" ".join(words[i] for i in rng.permutation(len(words))))
+    return out
 
 
 def bio_windows(dataset: bios.BioDataset, tokenizer, seq_len: int) -> torch.Tensor:
@@ -69,14 +95,18 @@ def bio_windows(dataset: bios.BioDataset, tokenizer, seq_len: int) -> torch.Tens
     return pack_windows(ids, seq_len, tokenizer.eos_token_id)
 
 
-def bio_rows(dataset: bios.BioDataset, tokenizer, seq_len: int, packing: str = "stream"
-             ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """(windows, labels) of the biographies for pretraining: :func:`bio_windows` (labels None = the windows)
-    for ``stream`` packing, :func:`~bertology_lib.training.objectives.pack_whole` for ``whole``."""
+def bio_rows(dataset: bios.BioDataset, tokenizer, seq_len: int, packing: str = "stream",
+             extra: Sequence[str] = ()) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(windows, labels) of the biographies (then the ``extra`` texts, e.g. :func:`filler_texts`) for
+    pretraining: :func:`bio_windows` (labels None = the windows) for ``stream`` packing,
+    :func:`~bertology_lib.training.objectives.pack_whole` for ``whole``."""
     if packing == "stream":
-        return bio_windows(dataset, tokenizer, seq_len), None
+        if not extra:
+            return bio_windows(dataset, tokenizer, seq_len), None
+        ids = tokenizer([*dataset.texts(), *extra], add_special_tokens=False)["input_ids"]
+        return pack_windows(ids, seq_len, tokenizer.eos_token_id), None
     if packing == "whole":
-        return pack_whole(tokenizer(dataset.texts(), add_special_tokens=False)["input_ids"], seq_len,
+        return pack_whole(tokenizer([*dataset.texts(), *extra], add_special_tokens=False)["input_ids"], seq_len,
                           tokenizer.eos_token_id)
     raise ParameterError(f"packing={packing!r} is not allowed; allowed: 'stream', 'whole'")
 
@@ -107,7 +137,7 @@ def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: b
         ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
         model = new_decoder(cfg.model_size, tok, cfg.seed)
         tc = cfg.pretrain_train_config()
-        windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing)
+        windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg))
         res = train(model, LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels), tc,
                              progress=progress, desc="pretrain")
         log = {**res.to_dict(), "n_windows": len(windows), "epochs": res.steps * tc.batch_size / len(windows),
@@ -229,7 +259,7 @@ def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress
         rng = np.random.default_rng([cfg.seed, 7])
         qa = qa_examples(ds, tok, "train")
         qa = [qa[i] for i in rng.permutation(len(qa)).tolist()]  # shuffle before packing
-        pools = {"bio": bio_rows(ds, tok, cfg.seq_len, cfg.packing), "qa": pack_labeled(qa, cfg.seq_len)}
+        pools = {"bio": bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg)), "qa": pack_labeled(qa, cfg.seq_len)}
         batches = MixedBatches(pools, {"bio": 1.0 - cfg.qa_share, "qa": cfg.qa_share},
                                         tc.batch_size, seed=cfg.seed)
         eval_fn = (lambda m: curve_metrics(m, tok, ds, curve_people, seed=cfg.seed)) if curve_points else None
