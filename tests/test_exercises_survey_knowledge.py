@@ -465,8 +465,10 @@ def _quick_probe_rows():
     from bertology_lib.data.toy_english import ToyEnglishConfig, generate_corpus
     from bertology_lib.models import minibert
 
-    cfg = minibert.MiniBertConfig.for_profile("quick")  # fresh draws: the corpus seed + 10,000, 1,500 sentences
-    sents = generate_corpus(ToyEnglishConfig(n_sentences=1500, seed=cfg.corpus_seed + 10_000, vocab_size=cfg.vocab_size))
+    cfg = minibert.MiniBertConfig.for_profile("quick")  # fresh draws in the corpus's words, 1,500 sentences
+    sents = minibert.fresh_sentences(cfg, 1500)
+    assert sents[0].text not in {x.text for x in generate_corpus(ToyEnglishConfig(
+        n_sentences=cfg.n_sentences, seed=cfg.corpus_seed, vocab_size=cfg.vocab_size))}
     return sents[:1125], sents[1125:]
 
 
@@ -485,7 +487,7 @@ def test_survey31_ceiling_truth_is_the_oracle_over_ambiguous_types():
     truth = sum(max(c.values()) for c in test_tags.values()) / sum(sum(c.values()) for c in test_tags.values())
     assert sk.survey31_ceiling_truth() == pytest.approx(truth)
     mistakes = sk._survey31_ceiling_mistakes()
-    assert 0.7 < mistakes["majority"] < truth < 0.9  # the oracle is above the training-majority baseline
+    assert 0.6 < mistakes["majority"] < truth < 0.9  # the oracle is above the training-majority baseline
 
 
 def test_survey31_ceiling_solution_and_hints():

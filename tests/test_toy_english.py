@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import time
@@ -479,3 +480,30 @@ def test_transforms(small, suites):
         te.truncate(s, 0)
     with pytest.raises(ParameterError, match="keep=1.5 "):
         te.truncate(s, 1.5)
+
+
+def test_sample_seed_draws_new_sentences_in_the_same_words():
+    base = te.ToyEnglishConfig(n_sentences=400, seed=3)
+    assert "sample_seed" not in base.to_dict()  # keys of corpora without it are unchanged
+    fresh = dataclasses.replace(base, sample_seed=99)
+    assert fresh.to_dict()["sample_seed"] == 99
+    a, b = te.generate_corpus(base), te.generate_corpus(fresh)
+    assert [s.text for s in a] != [s.text for s in b]
+    assert te.vocabulary(base) == te.vocabulary(fresh)  # same lexicon and facts
+    words = set(te.vocabulary(base))
+    assert all(w in words for s in b for w in s.words)
+    with pytest.raises(ParameterError, match="sample_seed"):
+        dataclasses.replace(base, sample_seed=-1)
+
+
+def test_fresh_sentences_are_in_vocabulary_and_not_in_the_corpus():
+    from bertology_lib.models import minibert
+
+    cfg = minibert.MiniBertConfig.for_profile("smoke")
+    tok = minibert.tokenizer_for(cfg)
+    fresh = minibert.fresh_sentences(cfg, 300)
+    assert len(fresh) == 300
+    ids = [i for s in fresh for i in tok(s.text)["input_ids"]]
+    assert tok.unk_token_id not in ids
+    train, held = minibert.corpus(cfg)
+    assert not {s.text for s in fresh} & {s.text for s in train + held}

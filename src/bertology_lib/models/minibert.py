@@ -16,6 +16,7 @@ import math
 import os
 import shutil
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -103,12 +104,27 @@ def corpus(cfg: MiniBertConfig):
     return sents[: -cfg.heldout], sents[-cfg.heldout:]
 
 
+@lru_cache(maxsize=2)
+def _corpus_texts(cc: ToyEnglishConfig) -> frozenset[str]:
+    return frozenset(s.text for s in generate_corpus(cc))
+
+
 def fresh_sentences(cfg: MiniBertConfig, n: int):
-    """``n`` toy sentences the mini-BERT never trained on: fresh draws from the same grammar and lexicon
-    (the corpus seed + 10,000), for probing and held-out evaluation."""
+    """``n`` toy sentences the mini-BERT never trained on: fresh draws (sample seed: the corpus seed + 10,000)
+    from the same grammar, lexicon and facts, so every word is in the mini-BERT's vocabulary, leaving out
+    any sentence that occurs verbatim in its corpus; for probing and held-out evaluation.
+
+    (Until 2026-12-01 the draws changed the corpus seed itself, which also changed the lexicon: about a quarter of
+    the tokens of these sentences were ``[UNK]`` to the mini-BERT.)"""
     check_int("n", n, minimum=1)
-    cc = replace(cfg.corpus_config(), n_sentences=n, seed=cfg.corpus_seed + 10_000)
-    return generate_corpus(cc)
+    seen = _corpus_texts(cfg.corpus_config())  # the training corpus and its held-out tail
+    draw = n + n // 4 + 20
+    while True:  # drop sentences that occur verbatim in the corpus (short ones, fact statements), keep the order
+        cc = replace(cfg.corpus_config(), n_sentences=draw, sample_seed=cfg.corpus_seed + 10_000)
+        fresh = [s for s in generate_corpus(cc) if s.text not in seen]
+        if len(fresh) >= n:
+            return fresh[:n]
+        draw *= 2
 
 
 def tokenizer_for(cfg: MiniBertConfig):

@@ -59,11 +59,14 @@ class ToyEnglishConfig:
     p_coordination: float = 0.1
     p_subordinate: float = 0.12
     p_fact: float = 0.08
+    sample_seed: int | None = None  # seeds only the sentence draws (None: ``seed``); lexicon and facts stay ``seed``'s
 
     def __post_init__(self) -> None:
         # validate only: the stored values stay as given, so to_dict() (the cache key) is unchanged
         check_int("n_sentences", self.n_sentences, 0, 100_000_000)
         check_seed(self.seed)
+        if self.sample_seed is not None:
+            check_seed(self.sample_seed, "sample_seed")
         check_int("vocab_size", self.vocab_size, 500, 200_000)
         check_int("max_len", self.max_len, 16, 1000)
         check_float("zipf_exponent", self.zipf_exponent, 0.0, 3.0, open_min=True)
@@ -72,5 +75,9 @@ class ToyEnglishConfig:
             check_float(name, getattr(self, name), 0.0, _MAX_PROBABILITY.get(name, 1.0))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict of all settings (stable key order), e.g. for cache keys."""
-        return dataclasses.asdict(self)
+        """Plain dict of all settings (stable key order), e.g. for cache keys; ``sample_seed`` only when set, so
+        the keys of corpora drawn with their lexicon's own seed are unchanged."""
+        d = dataclasses.asdict(self)
+        if d["sample_seed"] is None:
+            del d["sample_seed"]
+        return d

@@ -23,15 +23,20 @@ from bertology_lib.data.toy_english.words import NUMERALS, SIZE_WORDS, SPECIAL_N
 def generate_corpus(config: ToyEnglishConfig) -> list[Sentence]:
     """``config.n_sentences`` annotated sentences, deterministic from ``config``.
 
+    The lexicon and the knowledge base come from ``config.seed``; the sentences are drawn with
+    ``config.sample_seed`` when it is set (fresh sentences in the same words, e.g.
+    :func:`bertology_lib.models.minibert.fresh_sentences`), else with ``config.seed``.
+
     A fraction ``p_fact`` states knowledge-base facts round-robin over the stated facts
     (so every fact is stated once the corpus has enough fact sentences), cycling
     through each relation's templates.  Used by the toy-BERT training data pipeline and
     the survey_03_* notebooks.
     """
-    rng = random.Random(f"toy-english-corpus:{config.seed}")
+    draw = config.seed if config.sample_seed is None else config.sample_seed  # the lexicon and facts: config.seed
+    rng = random.Random(f"toy-english-corpus:{draw}")
     b = Builder(config, rng)
     facts = b.kb.stated_facts()
-    order_rng = random.Random(f"toy-english-facts:{config.seed}")
+    order_rng = random.Random(f"toy-english-facts:{draw}")
     order_rng.shuffle(facts)
     fact_i = 0
     out: list[Sentence] = []
