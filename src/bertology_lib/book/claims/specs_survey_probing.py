@@ -137,6 +137,17 @@ register(
         "damage could take away), so the model must beat its random-init twin on the intact items",
     ),
     ClaimSpec(
+        "survey3.1.perturbed_masking_arcs",
+        "Without any trained probe, words linked by a dependency arc influence each other more than unlinked words at the same distance (perturbed masking: normalised impact, linked minus unlinked, trained model minus its random-init twin, 95% interval resampling sentences)",
+        "Rogers et al. 2020 §3.1; Wu et al. 2020",
+        paper="syntactic neighbours influence each other more",
+        rule=IntervalAbove(0.0),
+        unit="impact gap beyond the twin",
+        note="impacts are read from the last layer (as Wu et al.) and divided by each sentence's mean impact; pairs "
+        "are compared within each distance 1-3, so adjacency alone scores 0; the random-init twin's gap (word identity "
+        "and position) is subtracted",
+    ),
+    ClaimSpec(
         "survey3.1.real_pos_probe",
         "A pretrained encoder's layers encode POS beyond word identity and beyond an untrained network (UD English EWT, held-out sentences)",
         "Rogers et al. 2020 §3.1; Tenney et al. 2019",
