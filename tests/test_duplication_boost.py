@@ -1,4 +1,8 @@
+import numpy as np
 import pytest
+from scipy import stats as scipy_stats
+
+from bertology_lib.errors import ParameterError
 
 from bertology_lib.experiments.duplication import boost as dup
 from bertology_lib.training import finetune as ft
@@ -39,3 +43,21 @@ def test_second_variant_every_or_last_block(tiny_bert_dir):
     with pytest.raises(ParameterError, match="second='middle' is not allowed; allowed: 'every', 'last'"):
         dup.variants(base, n_blocks=2, k=1, second="middle")
     assert dup.BoostSizes.for_profile("full").second == "every"
+
+
+def test_detectable_gain_scales_with_the_seed_spread():
+    from types import SimpleNamespace
+
+    def res(scores):
+        return [SimpleNamespace(score=lambda split, metric=None, v=v: v) for v in scores]
+
+    results = {"baseline": res([0.50, 0.50, 0.50, 0.50]), "dup": res([0.51, 0.53, 0.50, 0.52])}
+    out = dup.detectable_gain(results, "dup")
+    gains = np.array([0.01, 0.03, 0.0, 0.02])
+    t = scipy_stats.t.ppf(0.975, 3) + scipy_stats.t.ppf(0.8, 3)
+    assert out["seeds"] == 4 and out["sd_gain"] == pytest.approx(gains.std(ddof=1))
+    assert out["detectable"] == pytest.approx(t * gains.std(ddof=1) / 2)
+    flat = dup.detectable_gain({"baseline": res([0.5, 0.5, 0.5]), "dup": res([0.5, 0.5, 0.5])}, "dup")
+    assert np.isnan(flat["detectable"])  # no spread measured: unknown, not "any gain is detectable"
+    with pytest.raises(ParameterError, match="variant='nope'"):
+        dup.detectable_gain(results, "nope")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from bertology_lib import stats
@@ -122,3 +123,27 @@ def floor_gap(results: Mapping[str, Sequence[ft.FinetuneResult]], task, baseline
     kind = base[0].predictions[split].kind
     floor = floor_scores(task, split)[metric or ft.DEFAULT_METRIC[kind]]
     return stats.one_sample_interval([r.score(split, metric) - floor for r in base])
+
+
+def detectable_gain(results: Mapping[str, Sequence[ft.FinetuneResult]], variant: str, baseline: str = "baseline",
+                    split: str = "test", metric: str | None = None, alpha: float = 0.05,
+                    power: float = 0.8) -> dict[str, float]:
+    """How large a gain of ``variant`` over ``baseline`` this comparison could detect: with k seeds whose paired
+    differences have standard deviation sd, the smallest true gain a two-sided paired t test at level ``alpha``
+    finds with probability ``power``, (t(1 - alpha/2, k-1) + t(power, k-1)) x sd / sqrt(k) (the usual normal-theory
+    approximation with t quantiles). Returns ``seeds``, ``sd_gain`` and ``detectable`` (metric units; NaN when
+    every seed gave the same gain, e.g. both variants at the task's floor: the spread is unknown, not zero)."""
+    from scipy import stats as scipy_stats
+
+    if variant not in results or baseline not in results:
+        raise ParameterError(f"variant={variant!r} or baseline={baseline!r} is not in the results; allowed: "
+                             f"{', '.join(results)}")
+    gains = np.array([a.score(split, metric) - b.score(split, metric)
+                      for a, b in zip(results[variant], results[baseline])])
+    k = len(gains)
+    if k < 2:
+        raise ParameterError(f"{k} paired seed(s); allowed: at least 2 seeds to estimate the spread")
+    sd = float(gains.std(ddof=1))
+    t = scipy_stats.t.ppf(1 - alpha / 2, k - 1) + scipy_stats.t.ppf(power, k - 1)
+    return {"seeds": k, "sd_gain": sd, "detectable": float(t * sd / np.sqrt(k)) if sd > 0 else float("nan")}
+
