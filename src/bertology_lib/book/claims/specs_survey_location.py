@@ -157,6 +157,29 @@ register(
 register(
     "survey_04_2_attention_heads",
     ClaimSpec(
+        "survey4.2.layer_pattern",
+        "Attention goes to [CLS] in earlier layers, to [SEP] in middle layers and to punctuation in later ones (each target's attention-weighted centre layer as a share of the depth; the smaller of the two gaps, 95% interval resampling held-out sentences; lab BERT, toy sentences)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §3, Fig. 2",
+        paper="[CLS] early, [SEP] middle, punctuation late",
+        rule=IntervalAbove(0.05),
+        unit="share of depth",
+        checks=("twin_shows_no_order",),
+        note="the margin: uniform attention puts every centre in the middle and scores 0 give or take a hair, so the "
+        "gap must exceed 0.05 of the depth (in BERT-base the centres lie several of its 12 layers apart); instrument: "
+        "the random-init twin's ordering interval must not lie above that margin, else the order comes from the "
+        "architecture and the data, not from training",
+    ),
+    ClaimSpec(
+        "survey4.2.layer_pattern_minilm",
+        "Attention goes to [CLS] in earlier layers, to [SEP] in middle layers and to punctuation in later ones (as survey4.2.layer_pattern; MiniLM, a contrastively trained sentence encoder, on UD English EWT)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §3, Fig. 2",
+        paper="[CLS] early, [SEP] middle, punctuation late",
+        rule=IntervalAbove(0.05),
+        unit="share of depth",
+        checks=("twin_shows_no_order",),
+        note="as survey4.2.layer_pattern; MiniLM is not a masked LM, so it is a second data point, not BERT",
+    ),
+    ClaimSpec(
         "survey4.2.sep_attention",
         "In some middle-to-upper layers most attention goes to [SEP] (the layer chosen on validation sentences, its mean attention to [SEP] on held-out ones; lab BERT, toy sentences)",
         "Rogers et al. 2020 §4.2; Clark et al. 2019 §3, Fig. 2",
