@@ -63,12 +63,10 @@ def order_interval(profiles: np.ndarray, n_resamples: int = 2000, seed: int = 0,
     """(smaller of the two :func:`order_gaps`, low, high): positive when [CLS] < [SEP] < punctuation, with a
     percentile bootstrap over sentences. A model whose centres coincide (uniform attention) scores about 0, on
     either side by a hair: a rule on it needs a margin (the survey §4.2 claims ask for 0.05 of the depth)."""
+    from bertology_lib import stats
+
     n = len(profiles)
     if n < 2:
         raise ParameterError(f"{n} sentence(s); allowed: at least 2")
-    rng = np.random.default_rng(seed)
-    est = min(order_gaps(profiles))
-    reps = np.array([min(order_gaps(profiles, rng.integers(0, n, n))) for _ in range(n_resamples)])
-    reps = reps[np.isfinite(reps)]
-    alpha = (1 - confidence) / 2
-    return float(est), float(np.quantile(reps, alpha)), float(np.quantile(reps, 1 - alpha))
+    return stats.bootstrap_ci(np.arange(n), lambda idx: min(order_gaps(profiles, idx)), n_resamples=n_resamples,
+                              seed=seed, confidence=confidence)

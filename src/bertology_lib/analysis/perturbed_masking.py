@@ -115,15 +115,9 @@ def arc_gap_interval(trained: Sequence, baseline: Sequence, n_resamples: int = 2
                      confidence: float = 0.95) -> tuple[float, float, float]:
     """(gap of ``trained`` - gap of ``baseline``, low, high): :func:`arc_gap` of two models' terms on the same
     sentences, with a percentile bootstrap over sentences (paired: the same resample for both)."""
+    from bertology_lib import stats
+
     if len(trained) != len(baseline) or len(trained) < 2:
         raise ParameterError(f"{len(trained)} and {len(baseline)} sentences; allowed: the same sentences, at least 2")
-    rng = np.random.default_rng(seed)
-    est = arc_gap(trained) - arc_gap(baseline)
-    reps = []
-    for _ in range(n_resamples):
-        idx = rng.integers(0, len(trained), len(trained))
-        reps.append(arc_gap(trained, idx) - arc_gap(baseline, idx))
-    reps = np.asarray(reps)
-    reps = reps[np.isfinite(reps)]
-    alpha = (1 - confidence) / 2
-    return float(est), float(np.quantile(reps, alpha)), float(np.quantile(reps, 1 - alpha))
+    return stats.bootstrap_ci(np.arange(len(trained)), lambda idx: arc_gap(trained, idx) - arc_gap(baseline, idx),
+                              n_resamples=n_resamples, seed=seed, confidence=confidence)
