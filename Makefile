@@ -5,6 +5,9 @@
 #                      build _build/html; it prints how many were up to date and how many it executed
 #   make book FORCE=1  the same, re-executing every notebook (bertology build --force)
 #   make reproduce     FORCE=1 from a fresh, empty cache (_build/reproduce-cache): everything retrained
+# The book's notebooks run at 1 torch thread each (BERTOLOGY_THREADS=1 unless you set it): a number depends on
+# the thread count, and the stamps record it, so the committed stamps stay valid on any machine whatever its
+# cores or load. Set BERTOLOGY_THREADS=N to use N threads (the notebooks are then executed again, at N).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -41,6 +44,8 @@ browser-deps:
 test: venv browser-deps
 	$(PY) -m pytest tests --nbval-lax --nbval-current-env \
 	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider
+
+book reproduce: export BERTOLOGY_THREADS ?= 1
 
 book: venv
 	$(VENV)/bin/bertology build --profile $(PROFILE)$(if $(filter-out 0,$(FORCE)), --force)
