@@ -53,7 +53,7 @@ def test_masked_predictions_match_masked_accuracy_and_the_unigram_baseline(tok):
     texts = [" ".join(rng.choice(WORDS[:-1], size=rng.integers(3, 8))) + " ." for _ in range(60)]
     model = minibert.new_bert(len(tok), n_layers=1, n_heads=2, d_model=16, seed=0)
     preds = ms.masked_predictions({"model": ms.model_predictor(model),
-                                   "unigram": ms.unigram_predictor(texts, tok)}, tok, texts, bucket=0)
+                                   "unigram": ms.unigram_predictor(ms.NGramMLM(texts, tok))}, tok, texts, bucket=0)
     assert len(preds) > 20 and set(preds.columns) == {"text", "gold", "model", "unigram"}
     table = ms.strength_table(preds)
     assert table.loc["model", "word"] == pytest.approx(masked_accuracy(model, tok, texts, bucket=0))

@@ -90,10 +90,10 @@ class NGramMLM:
         return out
 
 
-def unigram_predictor(train_texts: Sequence[str], tokenizer) -> Predictor:
-    """Always the most frequent training word (:func:`bertology_lib.analysis.mlm.unigram_accuracy`'s guess)."""
-    top = NGramMLM(train_texts, tokenizer).top
-    return lambda batch: torch.full_like(batch["input_ids"], top)
+def unigram_predictor(reference: NGramMLM) -> Predictor:
+    """Always the most frequent training word (:func:`bertology_lib.analysis.mlm.unigram_accuracy`'s guess),
+    taken from the counts of an :class:`NGramMLM` already built on the training texts."""
+    return lambda batch: torch.full_like(batch["input_ids"], reference.top)
 
 
 def model_predictor(model: torch.nn.Module) -> Predictor:
