@@ -101,6 +101,21 @@ def test_nli_pairs_cache_and_reload(toy_bert_dir, tmp_path):
     assert list(df.seed) == [0, 0, 1, 1] and set(df.split) == {"dev", "test"}
 
 
+def test_data_seed_moves_only_the_batch_order_and_keys_stay_when_equal(toy_bert_dir, tmp_path):
+    task = T.toy_classification(n_train=16, n_dev=0, n_test=8)
+    cache = ArtifactCache(tmp_path)
+    a = F.finetune(task, toy_bert_dir, FAST, seed=0, cache=cache)
+    same = F.finetune(task, toy_bert_dir, FAST, seed=0, cache=cache, data_seed=0)
+    order = F.finetune(task, toy_bert_dir, FAST, seed=0, cache=cache, data_seed=5)
+    init = F.finetune(task, toy_bert_dir, FAST, seed=5, cache=cache, data_seed=0)
+    assert same.cached and not order.cached and not init.cached  # data_seed == seed: the old key
+    assert order.train["losses"] != a.train["losses"] and init.train["losses"] != a.train["losses"]
+    first_loss = F.finetune_model(task, toy_bert_dir, FAST, seed=0, data_seed=5).train["losses"]
+    assert first_loss == order.train["losses"]  # the cached run is the uncached one
+    with pytest.raises(ValueError, match="data_seed"):
+        F.finetune(task, toy_bert_dir, FAST, seed=0, use_cache=False, data_seed=-1)
+
+
 def test_callable_and_duplicated_sources(toy_bert_dir, tmp_path):
     from transformers import AutoModel, AutoTokenizer
 

@@ -90,3 +90,22 @@ def test_paired_gap_resamples_groups():
     assert stats.paired_gap(a, a) == (0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="one group label per item"):
         stats.paired_gap(a, b, groups=[0, 1])
+
+
+def test_transfer_gap_finds_a_middle_layer_and_not_an_end():
+    t = _table(n_sent=80)
+    sp = heldout.sentence_split3(t)
+    y = torch.tensor(t.tag.to_numpy())
+    noise = torch.randn(4, len(t), 4, generator=torch.Generator().manual_seed(1))
+    middle, last = noise.clone(), noise.clone()
+    middle[2, :, 0] += 4.0 * y  # only the inner layer 2 of 0..3 encodes the tag
+    last[3, :, 0] += 4.0 * y  # only the last layer encodes it: no inner layer beats an end
+    preds = {(m, "tag"): heldout.probe_predictions(X, t.tag.tolist(), sp, ProbeConfig(max_iter=50))
+             for m, X in (("middle", middle), ("last", last))}
+    probes = HeldOutProbes(t, sp, {"all": np.ones(len(t), bool)}, preds, {})
+    r = probes.transfer_gap("middle", ["tag"])
+    assert r["layer"] == 2 and r["low"] > 0.3 and r["n_layers"] == 3 and len(r["by_layer"]) == 4
+    n = probes.transfer_gap("last", ["tag"])
+    assert n["end_layer"] == 3 and n["high"] < 0  # the null: the last layer is the best one
+    with pytest.raises(ValueError, match="targets is empty"):
+        probes.transfer_gap("middle", [])

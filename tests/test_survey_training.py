@@ -170,6 +170,34 @@ def test_tracked_finetune_caches_and_frozen_keeps_encoder(tmp_cache, tiny_bert_d
     assert set(early) >= {"rho_final_dev", "p_final_dev", "best_kept_minus_best"}
 
 
+def test_separated_seeds_vary_one_seed_at_a_time(tmp_cache, tiny_bert_dir):
+    from bertology_lib.data import tasks
+
+    task = tasks.toy_classification(n_train=16, n_dev=8, n_test=8)
+    src = ft.ModelSource(str(tiny_bert_dir))
+    cfg = ft.FinetuneConfig.for_profile("smoke", max_steps=4)
+    out = tv.separated_seeds(task, src, cfg, [0, 1, 2], progress=False)
+    assert set(out) == {"weight init", "data order"} and out["weight init"].shape == (3, 8)
+    assert (out["weight init"][0] == out["data order"][0]).all()  # both rows 0: seed 0 with data seed 0
+    again = ft.finetune(task, src, cfg, 1, data_seed=0)  # weight init 1, batches of seed 0: cached above
+    assert again.cached and (again.predictions["test"].scores() == out["weight init"][1]).all()
+    with pytest.raises(ParameterError, match="too few"):
+        tv.separated_seeds(task, src, cfg, [0])
+
+
+def test_checkpoint_pair_and_predictions_of_the_smoke_mini_bert():
+    from bertology_lib.models import minibert
+
+    cfg = minibert.MiniBertConfig.for_profile("smoke")
+    folder, earlier, final = pre.checkpoint_pair(cfg)
+    assert (earlier, final) == (10, 30) and folder.name == "checkpoints"  # kept: 3, 10, 30; a third of 30 is 10
+    assert pre.checkpoint_pair(cfg, fraction=0.05)[1] == 3
+    preds = pre.checkpoint_predictions(cfg, [s.text for s in minibert.corpus(cfg)[1]][:20])
+    assert list(preds.columns) == ["text", "gold", "step 3", "step 10", "step 30"] and len(preds) >= 20
+    with pytest.raises(ParameterError, match="fraction=1"):
+        pre.checkpoint_pair(cfg, fraction=1)
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: ft.prepare(None, "adapters"), "strategy='adapters'"),
     (lambda: pre.LabConfig(masking="span"), "masking='span'"),

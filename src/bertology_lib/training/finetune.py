@@ -272,14 +272,19 @@ def _fresh_head(task: Task, src: ModelSource, cfg: FinetuneConfig, seed: int, st
 
 def finetune_model(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, seed: int = 0,
                    progress: bool = False, strategy: str = "full", lora_rank: int = 8,
-                   track: Sequence[float] = ()) -> FinetuneResult:
+                   track: Sequence[float] = (), data_seed: int | None = None) -> FinetuneResult:
     """Fine-tune a fresh copy of ``model_source`` on ``task`` (uncached); the result holds the model.
+
+    ``seed`` draws the new head's weights and the training's random numbers (dropout); ``data_seed`` the
+    order of the training batches (default: ``seed``), so the two can be varied one at a time (Dodge et al.
+    2020's weight-initialisation and data-order seeds).
 
     ``track``: fractions of training at which dev accuracy is recorded in ``result.curve`` (scoring in
     eval mode changes nothing about the training itself).
     """
     cfg = cfg or FinetuneConfig()
     seed = check_seed(seed)
+    data_seed = seed if data_seed is None else check_seed(data_seed, "data_seed")
     fracs = _check_track(track)
     src = as_source(model_source)
     tok = src.load_tokenizer()
@@ -300,7 +305,7 @@ def finetune_model(task: Task, model_source: Any, cfg: FinetuneConfig | None = N
                 m.train()
 
         callbacks.append(on_step_end)
-    batches = FeatureBatches(train_feats.rows, cfg.batch_size, tok.pad_token_id, seed)
+    batches = FeatureBatches(train_feats.rows, cfg.batch_size, tok.pad_token_id, data_seed)
     res = train(model, batches, tc, callbacks=callbacks, progress=progress, desc=f"{task.name} / {src.name}")
     preds = {}
     for split in cfg.eval_splits:
@@ -318,25 +323,28 @@ def finetune_model(task: Task, model_source: Any, cfg: FinetuneConfig | None = N
 
 def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, seed: int = 0,
              cache: Any = None, use_cache: bool = True, progress: bool = False, *, strategy: str = "full",
-             lora_rank: int = 8, track: Sequence[float] = (), keep_model: bool = False) -> FinetuneResult:
+             lora_rank: int = 8, track: Sequence[float] = (), keep_model: bool = False,
+             data_seed: int | None = None) -> FinetuneResult:
     """Fine-tune ``model_source`` on ``task`` with ``seed``: metrics, per-example probabilities and, with
     ``keep_model``, the fine-tuned model (``result.fine_tuned``, ``result.tokenizer``).
 
     Cached by (task key, model weights fingerprint, config, seed, and the options that differ from the
     defaults) unless ``use_cache`` is false or the source is a factory without a ``key``. A run that
     keeps its model, or uses another strategy or tracking, caches its weights too (kind
-    ``finetuned-model``), so a rerun can evaluate new items without retraining.
+    ``finetuned-model``), so a rerun can evaluate new items without retraining. ``data_seed``: the batch
+    order's seed when it differs from ``seed`` (:func:`finetune_model`; in the key only then).
     """
     cfg = cfg or FinetuneConfig()
     seed = check_seed(seed)
     check_choice("strategy", strategy, STRATEGIES)
     fracs = _check_track(track)
+    data_seed = None if data_seed is None or check_seed(data_seed, "data_seed") == seed else data_seed
     src = as_source(model_source)
     key = src.cache_key() if use_cache else None
     with_model = keep_model or strategy != "full" or bool(fracs)
 
     def compute() -> FinetuneResult:
-        return finetune_model(task, src, cfg, seed, progress, strategy, lora_rank, fracs)
+        return finetune_model(task, src, cfg, seed, progress, strategy, lora_rank, fracs, data_seed)
 
     if key is None:
         r = compute()
@@ -347,6 +355,8 @@ def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, s
             config.update(strategy=strategy, lora_rank=lora_rank if strategy == "lora" else None)
         if fracs:
             config["fracs"] = list(fracs)
+        if data_seed is not None:
+            config["data_seed"] = data_seed
 
         def save(r: FinetuneResult, folder: Path) -> None:
             (r if with_model else dataclasses.replace(r, fine_tuned=None)).save(folder)

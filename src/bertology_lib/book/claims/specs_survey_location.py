@@ -202,6 +202,34 @@ register(
         null=(0.067, 0.063, 0.072),
     ),
     ClaimSpec(
+        "survey4.2.sep_noop_gradient",
+        "Attention to [SEP] is a no-op: in the layer that attends most to [SEP], the share of the masked-LM loss's gradient with respect to the attention weights that falls on [SEP] is smaller than the share of attention on it (attention share - gradient share; 95% interval resampling held-out sentences; lab BERT, toy sentences)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §3, Fig. 3",
+        paper="attention to [SEP] high in layers 6-10 while the gradient-based importance of that attention is low",
+        rule=IntervalAbove(0.0),
+        unit="share, attention - gradient",
+        checks=("sep_attention_beyond_twin",),
+        note="gradient share: sum over heads and queries of |dL/dα| on the [SEP] key over the same sum on every key, "
+        "L the masked-LM loss with 15% of the tokens masked; Clark et al. plot the two per layer and do not define "
+        "a single number, so the share difference is ours. Instrument: the layer chosen (the most [SEP]-attending) "
+        "must attend to [SEP] more than the random-init twin's most [SEP]-attending layer (paired interval over "
+        "sentences above 0), else there is no heavy attention to explain. The twin's gap is about 0 (both shares "
+        "near 1/T) and fails the rule. MiniLM has no masked-LM head, so the loss the test needs does not exist for it.",
+    ),
+    ClaimSpec(
+        "survey4.2.coreference_head_minilm",
+        "Some head does coreference: from a pronoun it attends most to its antecedent (the head chosen on half of the items, its accuracy on the other half, minus the stronger of the nearest-mention baseline and the random-init twin's head chosen the same way; MiniLM, a contrastively trained sentence encoder, on sentences with two names of different gender and a pronoun that fits one of them)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §4.2 (coreference), Table 2",
+        paper="best head 65% of antecedents vs 27% for the nearest mention (BERT-base, CoNLL-2012)",
+        rule=IntervalAbove(0.0),
+        unit="held-out accuracy, best head - stronger baseline",
+        note="our test is easier than CoNLL-2012: the antecedent is fixed by the pronoun's gender alone, and the two "
+        "names come in minimal pairs (the same sentence with the roles swapped), so the nearest mention is right on "
+        "exactly half; a head that matches a pronoun to a name of its gender passes, which is a surface cue, not "
+        "the paper's general coreference. The toy corpus has no coreference (its pronouns refer to no one), so the "
+        "lab BERT is not tested. A random network's best head scores about a quarter and fails.",
+    ),
+    ClaimSpec(
         "survey4.2.positional_heads",
         "Some heads attend mostly to the previous or the next token (the head and direction chosen on validation sentences, its mean attention there on held-out ones; MiniLM, UD EWT)",
         "Rogers et al. 2020 §4.2; Clark et al. 2019 §3.1, Fig. 1",
@@ -312,5 +340,30 @@ register(
         "from the probes' test accuracy per layer (as survey4.3.pipeline_order), the interval resampling test "
         "sentences; judged only when both probes beat the random-init twin (a network that learned nothing has no "
         "gains to place, and its expected layers differ by noise).",
+    ),
+    ClaimSpec(
+        "survey4.3.middle_layers_transfer",
+        "The middle layers serve many tasks best (Liu et al.): averaged over the probing tasks (POS, chunks, dependency relations, tree depth, semantic roles), an inner layer chosen on validation sentences beats the better end of the network (embedding output or last layer, also chosen on validation) on held-out sentences (lab BERT, toy sentences; 95% interval resampling test sentences)",
+        "Rogers et al. 2020 §4.3; Liu et al. 2019a §5 (layerwise transferability)",
+        paper="middle layers are the most transferable (BERT)",
+        rule=IntervalAbove(0.0),
+        unit="mean share of tasks right, inner layer - better end",
+        checks=("twin_middle_not_best",),
+        note="Liu et al. train linear probes on 16 tasks for every layer and find BERT's middle layers best on "
+        "average, its last layer specialised to pre-training. Ours averages word-level linear probes over the "
+        "tasks the toy corpus labels. Instrument: the random-init twin scored the same way must not show it "
+        "(its interval's lower end at most 0); else an inner layer wins by the architecture's mixing of "
+        "context, not by training. A model whose best layer is an end (the last, or the embeddings) fails the rule.",
+    ),
+    ClaimSpec(
+        "survey4.3.middle_layers_transfer_minilm",
+        "The same on UD English EWT (POS, dependency relations, tree depth) for MiniLM, a contrastively trained sentence encoder (a second data point beside the lab BERT)",
+        "Rogers et al. 2020 §4.3; Liu et al. 2019a §5 (layerwise transferability)",
+        paper="middle layers are the most transferable (BERT)",
+        rule=IntervalAbove(0.0),
+        unit="mean share of tasks right, inner layer - better end",
+        checks=("twin_middle_not_best",),
+        note="as survey4.3.middle_layers_transfer; MiniLM's contrastive training shapes its last layer for sentence "
+        "similarity, which is a different specialisation from BERT's masked-LM top layer",
     ),
 )

@@ -194,6 +194,50 @@ register(
         note="test = all 872 sentences of GLUE's SST-2 dev file (before: its first 400 in file order); heads and mix "
              "weights are fitted on SST-2 training phrases only, nothing is chosen on the test sentences; " + ITEMS
              + "; " + THREE,
+    ),    ClaimSpec(
+        "training.init_seed_spread",
+        "Dodge et al.'s two seeds one at a time: the weight-initialisation seed alone (the new head's weights and dropout; batch order fixed) moves fine-tuning outcomes beyond what test-item sampling explains",
+        "Rogers et al. 2020 §5; Dodge et al. 2020 §4",
+        paper="weight initialisation and data order each contribute comparable variance",
+        rule=BeatsBaseline("test-item noise", 0.0),
+        unit="points, seed sd of test accuracy beyond test-item noise",
+        checks=("three_seeds",),
+        null=(0.0, 0.0, 1.0),
+        note="as training.seed_spread, on runs that differ only in the head's initial weights and the dropout "
+             "masks (the batches come in the order of the first seed); a seed that changed nothing gives identical "
+             "runs, an sd of 0, and fails",
+    ),
+    ClaimSpec(
+        "training.order_seed_spread",
+        "... and the data-order seed alone (the order of the training batches; head weights and dropout fixed) moves them too",
+        "Rogers et al. 2020 §5; Dodge et al. 2020 §4",
+        paper="weight initialisation and data order each contribute comparable variance",
+        rule=BeatsBaseline("test-item noise", 0.0),
+        unit="points, seed sd of test accuracy beyond test-item noise",
+        checks=("three_seeds",),
+        null=(0.0, 0.0, 1.0),
+        note="as training.init_seed_spread with the roles swapped; both share the run of the first seed",
+    ),
+    ClaimSpec(
+        "training.longer_pretraining_mlm",
+        "Training longer helps (RoBERTa): the mini-BERT at the end of pre-training predicts more held-out masked words than its own checkpoint at about a third of the steps (the same masks; 95% interval resampling held-out sentences)",
+        "Rogers et al. 2020 §5; Liu et al. 2019b (RoBERTa) §5, Table 4",
+        paper="longer pre-training keeps improving (100K -> 300K -> 500K steps)",
+        rule=IntervalAbove(0.0),
+        unit="masked-word accuracy, final - checkpoint",
+        note="one run read at two of its kept checkpoints, not two runs with their own schedules (the learning rate "
+             "is still high at the earlier one); the earlier checkpoint is the kept one nearest a third of the steps. "
+             "A checkpoint compared with itself scores 0 and fails",
+    ),
+    ClaimSpec(
+        "training.longer_pretraining_downstream",
+        "... and it fine-tunes better: full fine-tuning on the toy task from the final mini-BERT beats fine-tuning from the same earlier checkpoint (same seeds and data)",
+        "Rogers et al. 2020 §5; Liu et al. 2019b (RoBERTa) §5, Table 4",
+        paper="longer pre-training improves the downstream tasks",
+        rule=IntervalAbove(0.0),
+        unit="accuracy points",
+        checks=("full_beats_floor", "three_seeds"),
+        note="the final model's runs are the strategy table's full fine-tunings (seeds paired); " + ITEMS + "; " + THREE,
     ),
 )
 

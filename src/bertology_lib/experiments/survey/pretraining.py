@@ -7,7 +7,9 @@ MLM pipeline (:func:`bertology_lib.training.pretrain.pretrain_mlm`) and cached:
   al. 2019: train half the depth, copy the blocks on top, continue) — :func:`variant_grid`, §5;
 * depth vs heads at about equal parameters — :func:`architecture_grid`, §5.2;
 * token / whole-word / span masking with a WordPiece tokenizer, and next-sentence prediction on topical
-  sentence pairs — :func:`objective_grid`, §5.3.
+  sentence pairs — :func:`objective_grid`, §5.3;
+* training longer (Liu et al. 2019, RoBERTa), read off the mini-BERT's kept checkpoints —
+  :func:`checkpoint_pair`, :func:`checkpoint_predictions`, §5.
 
 :func:`evaluate_labs` measures each one by held-out MLM accuracy, a POS probe (layer chosen on validation
 sentences, scored on test sentences) and (optionally) downstream fine-tuning, keeping the per-item scores;
@@ -373,3 +375,32 @@ def range_gap(table: pd.DataFrame, first: Sequence[str], second: Sequence[str], 
                 - np.ptp(np.stack([acc[v] for v in second]), axis=0))
 
     return stats.seed_item_interval(per_seed, len(counts))
+
+
+# -- RoBERTa's "train longer", read off the mini-BERT's kept checkpoints (§5) ---------------------------------
+def checkpoint_pair(mb_cfg: minibert.MiniBertConfig, fraction: float = 1 / 3,
+                    cache: ArtifactCache | None = None) -> tuple[Path, int, int]:
+    """(checkpoints folder, earlier step, final step): the kept checkpoint of the mini-BERT nearest to
+    ``fraction`` of its training steps (ties: the earlier one), and its last step."""
+    if not 0 < fraction < 1:
+        raise ParameterError(f"fraction={fraction!r} is not allowed; allowed: a share of the steps in (0, 1)")
+    folder = minibert.train_minibert(mb_cfg, cache)
+    steps = [s for s, _ in minibert.checkpoints(folder)]
+    earlier = min(steps[:-1], key=lambda s: (abs(s - fraction * steps[-1]), s))
+    return folder / "checkpoints", earlier, steps[-1]
+
+
+def checkpoint_predictions(mb_cfg: minibert.MiniBertConfig, texts: Sequence[str], seed: int = 1234,
+                           cache: ArtifactCache | None = None) -> pd.DataFrame:
+    """One row per masked word of ``texts`` (the same whole-word masks for every model): the gold token and
+    the guess of each kept checkpoint of the mini-BERT, columns ``step <N>``
+    (:func:`~bertology_lib.analysis.mlm_strength.masked_predictions`)."""
+    from bertology_lib.analysis.mlm_strength import masked_predictions, model_predictor
+
+    folder = minibert.train_minibert(mb_cfg, cache)
+    predictors, tok = {}, None
+    for step, _ in minibert.checkpoints(folder):
+        with quiet_hf():
+            model, tok = minibert.load(mb_cfg, step=step, cache=cache)
+        predictors[f"step {step}"] = model_predictor(model)
+    return masked_predictions(predictors, tok, texts, seed=seed)

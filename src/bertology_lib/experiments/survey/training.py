@@ -10,7 +10,8 @@
   in by peft's ``merge_and_unload``) and 1 - linear CKA between the pre-trained and fine-tuned states
   (:func:`representation_change`; Kovaleva et al. 2019 report the top layers change most); restoring
   blocks to their pre-trained values (:func:`restore_layers`, :func:`restore_curve`; Hao et al. 2019).
-* Seed variance and early ranking (:func:`early_ranking`).
+* Seed variance and early ranking (:func:`early_ranking`); the weight-initialisation and data-order seeds
+  varied one at a time (:func:`separated_seeds`, Dodge et al. 2020).
 
 The lab BERTs pre-trained for §5 live in :mod:`bertology_lib.experiments.survey.pretraining`. Sizes per
 profile: :class:`TrainingSizes`. Used by ``notebooks/survey_05_training.ipynb`` (and the two §5
@@ -425,3 +426,20 @@ def layer_changes(runs: Mapping[int, ft.FinetuneResult], pretrained: torch.nn.Mo
     return pd.concat([relative_weight_change(pretrained, r.fine_tuned)
                       .merge(representation_change(pretrained, r.fine_tuned, feats, pad_id), on="layer").assign(seed=s)
                       for s, r in runs.items()], ignore_index=True)
+
+
+def separated_seeds(task: Any, source: Any, cfg: ft.FinetuneConfig, seeds: Sequence[int], progress: bool = True
+                    ) -> dict[str, np.ndarray]:
+    """Dodge et al. (2020)'s two seeds varied one at a time: ``weight init`` (the head's weights and dropout,
+    ``seed``; batches in the order of ``seeds[0]``) and ``data order`` (the batch order, ``data_seed``; init from
+    ``seeds[0]``). Returns each as a (seeds, test items) 0/1 array (full fine-tuning, cached)."""
+    from tqdm.auto import tqdm
+
+    seeds = list(seeds)
+    if len(seeds) < 2:
+        raise ParameterError(f"seeds={seeds!r} are too few; allowed: at least 2 distinct seeds")
+    s0, runs = seeds[0], {"weight init": {}, "data order": {}}
+    for s in tqdm(seeds, desc="init / order seeds", disable=not progress):
+        runs["weight init"][s] = ft.finetune(task, source, cfg, s, data_seed=s0)
+        runs["data order"][s] = ft.finetune(task, source, cfg, s0, data_seed=s)
+    return {k: stack({s: r.predictions["test"].scores() for s, r in v.items()}, seeds) for k, v in runs.items()}
