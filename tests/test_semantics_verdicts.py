@@ -390,3 +390,48 @@ def test_wording_suite_scores_on_a_tiny_model(tmp_path):
     fx = wk.wording_effect(scored, scored, wk.relation_word_counts([]), seed=0)
     assert len(fx.chosen) == len({(it.meta["relation"], it.meta["subject"]) for it in items})
     assert fx.recall[0] <= 0 and fx.gap == fx.twin_gap  # a model that is its own twin beats no baseline
+
+
+def test_noun_types_and_probes_held_out_by_word():
+    cfg = toy_english.ToyEnglishConfig(n_sentences=150, seed=0)
+    sents = toy_english.generate_corpus(cfg)
+    table = sem.noun_types(sents, cfg)
+    assert set(table.type) <= set(sem.ENTITY_TYPES) and len(set(table.type)) == 3
+    assert all(sents[s].upos[p] == "NOUN" for s, p in zip(table.sentence, table.position))
+    n_words = sum(len(s) for s in sents)
+    offsets = np.cumsum([0] + [len(s) for s in sents])[:-1]
+    rows = np.asarray([offsets[s] + p for s, p in zip(table.sentence, table.position)])
+    y = pd.Categorical(table.type, categories=sem.ENTITY_TYPES).codes
+    g = torch.Generator().manual_seed(0)
+    noise = torch.randn(2, n_words, 6, generator=g)
+    typed = noise.clone()
+    typed[1, rows, :3] += 4.0 * torch.nn.functional.one_hot(torch.as_tensor(y, dtype=torch.long), 3).float()
+    probes = sem.entity_type_probes({"typed": typed, "noise": noise}, offsets, table, seed=0, probe_iter=50)
+    sp = probes.split
+    train_words, test_words = set(table.lemma.iloc[sp.train]), set(table.lemma.iloc[sp.test])
+    assert not train_words & test_words  # held out by word
+    assert probes.gap("typed", "type", ["noise", "per-word majority"])["low"] > 0.3
+    assert probes.gap("noise", "type", ["per-word majority"])["low"] < 0.1  # the null does not pass
+    with pytest.raises(ParameterError, match="too few"):
+        sem.entity_type_probes({"typed": typed}, offsets, table[table.lemma.isin(sorted(set(table.lemma))[:5])])
+
+
+def test_piece_gain_gap_compares_gains_over_the_twin_and_reports_room():
+    rng = np.random.default_rng(0)
+    n = 400
+    kind = np.array(["both whole", "both split"] * (n // 2))
+    twin = rng.random(n) < 0.6
+    model = np.where(kind == "both whole", rng.random(n) < 0.95, twin)  # gains only on whole-token pairs
+    pairs = pd.DataFrame({"kind": kind, "first": np.arange(n), "model": model.astype(int), "twin": twin.astype(int)})
+    out = sem.piece_gain_gap(pairs, seed=0)
+    assert out["low"] > 0.2 and 0.3 < out["room"] < 0.5
+    null = sem.piece_gain_gap(pairs.assign(model=pairs.twin), seed=0)
+    assert null["gap"] == 0 and null["low"] <= 0 <= null["high"]  # the twin against itself: nothing
+    missing = sem.piece_gain_gap(pairs[pairs.kind == "both whole"], seed=0)
+    assert np.isnan(missing["gap"]) and missing["room"] == 0.0
+
+
+def test_chain_lengths_count_stated_steps():
+    stated = [("ant", "cat"), ("cat", "dog"), ("dog", "horse"), ("ant", "dog")]
+    pairs = [("ant", "dog"), ("cat", "horse"), ("ant", "horse"), ("horse", "ant"), ("cat", "cat")]
+    assert wk.chain_lengths(stated, pairs).tolist() == [1, 2, 2, -1, 0]

@@ -68,6 +68,44 @@ register(
         "model must get the verb right (95% Wilson interval above 0.5, for one name and for two) and beat its "
         "random-init twin, else its predictions do not follow the names' number and a flip says nothing.",
     ),
+    ClaimSpec(
+        "survey3.2.entity_types",
+        "BERT's states encode entity types: a linear probe reads a noun's type (person, animal or thing) from the states of nouns it never saw in training (the layer chosen on other held-out nouns), beyond the stronger of the random-init twin and the majority type (lab BERT, toy sentences; 95% interval resampling test nouns)",
+        "Rogers et al. 2020 §3.2; Tenney et al. 2019b (edge probing), Table 2",
+        paper="entity types encoded well above lexical baselines (BERT-large)",
+        rule=IntervalAbove(0.0),
+        unit="accuracy over the stronger baseline",
+        note="Tenney et al. label spans with OntoNotes' 18 entity types; the toy corpus's nouns carry a semantic class, "
+        "grouped here into three types. The probe is held out by word, not by sentence: a word's type is a property "
+        "of the word, so a probe scored on words it trained on could read it off the word's identity. A network "
+        "that learned nothing has no shared features for new words of a type and scores at or below the majority.",
+    ),
+    ClaimSpec(
+        "survey3.2.semantic_roles",
+        "BERT's states encode semantic roles: a linear probe reads whether a noun is the agent, the patient or neither (held-out sentences, the layer chosen on validation sentences), beyond the stronger of the random-init twin and each noun's most frequent training role (lab BERT, toy sentences; nouns only; 95% interval resampling test sentences)",
+        "Rogers et al. 2020 §3.2; Tenney et al. 2019b (edge probing), Table 2",
+        paper="semantic roles encoded well above lexical baselines (BERT-large)",
+        rule=IntervalAbove(0.0),
+        unit="accuracy over the stronger baseline",
+        note="word-level stand-in for the span-based SRL edge probe: the role on each noun's head word, agent on active "
+        "subjects and passive by-phrases, patient on objects and passive subjects. Proto-roles (Reisinger et al.'s "
+        "graded properties such as volition or change of state) have no annotation in the toy corpus and are not "
+        "tested.",
+    ),
+    ClaimSpec(
+        "survey3.2.word_pieces_cost_magnitude",
+        "Splitting numbers into word pieces costs learned magnitude: the encoder's gain over its random-init twin in comparing two numbers is larger when both are single word pieces than when both are split into several (MiniLM, held-out number pairs; 95% interval)",
+        "Rogers et al. 2020 §3.2; Wallace et al. 2019 §4 (sub-word pieces)",
+        paper="numbers split into sub-word pieces are represented worse",
+        rule=IntervalAbove(0.0),
+        unit="gain over twin, whole - split",
+        checks=("twin_leaves_room",),
+        note="the pairs are the held-out pairs of the numeracy probe above (numbers 0-999 in digits, the whole-range "
+        "probe at its chosen layer). The gain over the twin, not the accuracy, is compared: a number's pieces "
+        "alone carry magnitude (more pieces, a larger number), which a random network reads too. Instrument: the "
+        "twin must leave room on both kinds of pairs (at least 0.1 of them wrong), else a gain cannot show on the "
+        "kind it already solves.",
+    ),
 )
 
 register(
@@ -86,6 +124,32 @@ register(
         "the rule asks the question a null model fails: does the model know whose fact it is, beyond which objects "
         "are common for the relation? Frame-decided size templates are left out. Instrument: at least 95% of the "
         "tested facts occur in the training split.",
+    ),
+    ClaimSpec(
+        "survey3.3.competitive_with_kb",
+        "BERT's fact recall is competitive with a knowledge base: on the same LAMA-style items, its accuracy comes within 0.05 of a knowledge base read off its training corpus (paired by item, 95% interval)",
+        "Rogers et al. 2020 §3.3; Petroni et al. 2019 §4, Table 2",
+        paper="BERT-large close to a relation-extraction knowledge base with oracle entity linking",
+        rule=IntervalAbove(-0.05),
+        unit="accuracy, model - KB",
+        checks=("facts_in_training_split",),
+        note="Petroni et al.'s knowledge bases are built by relation extractors that miss facts; the toy corpus states "
+        "its facts in fixed templates, so a knowledge base read off the training split by those templates holds every "
+        "stated fact (a coin flip on the rest). 'Competitive' is read as within 0.05 of accuracy. A model that knows nothing "
+        "scores 0.5 against the KB's 1.0 and fails.",
+    ),
+    ClaimSpec(
+        "survey3.3.accuracy_falls_with_steps",
+        "Reasoning with stated facts gets harder with the number of inference steps: held-out size comparisons that chain two stated comparisons are answered better than those that need three or more (accuracy gap, 95% interval)",
+        "Rogers et al. 2020 §3.3; Talmor et al. 2020 (oLMpics); Richardson & Sabharwal 2020",
+        paper="accuracy falls as more inference steps are needed",
+        rule=IntervalAbove(0.0),
+        unit="accuracy gap, 2 steps - 3 or more",
+        checks=("stated_sizes_known",),
+        note="steps: the fewest comparisons the corpus states that chain the smaller thing to the bigger one. More "
+        "steps also mean a larger difference in size, which makes a comparison easier for a model that places things "
+        "on a size scale, so the rule can come out either way. Judged only when the stated comparisons are known "
+        "(as survey3.3.no_size_inference).",
     ),
     ClaimSpec(
         "survey3.3.no_size_inference",

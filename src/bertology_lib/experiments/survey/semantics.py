@@ -9,6 +9,9 @@
   sentences whose verb must agree with one name or two coordinated names, each beside a control sentence
   with common nouns in the names' places; :func:`name_swap_test` swaps the names (or the nouns) for others
   of the same type and records which predictions change; :func:`flip_rates` sums it up per item.
+* Entity types by probing, held out by word (Tenney et al. 2019b): :func:`noun_types` labels each noun of
+  toy sentences person / animal / thing from its semantic class, :func:`entity_type_probes` trains layer probes
+  on some nouns and scores them on nouns they never saw.
 * Numeracy on a real encoder (Wallace et al. 2019): :func:`numeracy` trains magnitude-comparison probes on
   numbers from the whole range and from its lower half only, and scores both on held-out numbers of the upper
   half, beside the random-init twin and a digit-by-digit positive control; :func:`real_encoder_for` names the
@@ -27,7 +30,10 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from bertology_lib.analysis import heldout
 from bertology_lib.analysis.cloze import score_items
+from bertology_lib.analysis.probing import ProbeConfig
+from bertology_lib.analysis.word_probes import HeldOutProbes
 from bertology_lib.analysis.numeracy import (
     comparison_pairs,
     comparison_probe,
@@ -37,7 +43,7 @@ from bertology_lib.analysis.numeracy import (
     word_pieces,
 )
 from bertology_lib.data.suites.common import agent_verb, cloze_item, count_noun
-from bertology_lib.data.toy_english import Builder, ClozeItem, ToyEnglishConfig, lexicon
+from bertology_lib.data.toy_english import CLASSES, Builder, ClozeItem, ToyEnglishConfig, lexicon
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.registry import RANDOM_INIT
 from bertology_lib.profiles import SizeTable
@@ -291,7 +297,9 @@ class Numeracy:
     positive control: there magnitude is linear). Each probe is read at its own layer, chosen on validation
     pairs from the upper half (``layers``). ``groups``: the first number of each far pair (to resample
     numbers). ``table``: accuracy on the far pairs by representation and training range; ``pieces``: the
-    whole-range probes on held-out pairs of the whole range, by how the two numbers split into word pieces."""
+    whole-range probes on held-out pairs of the whole range, by how the two numbers split into word pieces;
+    ``piece_pairs``: the same per pair (``kind``: both whole / one split / both split; ``model`` and ``twin``:
+    0/1 correct; ``first``: the pair's first number, to resample numbers)."""
 
     layers: Mapping[str, int]
     in_range: np.ndarray
@@ -302,6 +310,7 @@ class Numeracy:
     table: pd.DataFrame
     pieces: pd.DataFrame
     n_numbers: int
+    piece_pairs: pd.DataFrame | None = None
 
 
 def numeracy(model, tokenizer, twin, twin_tokenizer, sizes: SemanticsSizes, seed: int = 0) -> Numeracy:
@@ -321,7 +330,7 @@ def numeracy(model, tokenizer, twin, twin_tokenizer, sizes: SemanticsSizes, seed
     reps = {"model": (number_features(model, tokenizer, numbers), word_pieces(tokenizer, numbers)),
             "random-init twin": (number_features(twin, twin_tokenizer, numbers), word_pieces(twin_tokenizer, numbers)),
             "digits (positive control)": (digit_features(numbers, seed=seed), None)}
-    far, layers, rows, piece_rows = {}, {}, [], []
+    far, layers, rows, piece_rows, test_right = {}, {}, [], [], {}
     for label, (X, pieces) in reps.items():
         for trained, train_pairs in train.items():
             probe = comparison_probe(X, numbers, train_pairs, pairs)
@@ -331,15 +340,92 @@ def numeracy(model, tokenizer, twin, twin_tokenizer, sizes: SemanticsSizes, seed
                          "accuracy on far pairs": float(far[label, trained].mean()), "n pairs": len(pairs["far"][0])})
             if pieces is not None and trained == "whole range":
                 piece_rows += _by_pieces(probe.correct["test"][layer], pieces, pairs["test"], label)
+                test_right[label] = probe.correct["test"][layer]
     return Numeracy(layers, far["model", "whole range"], far["model", "lower half"],
                     far["random-init twin", "whole range"], far["digits (positive control)", "lower half"],
-                    pairs["far"][0], pd.DataFrame(rows), pd.DataFrame(piece_rows), n)
+                    pairs["far"][0], pd.DataFrame(rows), pd.DataFrame(piece_rows), n,
+                    pd.DataFrame({"kind": _piece_kinds(reps["model"][1], pairs["test"]), "first": pairs["test"][0],
+                                  "model": test_right["model"], "twin": test_right["random-init twin"]}))
+
+
+def _piece_kinds(pieces: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    a, b = pairs
+    return np.where((pieces[a] == 1) & (pieces[b] == 1), "both whole",
+                    np.where((pieces[a] > 1) & (pieces[b] > 1), "both split", "one split"))
+
+
+def piece_gain_gap(piece_pairs: pd.DataFrame, n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Does splitting numbers into word pieces cost learned magnitude (Wallace et al. 2019)? The model's gain over
+    its random-init twin on pairs of two whole-token numbers minus that gain on pairs of two split numbers, with a
+    95% interval resampling pairs within each kind; also each kind's accuracies and ``room``: the smaller of the
+    twin's errors on the two kinds (a twin already right on nearly every split pair leaves no gain to lose). With
+    fewer than 2 pairs of a kind nothing is measured: the gap is NaN and the room 0."""
+    kinds = {k: piece_pairs[piece_pairs.kind == k] for k in ("both whole", "both split")}
+    if any(len(d) < 2 for d in kinds.values()):  # e.g. a range of small numbers that are all whole pieces
+        return {"gap": float("nan"), "low": float("nan"), "high": float("nan"), "room": 0.0,
+                **{f"{k}: pairs": len(d) for k, d in kinds.items()}}
+    gain = {k: (d.model - d.twin).to_numpy(float) for k, d in kinds.items()}
+    rng = np.random.default_rng(seed)
+    reps = [rng.choice(gain["both whole"], len(gain["both whole"])).mean()
+            - rng.choice(gain["both split"], len(gain["both split"])).mean() for _ in range(n_resamples)]
+    low, high = np.quantile(reps, [0.025, 0.975])
+    out = {"gap": float(gain["both whole"].mean() - gain["both split"].mean()), "low": float(low), "high": float(high)}
+    for k, d in kinds.items():
+        out.update({f"{k}: model": float(d.model.mean()), f"{k}: twin": float(d.twin.mean()), f"{k}: pairs": len(d)})
+    out["room"] = min(1 - out["both whole: twin"], 1 - out["both split: twin"])
+    return out
 
 
 def _by_pieces(right: np.ndarray, pieces: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], label: str) -> list[dict]:
-    a, b = pairs
-    kind = np.where((pieces[a] == 1) & (pieces[b] == 1), "both whole",
-                    np.where((pieces[a] > 1) & (pieces[b] > 1), "both split", "one split"))
+    kind = _piece_kinds(pieces, pairs)
     return [{"representation": label, "word pieces": k, "accuracy": float(right[kind == k].mean())
              if (kind == k).any() else float("nan"), "n pairs": int((kind == k).sum())}
             for k in ("both whole", "one split", "both split")]
+
+
+# -- entity types, held out by word (Tenney et al. 2019b) -------------------------------------------------------
+ENTITY_TYPES = ("person", "animal", "thing")
+
+
+def noun_types(sentences: Sequence, config: ToyEnglishConfig) -> pd.DataFrame:
+    """One row per noun of ``sentences`` that the lexicon of ``config`` knows (by its lemma): ``sentence``,
+    ``position`` (word index), ``lemma``, ``cls`` (its semantic class) and ``type``: ``person`` (a human class),
+    ``animal`` (animate, not human) or ``thing``."""
+    lex = lexicon(config)
+    rows = []
+    for i, sent in enumerate(sentences):
+        for j, (lemma, pos) in enumerate(zip(sent.lemmas, sent.upos)):
+            noun = lex.noun_by_sg.get(lemma) if pos == "NOUN" else None
+            if noun is not None:
+                animate, human = CLASSES[noun.cls]
+                rows.append({"sentence": i, "position": j, "lemma": lemma, "cls": noun.cls,
+                             "type": "person" if human else "animal" if animate else "thing"})
+    if not rows:
+        raise ParameterError(f"no lexicon nouns in {len(sentences)} sentences; allowed: sentences of this lexicon")
+    return pd.DataFrame(rows)
+
+
+def entity_type_probes(states: Mapping[str, Any], offsets: Sequence[int], table: pd.DataFrame, target: str = "type",
+                       fractions: Sequence[float] = (0.6, 0.15, 0.25), seed: int = 0, probe_iter: int = 100
+                       ) -> HeldOutProbes:
+    """Layer probes for ``target`` held out by *word*: the lemmas of ``table`` (:func:`noun_types`) are shuffled
+    (``seed``) and split into training, validation and test lemmas; a linear probe per layer trains on the
+    training lemmas' tokens, the layer is chosen on the validation lemmas and scored on the test lemmas, whose
+    tokens it never saw. ``states``: model label -> (layers, words, d) word states, row ``offsets[s] + position``
+    for word ``position`` of sentence ``s``. The per-word majority baseline is then the training majority type (no
+    test lemma was seen); intervals resample test lemmas (the split's groups)."""
+    lemmas = np.array(sorted(set(table.lemma)))
+    if len(lemmas) < 8:
+        raise ParameterError(f"{len(lemmas)} distinct nouns are too few; allowed: at least 8 to split by word")
+    order = np.random.default_rng(seed).permutation(lemmas)
+    n_tr, n_val = int(round(fractions[0] * len(order))), int(round(fractions[1] * len(order)))
+    part = {w: 0 if k < n_tr else 1 if k < n_tr + n_val else 2 for k, w in enumerate(order)}
+    which = table.lemma.map(part).to_numpy()
+    groups = pd.Categorical(table.lemma, categories=lemmas).codes
+    split = heldout.Split(*(np.flatnonzero(which == k) for k in range(3)), groups)
+    rows = np.asarray([offsets[s] + p for s, p in zip(table.sentence, table.position)])
+    labels = table[target].tolist()
+    cfg = ProbeConfig(max_iter=probe_iter)
+    preds = {(label, target): heldout.probe_predictions(X[:, rows], labels, split, cfg) for label, X in states.items()}
+    majority = {target: heldout.majority_predictions(table.lemma.tolist(), labels, split)}
+    return HeldOutProbes(table, split, {"all": np.ones(len(table), bool)}, preds, majority, cfg.kind)

@@ -16,15 +16,17 @@ half of its facts and reads them on the other half (two folds); :func:`wording_e
 them, paired by fact, with the instrument (recall at the best template against the stronger of the frequency
 baseline and the random-init twin) and the twin's own gap.
 
+Inference steps: :func:`chain_lengths` counts the stated size comparisons a held-out comparison chains through.
+
 Used by ``survey_03_3_world_knowledge``.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -155,3 +157,26 @@ def wording_effect(scored: pd.DataFrame, twin_scored: pd.DataFrame, counts: Mapp
     return WordingEffect(chosen=chosen.assign(**{f"{k} at best": v for k, v in baselines.items()}),
                          gap=_paired(chosen["best"], chosen["worst"], seed), recall=_paired(chosen["best"], base, seed),
                          baseline=name, twin_gap=_paired(twin_chosen["best"], twin_chosen["worst"], seed))
+
+
+# -- inference steps ------------------------------------------------------------------------------------------
+
+
+def chain_lengths(stated_pairs: Sequence[tuple[str, str]], pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    """For each ``(small, big)`` of ``pairs``: the fewest stated comparisons ``(smaller, bigger)`` of
+    ``stated_pairs`` that chain ``small`` to ``big`` (breadth-first search; -1 when no chain exists): how many
+    inference steps the comparison takes from what the corpus states."""
+    bigger: dict[str, list[str]] = {}
+    for small, big in stated_pairs:
+        bigger.setdefault(small, []).append(big)
+    out = []
+    for small, big in pairs:
+        steps, queue = {small: 0}, deque([small])
+        while queue and big not in steps:
+            x = queue.popleft()
+            for y in bigger.get(x, ()):
+                if y not in steps:
+                    steps[y] = steps[x] + 1
+                    queue.append(y)
+        out.append(steps.get(big, -1))
+    return np.asarray(out, dtype=int)
