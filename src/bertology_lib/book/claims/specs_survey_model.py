@@ -195,6 +195,17 @@ register(
              "weights are fitted on SST-2 training phrases only, nothing is chosen on the test sentences; " + ITEMS
              + "; " + THREE,
     ),    ClaimSpec(
+        "training.pretraining_beats_random_init",
+        "Pre-training pays: full fine-tuning from the pre-trained weights beats the same fine-tuning from a random initialisation of the same architecture (same data, seeds and steps)",
+        "Rogers et al. 2020 §5; Hao et al. 2019; Kovaleva et al. 2019",
+        paper="pre-trained weights fine-tune to better generalisation than random initialisation",
+        rule=IntervalAbove(0.0),
+        unit="accuracy points",
+        checks=("full_beats_floor", "three_seeds"),
+        note="the pre-trained runs are the strategy table's full fine-tunings (seeds paired); the random-init runs "
+             "fine-tune the random-init twin with the same configuration; " + ITEMS + "; " + THREE,
+    ),
+    ClaimSpec(
         "training.init_seed_spread",
         "Dodge et al.'s two seeds one at a time: the weight-initialisation seed alone (the new head's weights and dropout; batch order fixed) moves fine-tuning outcomes beyond what test-item sampling explains",
         "Rogers et al. 2020 §5; Dodge et al. 2020 §4",

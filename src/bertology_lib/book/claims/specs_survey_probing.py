@@ -148,6 +148,19 @@ register(
         "and position) is subtracted",
     ),
     ClaimSpec(
+        "survey3.1.main_auxiliary",
+        "BERT's representations are hierarchical rather than linear: a probe tells the main clause's auxiliary from one inside a relative clause (held-out sentences, the layer chosen on validation sentences) beyond the stronger of the random-init twin, each auxiliary form's majority label, and the linear rule 'the first (or the last) auxiliary is the main one' (lab BERT, toy sentences; 95% interval resampling test sentences)",
+        "Rogers et al. 2020 §3.1; Lin et al. 2019 §4 (main auxiliary)",
+        paper="the main auxiliary is identified from BERT's states, beyond linear-order cues",
+        rule=IntervalAbove(0.0),
+        unit="accuracy over the stronger baseline",
+        note="Lin et al. probe the main auxiliary in sentences whose subject carries a relative clause; the toy "
+        "corpus's relative clauses (on subjects and objects) give sentences with an auxiliary in the main clause and "
+        "one in an embedded clause, labelled from the gold tree. The linear rule is chosen on the training sentences. "
+        "Lin et al.'s second test, agreement with the hierarchical subject across intervening nouns, is "
+        "survey3.1.agreement_attractors.",
+    ),
+    ClaimSpec(
         "survey3.1.real_pos_probe",
         "A pretrained encoder's layers encode POS beyond word identity and beyond an untrained network (UD English EWT, held-out sentences)",
         "Rogers et al. 2020 §3.1; Tenney et al. 2019",
