@@ -202,6 +202,27 @@ register(
         null=(0.067, 0.063, 0.072),
     ),
     ClaimSpec(
+        "survey4.2.punct_attention",
+        "Some layer attends to punctuation more than chance and more than an untrained network (the layer chosen on validation sentences, its mean attention to punctuation on held-out ones, minus the stronger of the random-init twin's chosen layer and a uniform head; lab BERT, toy sentences)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §3, Fig. 2",
+        paper="heavy attention to periods and commas in the last layers (BERT-base)",
+        rule=IntervalAbove(0.0),
+        unit="mean attention to punctuation beyond the stronger null",
+        note="the interval is the model's (resampling held-out sentences), shifted by the null's point value; the twin "
+        "and the uniform head are chosen and scored the same way, so a model that does not single punctuation out "
+        "sits at or below them and fails. Clark et al. report no single threshold for punctuation, so the claim asks "
+        "for more than the null rather than for 'most'.",
+    ),
+    ClaimSpec(
+        "survey4.2.punct_attention_minilm",
+        "The same for MiniLM, a contrastively trained sentence encoder (UD English EWT; a second data point beside the lab BERT)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §3, Fig. 2",
+        paper="heavy attention to periods and commas in the last layers (BERT-base)",
+        rule=IntervalAbove(0.0),
+        unit="mean attention to punctuation beyond the stronger null",
+        note="as survey4.2.punct_attention",
+    ),
+    ClaimSpec(
         "survey4.2.sep_noop_gradient",
         "Attention to [SEP] is a no-op: in the layer that attends most to [SEP], the share of the masked-LM loss's gradient with respect to the attention weights that falls on [SEP] is smaller than the share of attention on it (attention share - gradient share; 95% interval resampling held-out sentences; lab BERT, toy sentences)",
         "Rogers et al. 2020 §4.2; Clark et al. 2019 §3, Fig. 3",
