@@ -435,3 +435,17 @@ def test_chain_lengths_count_stated_steps():
     stated = [("ant", "cat"), ("cat", "dog"), ("dog", "horse"), ("ant", "dog")]
     pairs = [("ant", "dog"), ("cat", "horse"), ("ant", "horse"), ("horse", "ant"), ("cat", "cat")]
     assert wk.chain_lengths(stated, pairs).tolist() == [1, 2, 2, -1, 0]
+
+
+def test_addition_probe_recovers_sums_from_digits_and_not_from_noise():
+    numbers = np.arange(200)
+    X = nm.digit_features(numbers, n_noise=4, seed=0)
+    noise = torch.randn(1, 200, 7, generator=torch.Generator().manual_seed(0))
+    train = nm.comparison_pairs(numbers[:120], 600, seed=0)  # hundreds digit seen (0 and 1)
+    far = nm.comparison_pairs(numbers[150:], 300, seed=1)
+    right = nm.addition_probe(X, numbers, train, {"far": far}, l2=1e-3)
+    null = nm.addition_probe(noise, numbers, train, {"far": far})
+    assert right.error["far"].shape == (1, 300) and right.mean_error("far")[0] < 1.0  # linear in digits: exact
+    assert null.mean_error("far")[0] > 50 and right.best_layer("far") == 0
+    with pytest.raises(ParameterError, match="l2=0"):
+        nm.addition_probe(X, numbers, train, {"far": far}, l2=0)

@@ -9,6 +9,8 @@ what a probe learns on some numbers carry over to numbers it never saw, in range
 * :func:`comparison_pairs`: random ordered pairs of distinct numbers (a, b) drawn from a set.
 * :func:`comparison_probe`: a linear probe per layer on ``h(a) - h(b)`` predicting ``a > b``, trained on some
   pairs, scored (0/1 per pair) on others; :class:`ComparisonProbe` holds the correctness per layer.
+* :func:`addition_probe`: ridge regression per layer from ``[h(a), h(b)]`` to ``a + b`` (Wallace et al.'s
+  addition task), scored by the absolute error of each predicted sum (:class:`AdditionProbe`).
 
 Pure compute: tensors and arrays in, arrays out. Used by :mod:`bertology_lib.experiments.survey.semantics`
 (the survey's §3.2 numbers claim).
@@ -160,3 +162,45 @@ def comparison_probe(X: torch.Tensor, values: Sequence[float], train_pairs: tupl
         out[name] = right[:, start:start + len(pa)].astype(float)
         start += len(pa)
     return ComparisonProbe(out)
+
+
+@dataclass(frozen=True)
+class AdditionProbe:
+    """Absolute error of one addition probe per layer on each named set of pairs: ``error[name]`` is
+    (n_layers + 1, n_pairs), in the units of the numbers."""
+
+    error: Mapping[str, np.ndarray]
+
+    def mean_error(self, name: str) -> np.ndarray:
+        """Mean absolute error per layer on the pairs ``name``: (n_layers + 1,)."""
+        return self.error[name].mean(1)
+
+    def best_layer(self, name: str) -> int:
+        """The layer with the smallest mean error on the pairs ``name`` (ties: the lowest layer)."""
+        return int(np.argmin(self.mean_error(name)))
+
+
+def addition_probe(X: torch.Tensor, values: Sequence[float], train_pairs: tuple[np.ndarray, np.ndarray],
+                   eval_pairs: Mapping[str, tuple[np.ndarray, np.ndarray]], l2: float = 1.0) -> AdditionProbe:
+    """Wallace et al.'s addition task with a linear probe: per layer, ridge regression (penalty ``l2`` on
+    standardised features) from ``[X[:, a], X[:, b]]`` to ``values[a] + values[b]``, fitted on ``train_pairs``
+    and scored on every set of ``eval_pairs`` (name -> (a, b)) as the absolute error of each predicted sum."""
+    if l2 <= 0:
+        raise ParameterError(f"l2={l2!r} is not allowed; allowed: a positive ridge penalty")
+    v = np.asarray(values, dtype=float)
+    sets = {"train": train_pairs, **dict(eval_pairs)}
+    a = torch.as_tensor(np.concatenate([np.asarray(p[0]) for p in sets.values()]))
+    b = torch.as_tensor(np.concatenate([np.asarray(p[1]) for p in sets.values()]))
+    F = torch.cat([X[:, a], X[:, b]], dim=-1).double()  # (P, n_all, 2d)
+    y = torch.as_tensor(v[a.numpy()] + v[b.numpy()], dtype=torch.float64)
+    train = torch.arange(len(train_pairs[0]))
+    F = standardize(F, train)
+    Ft, yt = F[:, train], y[train] - y[train].mean()
+    eye = torch.eye(F.shape[-1], dtype=torch.float64)
+    w = torch.linalg.solve(Ft.transpose(1, 2) @ Ft + l2 * eye, Ft.transpose(1, 2) @ yt[None, :, None])  # (P, 2d, 1)
+    err = ((F @ w).squeeze(-1) + y[train].mean() - y).abs().numpy()  # (P, n_all)
+    out, start = {}, len(train_pairs[0])
+    for name, (pa, _) in eval_pairs.items():
+        out[name] = err[:, start:start + len(pa)]
+        start += len(pa)
+    return AdditionProbe(out)

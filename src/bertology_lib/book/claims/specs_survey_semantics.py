@@ -93,6 +93,21 @@ register(
         "tested.",
     ),
     ClaimSpec(
+        "survey3.2.addition_hard",
+        "BERT struggles with addition beyond the numbers it was probed on: the sum of two held-out numbers from the upper half of the range is decoded worse by a probe trained on the lower half than by one trained on the whole range (mean absolute error as a share of the largest sum, paired by pair, 95% interval)",
+        "Rogers et al. 2020 §3.2; Wallace et al. 2019 §3-§5 (addition, extrapolation)",
+        paper="addition decoded within the training range; probes fail to extrapolate",
+        rule=IntervalAbove(0.05),
+        unit="error increase, share of the largest sum",
+        checks=("sum_beyond_twin", "probe_extrapolates_on_digits"),
+        note="as survey3.2.numbers_hard for Wallace et al.'s addition task: a ridge-regression probe per layer from the "
+        "two numbers' states (MiniLM, numbers 0-999 in digits) to their sum, its layer chosen on validation pairs "
+        "from the upper half. 'Fails to extrapolate' is read as at least 5% of the largest sum added to the mean "
+        "error. Instruments: in range the model's probe must beat the random-init twin's (paired, interval above "
+        "0), and the same pipeline on the digit-by-digit control must extrapolate (mean error at most 1% of the "
+        "largest sum), else the probe, not the model, fails.",
+    ),
+    ClaimSpec(
         "survey3.2.word_pieces_cost_magnitude",
         "Splitting numbers into word pieces costs learned magnitude: the encoder's gain over its random-init twin in comparing two numbers is larger when both are single word pieces than when both are split into several (MiniLM, held-out number pairs; 95% interval)",
         "Rogers et al. 2020 §3.2; Wallace et al. 2019 §4 (sub-word pieces)",

@@ -9,6 +9,9 @@
   sentences whose verb must agree with one name or two coordinated names, each beside a control sentence
   with common nouns in the names' places; :func:`name_swap_test` swaps the names (or the nouns) for others
   of the same type and records which predictions change; :func:`flip_rates` sums it up per item.
+* Addition (Wallace et al. 2019's second task): :func:`addition` decodes the sum of two held-out numbers from
+  their states with a linear probe trained on the whole range or on its lower half, scored on pairs from the
+  upper half, beside the twin and the digit-by-digit control.
 * Entity types by probing, held out by word (Tenney et al. 2019b): :func:`noun_types` labels each noun of
   toy sentences person / animal / thing from its semantic class, :func:`entity_type_probes` trains layer probes
   on some nouns and scores them on nouns they never saw.
@@ -35,6 +38,7 @@ from bertology_lib.analysis.cloze import score_items
 from bertology_lib.analysis.probing import ProbeConfig
 from bertology_lib.analysis.word_probes import HeldOutProbes
 from bertology_lib.analysis.numeracy import (
+    addition_probe,
     comparison_pairs,
     comparison_probe,
     digit_features,
@@ -429,3 +433,49 @@ def entity_type_probes(states: Mapping[str, Any], offsets: Sequence[int], table:
     preds = {(label, target): heldout.probe_predictions(X[:, rows], labels, split, cfg) for label, X in states.items()}
     majority = {target: heldout.majority_predictions(table.lemma.tolist(), labels, split)}
     return HeldOutProbes(table, split, {"all": np.ones(len(table), bool)}, preds, majority, cfg.kind)
+
+
+# -- addition (Wallace et al. 2019) ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Addition:
+    """Absolute errors of the predicted sum on the far pairs (both numbers held out, from the upper half), as a
+    share of the largest sum (``2 (n_numbers - 1)``): ``in_range`` (model, probe trained on the whole range),
+    ``extrapolated`` (model, lower half only), ``twin_in_range``, ``control_in_range`` and
+    ``control_extrapolated`` (the digit-by-digit control). ``groups``: each far pair's first number; ``table``:
+    mean error and chosen layer per representation and training range."""
+
+    in_range: np.ndarray
+    extrapolated: np.ndarray
+    twin_in_range: np.ndarray
+    control_in_range: np.ndarray
+    control_extrapolated: np.ndarray
+    groups: np.ndarray
+    table: pd.DataFrame
+    n_numbers: int
+
+
+def addition(model, tokenizer, twin, twin_tokenizer, sizes: SemanticsSizes, seed: int = 0) -> Addition:
+    """Wallace et al.'s addition task on ``model`` and its ``twin``, split as :func:`numeracy` (numbers 0 ..
+    ``sizes.n_numbers`` - 1, train / validation / test numbers within each half; pairs never mix splits). Each
+    probe's layer is chosen on validation pairs from the upper half."""
+    n = sizes.n_numbers
+    numbers = np.arange(n)
+    split = number_split([numbers[: n // 2], numbers[n // 2:]], seed=seed)
+    upper = lambda ids: ids[ids >= n // 2]  # noqa: E731
+    pairs = {"val_far": comparison_pairs(upper(split.val), sizes.n_eval_pairs, seed + 11),
+             "far": comparison_pairs(upper(split.test), sizes.n_eval_pairs, seed + 12)}
+    train = {"whole range": comparison_pairs(split.train, sizes.n_train_pairs, seed + 10),
+             "lower half": comparison_pairs(split.train[split.train < n // 2], sizes.n_train_pairs, seed + 10)}
+    reps = {"model": number_features(model, tokenizer, numbers), "random-init twin": number_features(
+        twin, twin_tokenizer, numbers), "digits (positive control)": digit_features(numbers, seed=seed)}
+    scale, far, rows = 2.0 * (n - 1), {}, []
+    for label, X in reps.items():
+        for trained, train_pairs in train.items():
+            probe = addition_probe(X, numbers, train_pairs, pairs)
+            layer = probe.best_layer("val_far")
+            far[label, trained] = probe.error["far"][layer] / scale
+            rows.append({"representation": label, "probe trained on": trained, "layer": layer,
+                         "mean error on far pairs (share of the largest sum)": float(far[label, trained].mean())})
+    return Addition(far["model", "whole range"], far["model", "lower half"], far["random-init twin", "whole range"],
+                    far["digits (positive control)", "whole range"], far["digits (positive control)", "lower half"],
+                    pairs["far"][0], pd.DataFrame(rows), n)
