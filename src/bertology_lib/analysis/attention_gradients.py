@@ -5,7 +5,7 @@ changes when that attention changes: the gradient of the loss with respect to th
 [SEP] is small, so attending to [SEP] reads as a "no-op" a head falls back on when its function does not
 apply. :func:`sep_attention_and_gradient` masks ``mask_prob`` of each sentence's tokens, runs the masked LM
 and gives, per sentence and layer, the share of attention that goes to [SEP] and the share of the gradient
-magnitude |dL/dα| that falls on the attention to [SEP]; :func:`sep_layer_profile` averages both per layer,
+magnitude ``|dL/dα|`` that falls on the attention to [SEP]; :func:`sep_layer_profile` averages both per layer,
 :func:`peak_layer` finds the layer attending most to [SEP] and :func:`noop_gap` the attention share minus the
 gradient share there, with a bootstrap over sentences. The reference repository (clarkkev/attention-analysis)
 holds no gradient code; this is our own. Roles come from
@@ -57,7 +57,7 @@ def sep_attention_and_gradient(model, tokenizer, texts: Sequence[Sequence[str]],
 
     * attention share = (1 / HT) Σ_h Σ_q Σ_{k ∈ [SEP]} α[h, q, k] (the mean over heads and queries of the
       weight on the [SEP] key(s), as in :mod:`bertology_lib.analysis.attention_layers`);
-    * gradient share = Σ_h Σ_q Σ_{k ∈ [SEP]} |dL/dα[h, q, k]| / Σ_h Σ_q Σ_k |dL/dα[h, q, k]| (NaN if the
+    * gradient share = ``Σ_h Σ_q Σ_{k ∈ [SEP]} |dL/dα[h, q, k]| / Σ_h Σ_q Σ_k |dL/dα[h, q, k]|`` (NaN if the
       loss does not depend on the weights at all).
 
     ``model`` is a BERT-family masked LM (``BertForMaskedLM``) loaded with eager attention: only then does
