@@ -28,7 +28,7 @@ def test_record_from_run_folders_and_the_findings_section(tmp_path):
     out = null_run.write_record(tmp_path, "smoke")
     rec = json.loads(out.read_text())
     assert {r["id"] for r in rec["claims"]} == {"dup.reconstruction_every_layer", "dup.reconstruction_after_duplication",
-                                              "dup.adjacent_layers_similar"}
+                                              "dup.adjacent_layers_similar", "dup.reconstruction_across_variants"}
     assert rec["profile"] == "smoke" and "duplication_01_reconstruction" in rec["runs"]
     rec["claims"][0]["verdict"] = "reproduced"  # as if a null model had passed it: it must be named, with its note
     text = "\n".join(null_run.findings_section(rec))
