@@ -252,9 +252,11 @@ register(
         "The same in the controlled lab: the mini-BERT's layer chosen on validation recovers toy parse trees better than its random-init twin and the right-branching baseline (held-out sentences)",
         "Rogers et al. 2020 §4.3; Hewitt & Manning 2019 §4",
         paper="trees recoverable",
-        rule=BeatsBaseline("the stronger of the random-init twin and the right-branching tree"),
+        rule=BeatsBaseline("the stronger of the random-init twin and the right-branching tree", margin=0.05),
         unit="UUAS over best baseline",
-        note="as survey4.3.structural_probe_real",
+        note="as survey4.3.structural_probe_real, with a margin: in the null-model run of 2026-12-02 one random network "
+        "beat another by 0.024 UUAS [0.008, 0.040] on these toy trees (a margin of 0 let a null model pass), so the "
+        "gain must exceed 0.05",
     ),
     ClaimSpec(
         "survey4.3.syntax_middle",
