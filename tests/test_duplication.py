@@ -135,3 +135,21 @@ def test_unigram_baseline_is_what_a_context_blind_mlm_scores(tiny_bert_dir):
         unigram_accuracy([], tok, texts)
     with pytest.raises(ValueError, match="no token outside"):
         unigram_accuracy(["zzz qqq"], tok, texts)
+
+
+def test_across_variants_one_row_per_model_against_its_own_twin(tiny_bert_dir):
+    from bertology_lib.experiments.duplication import reconstruction as recon
+    from bertology_lib.models.baselines import random_init_like
+
+    m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
+    texts = ["the chef tipped the waiter", "a robin is a bird", "the waiter tipped a chef"] * 4
+    table = recon.across_variants({"tiny": (m, tok), "twin": (random_init_like(m), tok)}, texts, seed=0)
+    assert list(table.index) == ["tiny", "twin"]
+    assert {"gap", "low", "high", "layer", "mlm_accuracy", "unigram_accuracy"} <= set(table.columns)
+    assert (table["low"] <= table["gap"]).all() and (table["gap"] <= table["high"]).all()
+    from bertology_lib.analysis.mlm import masked_accuracy
+
+    assert table.loc["tiny", "mlm_accuracy"] == pytest.approx(masked_accuracy(m, tok, texts))
+    assert (table["gap"].abs() < 0.3).all()  # tiny_bert_dir is untrained too: random vs random, no real gap
+    with pytest.raises(ValueError, match="models is empty"):
+        recon.across_variants({}, texts)
