@@ -61,3 +61,18 @@ def test_detectable_gain_scales_with_the_seed_spread():
     assert np.isnan(flat["detectable"])  # no spread measured: unknown, not "any gain is detectable"
     with pytest.raises(ParameterError, match="variant='nope'"):
         dup.detectable_gain(results, "nope")
+
+
+def test_toy_config_per_task_and_profile():
+    from types import SimpleNamespace
+
+    qa, nli, cls = (SimpleNamespace(name=n) for n in ("toy_qa", "toy_nli", "toy_classification"))
+    quick = {t.name: dup.toy_config("quick", t) for t in (qa, nli, cls)}
+    # each task its own calibrated (lr, epochs); every one scored on its test split only
+    assert {n: (c.lr, c.epochs) for n, c in quick.items()} == dict(dup.BoostSizes.for_profile("quick").toy_training)
+    assert quick["toy_qa"].lr > quick["toy_classification"].lr
+    assert all(c.eval_splits == ("test",) for c in quick.values())
+    assert dup.toy_config("smoke", qa) == ft.FinetuneConfig.for_profile("smoke")
+    with pytest.raises(ParameterError, match="task 'toy_sst' has no toy fine-tuning settings at profile 'quick'; "
+                                             "allowed: toy_classification, toy_nli, toy_qa"):
+        dup.toy_config("quick", SimpleNamespace(name="toy_sst"))

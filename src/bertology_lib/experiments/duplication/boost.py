@@ -13,7 +13,7 @@ Used by ``notebooks/duplication_02_boost.ipynb``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
@@ -41,15 +41,39 @@ class BoostSizes(SizeTable):
     duplicate_k: int  # the "first k" pattern
     second: str = "every"  # the second duplicated variant: "every" block (2x deeper) or the "last" block
 
-    # quick must fit ~15 min on 2 cores: 45 toy fine-tunes + 10 MiniLM ones (~1 min each on one core),
+    # Toy fine-tuning (lr, epochs) per task name, at quick and full; smoke runs FinetuneConfig's few smoke steps.
+    # Calibrated at quick on the dev split, two seeds, 1 thread (2026-12-02, benchmarks/README.md, "Toy QA: what it
+    # takes to answer"): at lr 3e-4 x 5 epochs QA answered nothing (F1 at the always-no-answer floor) and NLI
+    # scored 0.46; QA at 2e-3 x 10 epochs reached dev F1 0.42 (1e-3 x 10: 0.40, 1e-3 x 20: 0.43 at twice the
+    # cost), NLI at 1e-3 x 10 epochs 0.56.
+    toy_training: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+    # quick: 45 toy fine-tunes (a QA one ~40 s at 1 thread, NLI ~25 s, classification ~14 s) + 10 MiniLM ones,
     # so small training sets and a cheap second variant (one more block instead of twice the depth)
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(n_train=48, n_test=32, n_seeds=2, sst2_train=32, sst2_test=32, duplicate_k=1, second="last"),
         "quick": dict(n_train=400, n_test=300, n_seeds=5, sst2_train=300, sst2_test=None, duplicate_k=2,
-                      second="last"),
+                      second="last", toy_training={"toy_qa": (2e-3, 10.0), "toy_nli": (1e-3, 10.0),
+                                                   "toy_classification": (3e-4, 5.0)}),
         "full": dict(n_train=20000, n_test=2000, n_seeds=5, sst2_train=67000, sst2_test=None, duplicate_k=4,
-                     second="every"),
+                     second="every", toy_training={"toy_qa": (3e-4, 5.0), "toy_nli": (3e-4, 5.0),
+                                                   "toy_classification": (3e-4, 5.0)}),
     }
+
+
+def toy_config(profile: str, task) -> ft.FinetuneConfig:
+    """The fine-tuning settings of one toy ``task`` at ``profile``, scored on its test split.
+
+    smoke: :class:`~bertology_lib.training.finetune.FinetuneConfig`'s smoke steps; quick and full: the task's
+    (lr, epochs) in :attr:`BoostSizes.toy_training` (a task it does not list is refused)."""
+    if profile == "smoke":
+        return ft.FinetuneConfig.for_profile("smoke")
+    training = BoostSizes.for_profile(profile).toy_training
+    if task.name not in training:
+        raise ParameterError(f"task {task.name!r} has no toy fine-tuning settings at profile {profile!r}; "
+                             f"allowed: {', '.join(sorted(training))}")
+    lr, epochs = training[task.name]
+    return ft.FinetuneConfig.for_profile(profile, lr=lr, epochs=epochs, eval_splits=("test",))
 
 
 SECOND_VARIANTS = ("every", "last")
