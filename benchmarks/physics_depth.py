@@ -38,12 +38,16 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=DECODER_SIZES["small"]["num_hidden_layers"])
     ap.add_argument("--intermediate", type=int, default=DECODER_SIZES["small"]["intermediate_size"])
     ap.add_argument("--steps", type=int, default=0, help="pretraining steps (0: the quick profile's)")
+    ap.add_argument("--weight-decay", type=float, default=None,
+                    help="pretraining weight decay (default: the profile's)")
     args = ap.parse_args()
     apply_thread_policy()
 
     cfg = PhysicsConfig.for_profile("quick", augmentation=args.augmentation, seed=args.seed)
     if args.steps:
         cfg = dataclasses.replace(cfg, pretrain_steps=args.steps)
+    if args.weight_decay is not None:
+        cfg = dataclasses.replace(cfg, weight_decay=args.weight_decay)
     ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
     torch.manual_seed(cfg.seed)
     from transformers import LlamaForCausalLM
@@ -60,7 +64,8 @@ def main() -> None:
     row = by_attribute(model, tok, ev.training_bios(ds, n_people=128, seed=0))
     n = sum(p.numel() for p in model.parameters())
     print(f"{args.augmentation} seed {args.seed}, {args.layers} blocks, MLP {args.intermediate}, {tc.max_steps} steps, "
-          f"{n:,} parameters, {time.time() - t0:.0f} s, final loss {res.losses[-1]:.3f}")
+          f"weight decay {cfg.weight_decay:g}, {n:,} parameters, {time.time() - t0:.0f} s, "
+          f"final loss {res.losses[-1]:.3f}")
     print({k: round(v, 3) for k, v in row.items()})
 
 
