@@ -12,42 +12,28 @@ Results: benchmarks/README.md, "Physics: what fails the memorisation check".
 
 from __future__ import annotations
 
-import collections
+import dataclasses
 
 import pandas as pd
-import torch
 
 from bertology_lib.cache import ArtifactCache
+from bertology_lib.data import bios
 from bertology_lib.experiments.physics import evaluation as ev
-from bertology_lib.experiments.physics.evaluation import encode_words, pad_right
 from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.experiments.physics.grid import GRID
 from bertology_lib.experiments.physics.training import load_model, pretrain_key
 from bertology_lib.runtime import apply_thread_policy
 
 
-@torch.no_grad()
 def by_attribute(model, tokenizer, entries) -> dict[str, float]:
-    """:func:`~bertology_lib.experiments.physics.evaluation.memorisation`'s hits (first token, after the name),
-    grouped by the attribute of the value."""
-    ids, word_ids = encode_words(tokenizer, [e.text for e in entries])
-    hits = collections.defaultdict(list)
-    for s in range(0, len(ids), 64):
-        rows = ids[s: s + 64]
-        x, mask = pad_right(rows, tokenizer.pad_token_id or 0)
-        pred = model(input_ids=x, attention_mask=mask).logits.argmax(-1)
-        for i, e in enumerate(entries[s: s + 64]):
-            named = False
-            for lab, ws, we in e.spans:
-                if lab == "name":
-                    named = True
-                    continue
-                if not named:
-                    continue
-                toks = [k for k, wid in enumerate(word_ids[s + i]) if wid is not None and ws <= wid < we][:1]
-                hits[lab].append(all(int(pred[i, k - 1]) == rows[i][k] for k in toks))
-    out = {a: sum(h) / len(h) for a, h in hits.items()}
-    out["all"] = sum(sum(h) for h in hits.values()) / sum(len(h) for h in hits.values())
+    """:func:`~bertology_lib.experiments.physics.evaluation.memorisation` split by attribute: the library's
+    :func:`~bertology_lib.experiments.physics.evaluation.bio_accuracy` (first token, after the name) on the same
+    biographies with only the name and one attribute's spans kept; ``all`` is the check's own value."""
+    out = {}
+    for a in bios.ATTRIBUTES:
+        kept = [dataclasses.replace(e, spans=tuple(sp for sp in e.spans if sp[0] in ("name", a))) for e in entries]
+        out[a] = ev.bio_accuracy(model, tokenizer, kept, first_token=True, after_name=True)
+    out["all"] = ev.bio_accuracy(model, tokenizer, entries, first_token=True, after_name=True)
     return out
 
 
