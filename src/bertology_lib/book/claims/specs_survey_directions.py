@@ -63,6 +63,10 @@ register(
         "predicting the majority label on their i.i.d. tests, with at least 3 seeds. A constant classifier scores "
         "the same under both, a difference of 0.",
     ),
+)
+
+register(
+    "survey_07_2_real_encoder",
     ClaimSpec(
         "survey7.sst2_negation_mft",
         "A sentiment model fails a simple negation test far more often than its i.i.d. error (SST-2 on MiniLM; 'negated positive' failure rate minus i.i.d. error; 95% interval over seeds and test items)",
