@@ -201,3 +201,32 @@ def test_memorisation_leaves_out_values_written_before_the_name(small):
     assert pev.bio_accuracy(Oracle(), tok, [before], first_token=True, after_name=True) == 1.0
     with pytest.raises(ParameterError, match="after_name"):
         pev.bio_accuracy(None, None, [e], after_name="yes")
+
+
+def test_memorisation_by_attribute_splits_the_check_and_fails_for_the_null_model(small, memorising_decoder):
+    from transformers import LlamaForCausalLM
+
+    model, tok = memorising_decoder
+    row = pi.memorisation_by_attribute(model, tok, small, n_people=4)
+    assert set(row) == {*bios.ATTRIBUTES, "all"}
+    assert row["all"] == pev.memorisation(model, tok, small, n_people=4)  # the check's own number
+    assert min(row[a] for a in bios.ATTRIBUTES) <= row["all"] <= max(row[a] for a in bios.ATTRIBUTES)
+    torch.manual_seed(1)
+    twin = LlamaForCausalLM(decoder.decoder_config("tiny", len(tok))).eval()
+    null = pi.memorisation_by_attribute(twin, tok, small, n_people=4)
+    assert null["all"] < 0.2 and all(null[a] < row[a] or row[a] == 0 for a in bios.ATTRIBUTES)
+
+
+def test_memorisation_table_reads_each_pretrained_model_once(small, memorising_decoder, tmp_path, monkeypatch):
+    model, tok = memorising_decoder
+    base = pcfg.PhysicsConfig.for_profile("smoke")
+    seen = []
+    monkeypatch.setattr(ptrain, "load_model", lambda path: seen.append(path) or (model, tok))
+    monkeypatch.setattr(pcfg.PhysicsConfig, "dataset", lambda self: small)
+    grid = pd.DataFrame({"augmentation": ["single"] * 3 + ["multi5"], "seed": [0, 0, 1, 0],
+                         "pretrained": ["a", "a", "b", "c"], "attribute": ["mean"] * 4})
+    table = pi.memorisation_table(grid, base)
+    assert seen == ["a", "b", "c"] and list(table.index) == [("single", 0), ("single", 1), ("multi5", 0)]
+    assert table["passes"].tolist() == (table["all"] >= pev.MEMORISED).tolist()
+    with pytest.raises(ParameterError, match="pretrained"):
+        pi.memorisation_table(grid.drop(columns="pretrained"), base)

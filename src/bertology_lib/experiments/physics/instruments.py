@@ -7,16 +7,22 @@
   at the name" from "not readable".
 
 The memorisation check of the models themselves is
-:func:`bertology_lib.experiments.physics.evaluation.memorisation`. Used by ``notebooks/physics_05_probing.ipynb``.
+:func:`bertology_lib.experiments.physics.evaluation.memorisation`; :func:`memorisation_by_attribute` and
+:func:`memorisation_table` split it by attribute, to show *what* a model that fails it did not store. Used by
+``notebooks/physics_03_pretrain_finetune.ipynb`` and ``notebooks/physics_05_probing.ipynb``.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
 
 from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.physics import evaluation, training
+from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.experiments.physics.probing import attribute_label, best_layer_rows, people_split
 
 CLASSES_SEEN = 0.9  # share of probe-test people whose class a probe-training person has, per attribute (#17)
@@ -53,3 +59,38 @@ def positive_control(result: pd.DataFrame) -> pd.Series:
         best = best_layer_rows(sub).iloc[0]
         rows[a] = float(best["accuracy"] - best["majority"])
     return pd.Series(rows, name="accuracy_over_majority")
+
+
+def memorisation_by_attribute(model, tokenizer, dataset: bios.BioDataset, n_people: int = 128, seed: int = 0
+                              ) -> dict[str, float]:
+    """:func:`~bertology_lib.experiments.physics.evaluation.memorisation` split by attribute: the same first-token
+    accuracy after the name, on the same training biographies, with only the name's and one attribute's spans
+    scored. ``all`` is the check's own value (every attribute), so a model that fails the check shows which
+    values it did not store."""
+    entries = evaluation.training_bios(dataset, n_people=n_people, seed=seed)
+    out = {}
+    for a in bios.ATTRIBUTES:
+        kept = [dataclasses.replace(e, spans=tuple(sp for sp in e.spans if sp[0] in ("name", a))) for e in entries]
+        out[a] = evaluation.bio_accuracy(model, tokenizer, kept, first_token=True, after_name=True)
+    out["all"] = evaluation.bio_accuracy(model, tokenizer, entries, first_token=True, after_name=True)
+    return out
+
+
+def memorisation_table(grid: pd.DataFrame, base: PhysicsConfig) -> pd.DataFrame:
+    """One row per pretrained model of a fine-tuning grid (``grid_seeds`` rows of
+    :func:`~bertology_lib.experiments.physics.grid.finetune_grid` on ``base``): :func:`memorisation_by_attribute`
+    on the biographies of its augmentation and seed, sampled as the grid's own ``memorised`` column is (so
+    ``all`` equals it), with ``passes`` = ``all`` >= :data:`~bertology_lib.experiments.physics.evaluation.MEMORISED`."""
+    missing = {"augmentation", "seed", "pretrained"} - set(grid.columns)
+    if missing:
+        raise ParameterError(f"grid lacks columns {sorted(missing)}; allowed: a table from grid.finetune_grid")
+    rows = []
+    runs = grid[["augmentation", "seed", "pretrained"]].drop_duplicates(["augmentation", "seed"])
+    for aug, seed, path in runs.itertuples(index=False):
+        model, tok = training.load_model(path)
+        ds = base.replace(augmentation=aug, seed=int(seed)).dataset()
+        rows.append({"augmentation": aug, "seed": int(seed),
+                     **memorisation_by_attribute(model, tok, ds, seed=int(seed))})
+    out = pd.DataFrame(rows).set_index(["augmentation", "seed"])
+    out["passes"] = out["all"] >= evaluation.MEMORISED
+    return out
