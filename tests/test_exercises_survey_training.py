@@ -352,7 +352,8 @@ NOTEBOOKS = {
     "survey_06_model_size": ("ex-survey6-head-params", "ex-survey6-magnitude"),
     "survey_07_directions": ("ex-survey7-bow-rates", "ex-survey7-overlap"),
     "duplication_01_reconstruction": ("ex-dup1-reconstruction", "ex-dup1-cka"),
-    "duplication_02_boost": ("ex-dup2-seeds-needed", "ex-dup2-ensemble"),
+    "duplication_02_boost": ("ex-dup2-seeds-needed",),
+    "duplication_02_2_nli_classification": ("ex-dup2-ensemble",),
 }
 LABELS = [label for pair in NOTEBOOKS.values() for label in pair]
 

@@ -116,6 +116,17 @@ register(
 )
 
 
+register(
+    NotebookSpec(
+        name="duplication_02_2_nli_classification",
+        title="Duplicating layers II: NLI and sentence classification",
+        part="duplication",
+        params=(PROFILE_PARAM, SEED_PARAM,
+                model_param("mini-bert", "the encoder to duplicate on toy tasks: mini-bert, a local folder or hub name")),
+    )
+)
+
+
 for _name, _title in (("physics_02_mixed_training", "Mixed training: biographies and questions together"),
                       ("physics_03_pretrain_finetune", "Pretrain, then fine-tune: knowledge augmentation"),
                       ("physics_04_celebrities", "Celebrities help the minority"),

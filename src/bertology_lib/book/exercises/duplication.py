@@ -3,13 +3,14 @@
 * ``duplication_01_reconstruction``: ``ex-dup1-reconstruction`` (the measurement itself: every layer
   through the MLM head) and ``ex-dup1-cka`` (linear CKA, the similarity that explains it);
 * ``duplication_02_boost``: ``ex-dup2-seeds-needed`` (how many seeds a paired gain of the paper's size
-  needs) and ``ex-dup2-ensemble`` (the probability-summing ensemble of the fair comparison).
+  needs); ``duplication_02_2_nli_classification``: ``ex-dup2-ensemble`` (the probability-summing ensemble of
+  the fair comparison).
 
 Every answer is a function, run on hidden cases; the truths come from the library
 (``analysis.reconstruction``, ``analysis.similarity``, ``stats.paired_test``,
 ``training.predictions.ensemble``) on inputs built here, so none depends on the profile a notebook runs
 at. Models are built inside ``torch.random.fork_rng``, so checking never moves a notebook's random state.
-Used by the two notebooks' exercise cells.
+Used by those notebooks' exercise cells.
 """
 
 from __future__ import annotations
