@@ -1,10 +1,13 @@
-"""Does a deeper physics decoder memorise the value right after the name? One pretraining per call, uncached.
+"""What makes a physics decoder memorise the value right after the name? One pretraining per call, uncached.
 
 The quick decoder (2 blocks x 128) stores every bioS ``single`` attribute but the birth date, the value that
 follows the name (``benchmarks/physics_memorisation.py``). This script pretrains the quick recipe of one
-augmentation and seed with the decoder's depth or MLP width changed, then prints memorisation by attribute:
+augmentation and seed with one thing changed (depth, MLP width, steps, weight decay, the embeddings'
+learning rate (tied: input and output), or untied embeddings), then prints memorisation by attribute:
 
     BERTOLOGY_THREADS=1 .venv/bin/python benchmarks/physics_depth.py single 1 --layers 3
+    BERTOLOGY_THREADS=1 .venv/bin/python benchmarks/physics_depth.py single 1 --embed-lr 10
+    BERTOLOGY_THREADS=1 .venv/bin/python benchmarks/physics_depth.py single 1 --untie
 
 Results: benchmarks/README.md, "Physics: what fails the memorisation check".
 """
@@ -21,14 +24,14 @@ import torch
 
 from bertology_lib.experiments.physics import evaluation as ev
 from bertology_lib.experiments.physics.config import PhysicsConfig, get_tokenizer
+from bertology_lib.experiments.physics.instruments import memorisation_by_attribute
 from bertology_lib.experiments.physics.training import bio_rows, filler_texts
 from bertology_lib.models.decoder import DECODER_SIZES, decoder_config
 from bertology_lib.runtime import apply_thread_policy
+from bertology_lib.training import loop
 from bertology_lib.training.loop import train
 from bertology_lib.training.objectives import LMBatches
 
-sys.path.insert(0, str(Path(__file__).parent))
-from physics_memorisation import by_attribute  # noqa: E402  (the sibling script's per-attribute check)
 
 
 def main() -> None:
@@ -40,6 +43,10 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=0, help="pretraining steps (0: the quick profile's)")
     ap.add_argument("--weight-decay", type=float, default=None,
                     help="pretraining weight decay (default: the profile's)")
+    ap.add_argument("--embed-lr", type=float, default=1.0,
+                    help="learning-rate multiplier of the embedding matrix (tied: the input and the output layer)")
+    ap.add_argument("--untie", action="store_true",
+                    help="separate input and output embeddings (the decoders tie them)")
     args = ap.parse_args()
     apply_thread_policy()
 
@@ -55,16 +62,26 @@ def main() -> None:
     bos = tok.eos_token_id if tok.bos_token_id is None else tok.bos_token_id
     model = LlamaForCausalLM(decoder_config(cfg.model_size, len(tok), pad_token_id=tok.pad_token_id,
                                             eos_token_id=tok.eos_token_id, bos_token_id=bos,
-                                            num_hidden_layers=args.layers, intermediate_size=args.intermediate))
+                                            num_hidden_layers=args.layers, intermediate_size=args.intermediate,
+                                            tie_word_embeddings=not args.untie))
     tc = cfg.pretrain_train_config()
+    if args.embed_lr != 1.0:  # the embedding matrix in a group of its own, at embed_lr x the learning rate
+        emb = model.get_input_embeddings().weight
+
+        def groups(m, weight_decay, _base=loop.param_groups):
+            out = [{**g, "params": [p for p in g["params"] if p is not emb]} for g in _base(m, weight_decay)]
+            return out + [{"params": [emb], "weight_decay": weight_decay, "lr": tc.lr * args.embed_lr}]
+
+        loop.param_groups = groups
     windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg))
     t0 = time.time()
     res = train(model, LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels), tc, progress=False)
     model.eval()
-    row = by_attribute(model, tok, ev.training_bios(ds, n_people=128, seed=0))
+    row = memorisation_by_attribute(model, tok, ds)  # 128 training biographies, sample seed 0
     n = sum(p.numel() for p in model.parameters())
     print(f"{args.augmentation} seed {args.seed}, {args.layers} blocks, MLP {args.intermediate}, {tc.max_steps} steps, "
-          f"weight decay {cfg.weight_decay:g}, {n:,} parameters, {time.time() - t0:.0f} s, "
+          f"weight decay {cfg.weight_decay:g}, embedding lr x{args.embed_lr:g}, "
+          f"{'untied' if args.untie else 'tied'} embeddings, {n:,} parameters, {time.time() - t0:.0f} s, "
           f"final loss {res.losses[-1]:.3f}")
     print({k: round(v, 3) for k, v in row.items()})
 

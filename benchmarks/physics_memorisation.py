@@ -12,29 +12,15 @@ Results: benchmarks/README.md, "Physics: what fails the memorisation check".
 
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 
 from bertology_lib.cache import ArtifactCache
-from bertology_lib.data import bios
 from bertology_lib.experiments.physics import evaluation as ev
+from bertology_lib.experiments.physics.instruments import memorisation_by_attribute as by_attribute
 from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.experiments.physics.grid import GRID
 from bertology_lib.experiments.physics.training import load_model, pretrain_key
 from bertology_lib.runtime import apply_thread_policy
-
-
-def by_attribute(model, tokenizer, entries) -> dict[str, float]:
-    """:func:`~bertology_lib.experiments.physics.evaluation.memorisation` split by attribute: the library's
-    :func:`~bertology_lib.experiments.physics.evaluation.bio_accuracy` (first token, after the name) on the same
-    biographies with only the name and one attribute's spans kept; ``all`` is the check's own value."""
-    out = {}
-    for a in bios.ATTRIBUTES:
-        kept = [dataclasses.replace(e, spans=tuple(sp for sp in e.spans if sp[0] in ("name", a))) for e in entries]
-        out[a] = ev.bio_accuracy(model, tokenizer, kept, first_token=True, after_name=True)
-    out["all"] = ev.bio_accuracy(model, tokenizer, entries, first_token=True, after_name=True)
-    return out
 
 
 def main() -> None:
@@ -49,8 +35,7 @@ def main() -> None:
                 continue
             model, tok = load_model(path)
             ds = cfg.dataset()
-            entries = ev.training_bios(ds, n_people=128, seed=0)
-            row = by_attribute(model, tok, entries)
+            row = by_attribute(model, tok, ds)  # the library's split (instruments.memorisation_by_attribute)
             assert abs(row["all"] - ev.memorisation(model, tok, ds)) < 1e-9  # the same number as the check
             rows.append({"augmentation": aug, "seed": seed, **row})
             print(rows[-1], flush=True)
