@@ -250,6 +250,25 @@ class _Quiet(logging.Filter):
         return not str(record.msg).startswith("Kernel died")
 
 
+class _QuietDeadTask(logging.Filter):
+    """Drops asyncio's "Task exception was never retrieved" report for nbclient's cell task when the kernel
+    died under it (Ctrl-C reaches the kernel too): the task is collected after our one-line message, often
+    at interpreter exit, so the filter stays on the ``asyncio`` logger for the life of the process."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (str(record.msg).startswith("Task exception was never retrieved")
+                    and type(exc).__name__ == "DeadKernelError")
+
+
+_DEAD_TASK = _QuietDeadTask()
+
+
+def quiet_dead_cell_tasks() -> None:
+    """Install :class:`_QuietDeadTask` on the ``asyncio`` logger (adding it again is a no-op)."""
+    logging.getLogger("asyncio").addFilter(_DEAD_TASK)
+
+
 def execute(path: Path, params: dict[str, Any], output: Path, root: Path,
             echo: Callable[[str], None] | None = None) -> float:
     """Execute ``path`` with papermill into ``output`` atomically; return wall seconds.
@@ -271,6 +290,7 @@ def execute(path: Path, params: dict[str, Any], output: Path, root: Path,
     beat = Heartbeat(path.stem, echo=echo)
     quiet = _Quiet()  # our one line replaces nbclient's "Kernel died while waiting for execute reply."
     logging.getLogger("papermill").addFilter(quiet)
+    quiet_dead_cell_tasks()
     try:
         with beat:
             pm.execute_notebook(str(path), str(tmp), parameters=params, progress_bar=False, cwd=str(path.parent),
