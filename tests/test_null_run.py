@@ -35,3 +35,25 @@ def test_record_from_run_folders_and_the_findings_section(tmp_path):
     assert "Reproduced by a null model" in text and rec["claims"][0]["id"] in text and "random-init twin" in text
     rec["claims"][0]["verdict"] = "inconclusive"
     assert "No claim came out reproduced" in "\n".join(null_run.findings_section(rec))
+
+
+def test_a_partial_null_run_updates_the_record_and_keeps_the_other_notebooks(tmp_path):
+    """Rerunning one notebook replaces its rows (and an older row of a claim that moved to it), keeps the rest;
+    a record at another profile is replaced, not merged."""
+    (tmp_path / "book").mkdir()
+    run = tmp_path / null_run.NULL_DIR
+    run.mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "regression" / "duplication_01_reconstruction.ipynb", run)
+    rec = json.loads(null_run.write_record(tmp_path, "smoke").read_text())
+    moved = dict(rec["claims"][0], notebook="survey_99_old", verdict="reproduced")  # before a claim moved
+    other = dict(rec["claims"][0], id="x.other", notebook="survey_99_old")
+    rec["claims"] += [moved, other]
+    rec["runs"]["survey_99_old"] = {"model": "random-init:mini-bert"}
+    (tmp_path / null_run.RECORD).write_text(json.dumps(rec))
+    merged = json.loads(null_run.write_record(tmp_path, "smoke").read_text())
+    by = [(r["id"], r["notebook"]) for r in merged["claims"]]
+    assert ("x.other", "survey_99_old") in by and (moved["id"], "survey_99_old") not in by
+    assert (moved["id"], "duplication_01_reconstruction") in by and len(by) == len(set(by)) == 5
+    assert set(merged["runs"]) == {"duplication_01_reconstruction", "survey_99_old"}
+    fresh = json.loads(null_run.write_record(tmp_path, "quick").read_text())
+    assert {r["notebook"] for r in fresh["claims"]} == {"duplication_01_reconstruction"}

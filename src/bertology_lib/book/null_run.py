@@ -38,7 +38,12 @@ def default_notebooks(names: Sequence[str]) -> list[str]:
 
 
 def write_record(root: Path, profile: str) -> Path:
-    """Collect the claims of every null run under ``_build/runs/null/`` into ``book/null_model_run.json``."""
+    """Collect the claims of every null run under ``_build/runs/null/`` into ``book/null_model_run.json``.
+
+    A run of some notebooks updates the record rather than replacing it: the rows and parameters of the
+    notebooks run now (and any older row of a claim they now carry, e.g. one that moved to a new notebook) are
+    replaced; the rest of an existing record at the same profile and environment is kept, so the null run can
+    be repeated one notebook at a time. At another profile or environment the record starts afresh."""
     from bertology_lib.book import claims
     from bertology_lib.book.execution import run_notebooks
     from bertology_lib.book.stamps import STAMP, current_environment
@@ -50,9 +55,15 @@ def write_record(root: Path, profile: str) -> Path:
         for c in claims.claims_in_notebook(nb):
             rows.append({"id": c.id, "notebook": nb.stem, "verdict": c.verdict, "instrument": c.instrument,
                          "ours": c.ours, "unit": c.unit, "model": c.model, "kind": c.kind})
-    record = {"profile": profile, "written": time.strftime("%Y-%m-%d"), "runs": runs, "claims": rows,
-              "environment": {k: v for k, v in current_environment().items() if k in ("python", "torch",
-                                                                                     "transformers", "threads")}}
+    env = {k: v for k, v in current_environment().items() if k in ("python", "torch", "transformers", "threads")}
+    old = load_record(root)
+    if old and old.get("profile") == profile and old.get("environment") == env:
+        ids = {r["id"] for r in rows}
+        kept = [r for r in old.get("claims", []) if r["notebook"] not in runs and r["id"] not in ids]
+        runs = {**{n: p for n, p in old.get("runs", {}).items() if n not in runs}, **runs}
+        rows = sorted(kept + rows, key=lambda r: r["notebook"])  # stable: each notebook's claims in their order
+    record = {"profile": profile, "written": time.strftime("%Y-%m-%d"), "runs": dict(sorted(runs.items())),
+              "claims": rows, "environment": env}
     out = root / RECORD
     tmp = out.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
