@@ -1,0 +1,592 @@
+"""Checked exercises of the later duplication notebooks (``duplication_02_boost``'s second,
+``duplication_02_2_nli_classification``'s second, ``duplication_03_real_encoder``'s two): for every exercise,
+the checker's truth agrees with an independent computation, the notebook's solution cell passes its check, and
+typical wrong answers fail with their specific hint.
+
+``SOLUTIONS`` holds the solution cells exactly as the notebooks carry them. They run here on the notebook's
+variables rebuilt small (a tiny random BERT, smoke sizes; for SST-2, a toy classification task in its place);
+:func:`test_notebook_solution_cells_are_the_tested_ones` keeps the two identical.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+import torch
+from conftest import save_toy_bert
+
+from bertology_lib.book import exercises as ex
+from bertology_lib.book.exercises import duplication2 as d2
+
+torch.set_num_threads(1)
+ROOT = Path(__file__).resolve().parents[1]
+
+# -------------------------------------------------------------------------------- the solution cells
+
+SOLUTIONS: dict[str, str] = {}
+
+SOLUTIONS["ex-dup2-duplicate"] = '''\
+# Exercise: ex-dup2-duplicate
+# Write duplicate_first(model, k): a new BERT encoder whose blocks (model.encoder.layer) are the input's, each of
+# the first k followed by an independent copy of itself (0, 0', 1, 1', ..., k-1, (k-1)', k, ...), with its
+# config.num_hidden_layers updated and the input model left as it was.
+# Check it with check("ex-dup2-duplicate", duplicate_first).
+import copy
+
+import torch
+
+from bertology_lib.book.exercises import check
+
+
+def duplicate_first(model, k):
+    deeper = copy.deepcopy(model)  # the input model stays the baseline
+    old = deeper.encoder.layer
+    pattern = [i for i in range(len(old)) for _ in range(2 if i < k else 1)]  # each copy right after its original
+    deeper.encoder.layer = torch.nn.ModuleList(copy.deepcopy(old[i]) for i in pattern)  # own parameters
+    deeper.config.num_hidden_layers = len(pattern)
+    return deeper
+
+
+start = base.load_model()
+deeper = duplicate_first(start, sizes.duplicate_k)
+# its blocks against those of the variant fine-tuned above (the unused pooler is drawn afresh at every load)
+mine, library = deeper.encoder.state_dict(), sources[first].load_model().encoder.state_dict()
+assert mine.keys() == library.keys() and all(torch.equal(mine[n], library[n]) for n in mine)
+n_start = sum(p.numel() for p in start.parameters())
+added = sum(p.numel() for p in deeper.parameters()) - n_start
+print(f"{first}: {len(deeper.encoder.layer)} blocks instead of {n_blocks}, {added:,} more parameters "
+      f"(+{added / n_start:.0%})")
+print(check("ex-dup2-duplicate", duplicate_first))'''
+
+SOLUTIONS["ex-dup2-floor-gap"] = '''\
+# Exercise: ex-dup2-floor-gap
+# Write floor_gap(scores, train_labels, test_labels): the baseline's test accuracy per seed minus the task's floor
+# (the test accuracy of always predicting the most frequent training label; on a tie, the smallest label), as
+# (mean, low, high): the mean over seeds with its 95% t interval.
+# Check it with check("ex-dup2-floor-gap", floor_gap).
+import math
+from collections import Counter
+
+from scipy import stats as scipy_stats
+
+from bertology_lib.book.exercises import check
+
+
+def floor_gap(scores, train_labels, test_labels):
+    counts = Counter(train_labels)
+    majority = min(counts, key=lambda c: (-counts[c], c))  # the most frequent training label, the smallest on a tie
+    floor = sum(y == majority for y in test_labels) / len(test_labels)  # always predicting it, scored on test
+    d = [s - floor for s in scores]
+    n, mean = len(d), sum(d) / len(d)
+    half = scipy_stats.t.ppf(0.975, n - 1) * math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1)) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+for name, task in toy.items():
+    labels = {split: [e.label for e in task.examples(split)] for split in ("train", "test")}
+    mine = floor_gap([r.score("test") for r in toy_results[name]["baseline"]], labels["train"], labels["test"])
+    assert all(abs(a - b) < 1e-3 for a, b in zip(mine, dup.floor_gap(toy_results[name], task)))  # rounded there
+    print(f"{name}: baseline - {tasks.floor_scores(task)['name']} = {mine[0]:+.3f} ({mine[1]:+.3f} to {mine[2]:+.3f})")
+print(check("ex-dup2-floor-gap", floor_gap))'''
+
+SOLUTIONS["ex-dup3-no-gain"] = '''\
+# Exercise: ex-dup3-no-gain
+# Write no_gain_verdict(gains, margin): from the per-seed paired gains (duplicated - baseline, in points), the
+# verdict of a claim of no gain: "reproduced" when the whole 95% t interval of the mean gain lies within
+# [-margin, margin], "not reproduced" when it lies wholly beyond the margin on one side, else "inconclusive".
+# Check it with check("ex-dup3-no-gain", no_gain_verdict).
+import math
+
+from scipy import stats as scipy_stats
+
+from bertology_lib.book.exercises import check
+
+
+def no_gain_verdict(gains, margin):
+    n, mean = len(gains), sum(gains) / len(gains)
+    half = scipy_stats.t.ppf(0.975, n - 1) * math.sqrt(sum((g - mean) ** 2 for g in gains) / (n - 1)) / math.sqrt(n)
+    low, high = mean - half, mean + half
+    if -margin <= low and high <= margin:
+        return "reproduced"
+    return "not reproduced" if low > margin or high < -margin else "inconclusive"
+
+
+gains = [100 * (a.score("test") - b.score("test")) for a, b in zip(sst2_results[first], sst2_results["baseline"])]
+rule = spec("dup.no_gain_sst2").rule
+mine = no_gain_verdict(gains, rule.margin)
+assert mine == rule.verdict(None, [100 * float(row[k]) for k in ("gain", "ci_low", "ci_high")])  # the claim's rule
+print(f"SST-2, {first} - baseline over {len(gains)} seeds: {sum(gains) / len(gains):+.2f} points, {mine} "
+      f"against ±{rule.margin} (recorded: {claim_sst2.verdict}{' — instrument' * claim_sst2.instrument_failed})")
+print(check("ex-dup3-no-gain", no_gain_verdict))'''
+
+SOLUTIONS["ex-dup3-detectable"] = '''\
+# Exercise: ex-dup3-detectable
+# Write detectable_gain(sd_diff, n): the smallest true gain that a two-sided paired t test at the 5% level detects
+# with 80% power from n seeds whose paired differences have standard deviation sd_diff (in sd_diff's units).
+# Check it with check("ex-dup3-detectable", detectable_gain).
+import math
+
+from scipy import stats as scipy_stats
+
+from bertology_lib.book.exercises import check
+
+
+def detectable_gain(sd_diff, n):
+    # the two-sided test's critical value, plus the distance that puts 80% of the estimated gains beyond it
+    return (scipy_stats.t.ppf(0.975, n - 1) + scipy_stats.t.ppf(0.8, n - 1)) * sd_diff / math.sqrt(n)
+
+
+gains = [100 * (a.score("test") - b.score("test")) for a, b in zip(sst2_results[first], sst2_results["baseline"])]
+sd = float(pd.Series(gains).std())
+mine = detectable_gain(sd, len(gains))
+assert abs(sd - power["sd_gain"].iloc[0]) < 1e-9 and (sd == 0 or abs(mine - power["detectable"].iloc[0]) < 1e-9)
+print(f"SST-2 over {len(gains)} seeds (sd of the paired gain {sd:.2f} points): a true gain of {mine:.2f} points is "
+      f"detected 80% of the time; {detectable_gain(sd, 4 * len(gains)):.2f} with {4 * len(gains)} seeds "
+      f"(the rule's margin: {spec('dup.no_gain_sst2').rule.margin})")
+print(check("ex-dup3-detectable", detectable_gain))'''
+
+NOTEBOOKS = {
+    "duplication_02_boost": ("ex-dup2-duplicate",),
+    "duplication_02_2_nli_classification": ("ex-dup2-floor-gap",),
+    "duplication_03_real_encoder": ("ex-dup3-no-gain", "ex-dup3-detectable"),
+}
+LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
+
+
+def _solve(label: str, capsys, **names) -> str:
+    """Run the solution cell of ``label`` on ``names`` (the notebook's variables); its printed output."""
+    ns = {"display": print, **names}
+    t = time.perf_counter()
+    exec(compile(SOLUTIONS[label], f"<{label}>", "exec"), ns)  # noqa: S102 - the notebook cell itself
+    out = capsys.readouterr().out
+    assert f"✅ {label}:" in out, out
+    assert time.perf_counter() - t < 60, f"{label}: the solution cell is too slow for class time"
+    return out
+
+
+def _fails(label: str, answer, *hint: str) -> None:
+    fb = ex.check(label, answer)
+    assert not fb.ok, fb
+    for h in hint:
+        assert h in fb.message, fb.message
+
+
+@pytest.fixture(scope="module")
+def toy_dir(tmp_path_factory) -> str:
+    """A tiny random BERT (2 blocks x 2 heads, d = 32, MLM head) with the toy world's word-level tokenizer."""
+    return save_toy_bert(tmp_path_factory.mktemp("toy-bert"), None)
+
+
+# -------------------------------------------------------------------------------- conventions
+
+
+def test_every_exercise_has_a_checker_and_a_solution_cell_that_follows_the_conventions():
+    assert set(LABELS) <= set(ex.CHECKERS) and len(set(LABELS)) == 4
+    for label in LABELS:
+        code = SOLUTIONS[label]
+        assert code.splitlines()[0] == f"# Exercise: {label}"
+        assert code.rstrip().splitlines()[-1].startswith(f'print(check("{label}", ')
+        assert all(len(line) <= 120 for line in code.splitlines()), label
+        logic = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+        assert len(logic) <= 25, f"{label}: {len(logic)} logic lines"
+        stub = ex.student_stub({"source": code, "metadata": {"tags": ["solution"]}})
+        assert stub.splitlines()[-1] == f'raise NotImplementedError("Exercise {label}: write your solution here")'
+        assert f'check("{label}"' in stub, "the student keeps the instructions, with the check call"
+        assert ex.CHECKERS[label].__doc__, label  # says what the answer is and the tolerance
+
+
+def test_notebook_solution_cells_are_the_tested_ones():
+    """Every notebook carries its exercises, each cell exactly the one tested here, after its directives."""
+    import nbformat
+
+    for nb_name, labels in NOTEBOOKS.items():
+        nb = nbformat.read(ROOT / "notebooks" / f"{nb_name}.ipynb", as_version=4)
+        cells = {ex.solution_label(c): c for c in nb.cells if ex.is_solution_cell(c)}
+        md = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        for label in labels:
+            assert label in cells, f"{nb_name} lacks {label}"
+            assert cells[label].source == SOLUTIONS[label], f"{nb_name}: {label} differs from SOLUTIONS"
+            assert cells[label].metadata.get("tags") == ["solution", "hide-cell"]
+            assert f":label: {label}" in md and f"{{solution}} {label}" in md
+        assert not ex.solution_leaks(nb), f"{nb_name}: a later cell reads what only a solution defines"
+
+
+def test_checking_never_moves_the_global_random_state():
+    state = torch.random.get_rng_state()
+    for label in LABELS:
+        ex.check(label, lambda *a: 0)
+    ex.check("ex-dup2-duplicate", lambda m, k: d2.dup2_duplicate_truth(m, k))
+    assert torch.equal(state, torch.random.get_rng_state())
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_function_answers_need_a_function_and_survive_its_errors(label):
+    fb = ex.check(label, 42)
+    assert not fb.ok and "itself" in fb.message
+
+    def broken(*args):
+        raise ZeroDivisionError("oops")
+
+    fb = ex.check(label, broken)
+    assert not fb.ok and "ZeroDivisionError: oops" in fb.message
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_null_answers_fail(label):
+    for null in (lambda *a: None, lambda *a: 0, lambda *a: float("nan")):
+        assert not ex.check(label, null).ok
+
+
+# ================================================================================ duplication_02_boost
+
+
+def _forward_by_hand(model, pattern, ids):
+    """The encoder's last hidden state with its blocks applied in ``pattern`` order (no padding, so no mask)."""
+    with torch.no_grad():
+        h = model.embeddings(input_ids=ids)
+        for i in pattern:
+            out = model.encoder.layer[i](h)
+            h = out[0] if isinstance(out, tuple) else out
+    return h
+
+
+def test_dup2_duplicate_truth_repeats_the_first_blocks_in_place_with_their_own_parameters():
+    ids = torch.arange(4, 18).view(2, 7)
+    for (model, k), (n, _, k_case) in zip(d2.dup2_duplicate_cases(), d2.DUP2_DUPLICATE_CASES):
+        assert k == k_case and len(model.encoder.layer) == n
+        pattern = [i for i in range(n) for _ in range(2 if i < k else 1)]
+        deeper = d2.dup2_duplicate_truth(model, k).eval()
+        assert len(deeper.encoder.layer) == deeper.config.num_hidden_layers == n + k
+        for blk, i in zip(deeper.encoder.layer, pattern):
+            src = model.encoder.layer[i].state_dict()
+            assert all(torch.equal(t, src[name]) for name, t in blk.state_dict().items())
+        ptrs = [p.data_ptr() for _, p in deeper.named_parameters(remove_duplicate=False)]
+        assert len(set(ptrs)) == len(ptrs) and not set(ptrs) & {p.data_ptr() for p in model.parameters()}
+        with torch.no_grad():
+            got = deeper(input_ids=ids).last_hidden_state
+        assert torch.allclose(got, _forward_by_hand(model, pattern, ids), atol=1e-5)
+    # the hidden blocks differ from one another, so a block's source can be told from its weights
+    for model, _ in d2.dup2_duplicate_cases():
+        states = [b.state_dict() for b in model.encoder.layer]
+        assert all(not d2._same_state(a, b) for i, a in enumerate(states) for b in states[i + 1:])
+
+
+def test_dup2_duplicate_cases_tell_every_mistake_from_the_truth():
+    for n, _, k in d2.DUP2_DUPLICATE_CASES:
+        assert d2._duplicate_mistakes(n, k)  # a dict of patterns per mistake
+    for key in ("appended", "one more", "one fewer", "last"):
+        assert any(d2._duplicate_mistakes(n, k)[key] != [i for i in range(n) for _ in range(2 if i < k else 1)]
+                   for n, _, k in d2.DUP2_DUPLICATE_CASES), key
+
+
+def test_dup2_duplicate_solution_passes(toy_dir, capsys):
+    from bertology_lib.experiments.duplication import boost as dup
+    from bertology_lib.training import finetune as ft
+
+    base = ft.as_source(toy_dir)
+    sources = dup.variants(base, n_blocks=2, k=1, second="last")
+    ns = {"base": base, "sources": sources, "sizes": SimpleNamespace(duplicate_k=1), "first": "first 1 duplicated",
+          "n_blocks": 2}
+    out = _solve("ex-dup2-duplicate", capsys, **ns)
+    assert "first 1 duplicated: 3 blocks instead of 2" in out
+
+
+def _duplicate(model, k, mode=None):
+    """A student's duplicate_first, right (mode None) or with one typical mistake."""
+    deeper = model if mode == "in place" else copy.deepcopy(model)
+    old = deeper.encoder.layer
+    n = len(old)
+    pattern = {"appended": list(range(n)) + list(range(k)), "one more": [i for i in range(n) for _ in
+                                                                          range(2 if i <= k else 1)],
+               "last": [i for i in range(n) for _ in range(2 if i >= n - k else 1)],
+               "grouped": list(range(k)) * 2 + list(range(k, n))}.get(
+        mode, [i for i in range(n) for _ in range(2 if i < k else 1)])
+    blocks = [old[i] if mode == "shared" else copy.deepcopy(old[i]) for i in pattern]
+    deeper.encoder.layer = torch.nn.ModuleList(blocks)
+    if mode != "no config":
+        deeper.config.num_hidden_layers = len(pattern)
+    if mode == "reinit":
+        torch.nn.init.zeros_(deeper.encoder.layer[0].output.dense.weight)
+    if mode == "shares the input":
+        deeper.embeddings = model.embeddings
+    return deeper
+
+
+def test_dup2_duplicate_wrong_answers():
+    assert ex.check("ex-dup2-duplicate", _duplicate).ok
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "appended"), "right after their originals")
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "one more"), "off by one")
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "last"), "*first* k")
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "grouped"), "right after their originals")
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shared"), "share their parameters")
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shares the input"), "shares parameters with the input")
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "in place"), "changed the input model")
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "no config"), "num_hidden_layers")
+    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "reinit"), "not an exact copy")
+    _fails("ex-dup2-duplicate", lambda m, k: m, "the input model itself")
+    _fails("ex-dup2-duplicate", lambda m, k: list(copy.deepcopy(m).encoder.layer), "return the deeper model")
+
+    def different_heads(m, k):  # the right blocks in a model that computes something else
+        out = _duplicate(m, k)
+        out.pooler = None
+        out.embeddings.LayerNorm.eps = 10.0
+        return out
+
+    _fails("ex-dup2-duplicate", different_heads, "computes something else")
+
+    def broken_forward(m, k):  # the right blocks, but the model cannot run
+        out = _duplicate(m, k)
+        out.embeddings.forward = None
+        return out
+
+    _fails("ex-dup2-duplicate", broken_forward, "running the deeper model raised TypeError")
+
+
+# ================================================================================ duplication_02_2_nli_classification
+
+
+def test_dup2_floor_gap_truth_is_the_t_interval_above_the_training_majority():
+    import numpy as np
+    from scipy import stats as sst
+
+    for scores, train, test, n_labels in d2._floor_cases():
+        majority = int(np.bincount(train, minlength=n_labels).argmax())  # the first (smallest) of the most frequent
+        floor = float(np.mean(np.array(test) == majority))
+        gaps = np.array(scores) - floor
+        ci = sst.ttest_1samp(gaps, 0.0).confidence_interval(0.95)
+        assert d2.dup2_floor_gap_truth(scores, train, test, n_labels) == pytest.approx(
+            (gaps.mean(), ci.low, ci.high), abs=1e-12)
+    truth = [d2.dup2_floor_gap_truth(*c) for c in d2._floor_cases()]
+    for key in d2._FLOOR_HINTS:  # the cases tell every typical mistake from the truth
+        assert any(m[key] != pytest.approx(t, abs=1e-6) for m, t in
+                   zip((d2._floor_mistakes(*c) for c in d2._floor_cases()), truth)), key
+
+
+def test_dup2_floor_gap_solution_passes(toy_dir, tmp_cache, capsys):
+    from bertology_lib.data import tasks
+    from bertology_lib.experiments.duplication import boost as dup
+    from bertology_lib.training import finetune as ft
+
+    cfg = ft.FinetuneConfig.for_profile("smoke", max_steps=3)
+    toy = {"toy NLI": tasks.toy_nli(n_train=16, n_dev=8, n_test=16),
+           "toy classification": tasks.toy_classification(n_train=16, n_dev=8, n_test=16)}
+    toy_results = {name: dup.run(task, {"baseline": ft.as_source(toy_dir)}, [0, 1], cfg) for name, task in toy.items()}
+    out = _solve("ex-dup2-floor-gap", capsys, toy=toy, toy_results=toy_results, dup=dup, tasks=tasks)
+    assert "toy NLI: baseline - always" in out and "toy classification: baseline - always" in out
+
+
+def _floor_gap(scores, train, test, q=None, majority_of=None, floor=None):
+    """A student's floor_gap: right by default, or with the floor, the majority or the quantile given."""
+    from collections import Counter
+
+    from scipy import stats as sst
+
+    counts = Counter(train if majority_of is None else majority_of)
+    top = min(counts, key=lambda c: (-counts[c], c))
+    floor = sum(y == top for y in test) / len(test) if floor is None else floor
+    d = [s - floor for s in scores]
+    n, m = len(d), sum(d) / len(d)
+    half = (sst.t.ppf(0.975, n - 1) if q is None else q) * math.sqrt(sum((x - m) ** 2 for x in d) / (n - 1))
+    return m, m - half / math.sqrt(n), m + half / math.sqrt(n)
+
+
+def test_dup2_floor_gap_wrong_answers():
+    from collections import Counter
+
+    def first_met(s, tr, te):  # Counter.most_common breaks a tie by the order it met the labels
+        top = Counter(tr).most_common(1)[0][0]
+        return _floor_gap(s, tr, te, floor=sum(y == top for y in te) / len(te))
+
+    def share(s, tr, te):  # the majority label's share of the training set
+        return _floor_gap(s, tr, te, floor=max(Counter(tr).values()) / len(tr))
+
+    def ddof0(s, tr, te):
+        m, lo, hi = _floor_gap(s, tr, te)
+        shrink = math.sqrt((len(s) - 1) / len(s))
+        return m, m - (m - lo) * shrink, m + (hi - m) * shrink
+
+    def wide(s, tr, te):
+        m, lo, hi = _floor_gap(s, tr, te)
+        return m, lo - 0.01, hi + 0.01
+
+    def reversed_gap(s, tr, te):  # floor - score
+        m, lo, hi = _floor_gap(s, tr, te)
+        return -m, -hi, -lo
+
+    assert ex.check("ex-dup2-floor-gap", _floor_gap).ok
+    _fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, majority_of=te), "*training* label")
+    _fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, q=1.959964), "Student's t")
+    _fails("ex-dup2-floor-gap", first_met, "smallest label")
+    _fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, floor=1 / len(set(tr))), "not chance")
+    _fails("ex-dup2-floor-gap", share, "share of the training set")
+    _fails("ex-dup2-floor-gap", reversed_gap, "minus the floor")
+    _fails("ex-dup2-floor-gap", lambda s, tr, te: tuple(100 * x for x in _floor_gap(s, tr, te)), "not in points")
+    _fails("ex-dup2-floor-gap", ddof0, "n - 1")
+    _fails("ex-dup2-floor-gap", wide, "mean gap is right")
+    _fails("ex-dup2-floor-gap", lambda s, tr, te: 0.1, "three numbers")
+    _fails("ex-dup2-floor-gap", lambda s, tr, te: (0.1, 0.0, 0.2), "not yet")
+
+
+# ================================================================================ duplication_03_real_encoder
+
+
+def test_dup3_no_gain_truth_is_the_equivalence_rule_on_the_t_interval():
+    import numpy as np
+    from scipy import stats as sst
+
+    seen = set()
+    for gains, margin in d2.DUP3_NO_GAIN_CASES:
+        ci = sst.ttest_1samp(np.array(gains), 0.0).confidence_interval(0.95)
+        inside = -margin <= ci.low and ci.high <= margin
+        beyond = ci.low > margin or ci.high < -margin
+        want = "reproduced" if inside else "not reproduced" if beyond else "inconclusive"
+        assert d2.dup3_no_gain_truth(gains, margin) == want
+        seen.add(want)
+    assert seen == {"reproduced", "not reproduced", "inconclusive"}
+    truth = [d2.dup3_no_gain_truth(*c) for c in d2.DUP3_NO_GAIN_CASES]
+    for key in d2._NO_GAIN_HINTS:  # the cases tell every typical mistake from the truth
+        assert [d2._no_gain_mistakes(*c)[key] for c in d2.DUP3_NO_GAIN_CASES] != truth, key
+
+
+def test_dup3_detectable_truth_is_the_t_formula_and_has_about_80_percent_power():
+    import numpy as np
+    from scipy import stats as sst
+
+    for sd, n in d2.DUP3_DETECTABLE_CASES:
+        t = sst.t.ppf(0.975, n - 1) + sst.t.ppf(0.8, n - 1)
+        assert d2.dup3_detectable_truth(sd, n) == pytest.approx(t * sd / math.sqrt(n), rel=1e-12)
+    for n in (5, 10, 30):  # the exact power of the paired t test at that true gain (noncentral t)
+        crit = sst.t.ppf(0.975, n - 1)
+        delta = d2.dup3_detectable_truth(1.0, n) / (1.0 / np.sqrt(n))
+        power = sst.nct.sf(crit, n - 1, delta) + sst.nct.cdf(-crit, n - 1, delta)
+        assert 0.78 < power < 0.83, (n, power)
+
+
+def _result(seed: int, accuracy: float):
+    """A fine-tuning result carrying only its test accuracy (what the SST-2 cells read)."""
+    from bertology_lib.training import finetune as ft
+
+    return ft.FinetuneResult(task="sst2", model="m", seed=seed, config={}, metrics={"test": {"accuracy": accuracy}},
+                             predictions={"test": SimpleNamespace(kind="classification")}, train={})
+
+
+def _sst2_names(sst2_results, sst2, seeds) -> dict:
+    """The notebook's SST-2 variables from its results, built as its cells build them."""
+    from bertology_lib.book.claims import Check, make_claim, spec
+    from bertology_lib.data import tasks
+    from bertology_lib.experiments.duplication import boost as dup
+
+    first = "first 1 duplicated"
+    row = dup.table(sst2_results).set_index("variant").loc[first]
+    checks = [Check.above("baseline_beats_floor", dup.floor_gap(sst2_results, sst2), tasks.floor_scores(sst2)["name"]),
+              Check.at_least("three_seeds", len(seeds), 3)]
+    claim = make_claim("dup.no_gain_sst2", ours=[100 * float(row[k]) for k in ("gain", "ci_low", "ci_high")],
+                       checks=checks)
+    power = pd.DataFrame([{"comparison": "dup.no_gain_sst2", **dup.detectable_gain(sst2_results, first)}])
+    power = power.set_index("comparison")
+    power[["sd_gain", "detectable"]] *= 100
+    return {"sst2_results": sst2_results, "first": first, "row": row, "claim_sst2": claim, "power": power,
+            "spec": spec, "pd": pd}
+
+
+def test_dup3_solutions_pass(toy_dir, tmp_cache, capsys):
+    from bertology_lib.data import tasks
+    from bertology_lib.experiments.duplication import boost as dup
+    from bertology_lib.interventions.duplication import duplicated, duplication_pattern
+    from bertology_lib.training import finetune as ft
+
+    # a real sweep on the tiny BERT, a toy classification task in SST-2's place
+    task = tasks.toy_classification(n_train=16, n_dev=8, n_test=32)
+    base = ft.as_source(toy_dir)
+    sources = {"baseline": base, "first 1 duplicated": duplicated(base, duplication_pattern(2, "first", k=1))}
+    seeds = [0, 1, 2]
+    results = dup.run(task, sources, seeds, ft.FinetuneConfig.for_profile("smoke", max_steps=3,
+                                                                           eval_splits=("test",)))
+    names = _sst2_names(results, task, seeds)
+    _solve("ex-dup3-no-gain", capsys, **names)
+    _solve("ex-dup3-detectable", capsys, **names)
+    # results with a known spread: the verdict and the detectable gain are the library's, printed
+    verdicts = set()
+    for accs in ((0.80, 0.802, 0.799, 0.801, 0.80), (0.80, 0.84, 0.76, 0.83, 0.78),
+                 (0.83, 0.835, 0.825, 0.84, 0.83)):  # reproduced, inconclusive, not reproduced
+        fake = {"baseline": [_result(s, 0.8) for s in range(5)],
+                "first 1 duplicated": [_result(s, a) for s, a in enumerate(accs)]}
+        names = _sst2_names(fake, task, list(range(5)))
+        out = _solve("ex-dup3-no-gain", capsys, **names)
+        assert f"{names['claim_sst2'].verdict} against ±1.0" in out  # the instrument is judged on the toy task
+        verdicts.add(names["claim_sst2"].verdict)
+        out = _solve("ex-dup3-detectable", capsys, **names)
+        assert f"a true gain of {float(names['power'].detectable.iloc[0]):.2f} points" in out
+    assert verdicts == {"reproduced", "inconclusive", "not reproduced"}
+
+
+def test_dup3_no_gain_wrong_answers():
+    import numpy as np
+    from scipy import stats as sst
+
+    def interval(g, q=None):
+        n, m = len(g), float(np.mean(g))
+        half = (sst.t.ppf(0.975, n - 1) if q is None else q) * float(np.std(g, ddof=1)) / math.sqrt(n)
+        return m - half, m + half
+
+    def rule(g, margin, q=None):
+        lo, hi = interval(g, q)
+        if -margin <= lo and hi <= margin:
+            return "reproduced"
+        return "not reproduced" if lo > margin or hi < -margin else "inconclusive"
+
+    assert ex.check("ex-dup3-no-gain", rule).ok
+    assert ex.check("ex-dup3-no-gain", lambda g, m: rule(g, m).upper()).ok  # the wording, not its case
+
+    def from_library(g, margin):
+        from bertology_lib import stats
+        from bertology_lib.book.claims.rules import Equivalent
+
+        return Equivalent(margin).verdict(None, stats.paired_test(g, [0.0] * len(g)).interval())
+
+    assert ex.check("ex-dup3-no-gain", from_library).ok  # a Verdict is a str enum
+    _fails("ex-dup3-no-gain", lambda g, m: "reproduced" if abs(np.mean(g)) <= m else "not reproduced",
+           "mean gain within the margin")
+    _fails("ex-dup3-no-gain", lambda g, m: "reproduced" if interval(g)[0] <= 0 <= interval(g)[1] else "not reproduced",
+           "'not significant' is not 'no effect'")
+    _fails("ex-dup3-no-gain", lambda g, m: "reproduced" if -m <= interval(g)[0] and interval(g)[1] <= m
+           else "not reproduced", "whole interval lies beyond the margin")
+
+    def above_zero(g, m):
+        lo, hi = interval(g)
+        return "not reproduced" if lo > 0 else "reproduced" if hi < 0 else "inconclusive"
+    _fails("ex-dup3-no-gain", above_zero, "claim of *no* gain")
+
+    def one_side(g, m):
+        lo, hi = interval(g)
+        return "reproduced" if -m <= lo and hi <= m else "not reproduced" if lo > m else "inconclusive"
+    _fails("ex-dup3-no-gain", one_side, "below -margin")
+    _fails("ex-dup3-no-gain", lambda g, m: rule(g, m, q=1.959964), "Student's t")
+    _fails("ex-dup3-no-gain", lambda g, m: rule(g, 1.0), "not yet")  # the margin ignored
+    _fails("ex-dup3-no-gain", lambda g, m: "no gain", "return one of")
+    _fails("ex-dup3-no-gain", lambda g, m: True, "return one of")
+
+
+def test_dup3_detectable_wrong_answers():
+    from scipy import stats as sst
+
+    def det(sd, n, alpha_q=0.975, power_q=0.8, df=None, root=True):
+        k = n - 1 if df is None else df
+        return (sst.t.ppf(alpha_q, k) + sst.t.ppf(power_q, k)) * sd / (math.sqrt(n) if root else 1)
+
+    assert ex.check("ex-dup3-detectable", det).ok
+    _fails("ex-dup3-detectable", lambda sd, n: (1.959964 + 0.841621) * sd / math.sqrt(n), "large-n")
+    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, alpha_q=0.95), "two-sided")
+    _fails("ex-dup3-detectable", lambda sd, n: sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n), "half of the time")
+    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, power_q=0.2), "power quantile adds")
+    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, df=n), "n - 1 degrees")
+    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, root=False), "sqrt(n)")
+    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, root=False) / n, "not sd_diff / n")
+    _fails("ex-dup3-detectable", lambda sd, n: 1.1 * det(sd, n), "too large")
+    _fails("ex-dup3-detectable", lambda sd, n: "big", "a number")
