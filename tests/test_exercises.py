@@ -56,16 +56,8 @@ def test_several_notebooks_have_checked_code_exercises():
         p.stem for p in WITH_SOLUTIONS}
 
 
-# Notebooks split off their section's notebook on 2026-12-02 (#18) to fit the time budget, which have not yet got
-# their two checked exercises: an open gap, listed so that it cannot grow or go stale unnoticed (the test below
-# fails for any other notebook short of two, and for a listed one that has its two and should leave this list).
-EXERCISE_GAPS = {"duplication_02_boost", "duplication_02_2_nli_classification", "duplication_03_real_encoder",
-                 "survey_06_2_real_encoder", "survey_07_2_real_encoder"}
-
-
 def test_every_notebook_has_two_checked_exercises():
-    """#19: a teacher can hand out any notebook with at least two answers the checker grades offline (but for
-    the open gaps listed in EXERCISE_GAPS, which must be exactly the notebooks still short of two)."""
+    """#19: a teacher can hand out any notebook with at least two answers the checker grades offline."""
     few = {}
     for p in sorted((ROOT / "notebooks").glob("*.ipynb")):
         if p.name.startswith("."):
@@ -74,8 +66,7 @@ def test_every_notebook_has_two_checked_exercises():
                for m in re.findall(r'check\("(ex-[\w-]+)"', c.source)}
         if len(ids) < 2:
             few[p.stem] = sorted(ids)
-    assert set(few) == EXERCISE_GAPS, (f"notebooks with fewer than two checked exercises: {few}; listed as open "
-                                       f"gaps: {sorted(EXERCISE_GAPS)}")
+    assert not few, f"notebooks with fewer than two checked exercises: {few}"
 
 
 # ---------------------------------------------------------------- pure functions
