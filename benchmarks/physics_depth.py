@@ -7,6 +7,7 @@ learning rate (tied: input and output), or untied embeddings), then prints memor
 
     BERTOLOGY_THREADS=1 .venv/bin/python benchmarks/physics_depth.py single 1 --layers 3
     BERTOLOGY_THREADS=1 .venv/bin/python benchmarks/physics_depth.py single 1 --embed-lr 10
+    BERTOLOGY_THREADS=1 .venv/bin/python benchmarks/physics_depth.py single 1 --embed-lr 10 --embed-decay 0.01
     BERTOLOGY_THREADS=1 .venv/bin/python benchmarks/physics_depth.py single 1 --untie
 
 Results: benchmarks/README.md, "Physics: what fails the memorisation check".
@@ -45,6 +46,9 @@ def main() -> None:
                     help="pretraining weight decay (default: the profile's)")
     ap.add_argument("--embed-lr", type=float, default=1.0,
                     help="learning-rate multiplier of the embedding matrix (tied: the input and the output layer)")
+    ap.add_argument("--embed-decay", type=float, default=None,
+                    help="weight decay of the embedding matrix's group (default: the profile's); AdamW shrinks by "
+                         "lr x decay per step, so at --embed-lr 10 a decay of a tenth keeps the recipe's shrinkage")
     ap.add_argument("--untie", action="store_true",
                     help="separate input and output embeddings (the decoders tie them)")
     args = ap.parse_args()
@@ -65,12 +69,13 @@ def main() -> None:
                                             num_hidden_layers=args.layers, intermediate_size=args.intermediate,
                                             tie_word_embeddings=not args.untie))
     tc = cfg.pretrain_train_config()
-    if args.embed_lr != 1.0:  # the embedding matrix in a group of its own, at embed_lr x the learning rate
+    emb_decay = cfg.weight_decay if args.embed_decay is None else args.embed_decay
+    if args.embed_lr != 1.0 or emb_decay != cfg.weight_decay:  # the embedding matrix in a group of its own
         emb = model.get_input_embeddings().weight
 
         def groups(m, weight_decay, _base=loop.param_groups):
             out = [{**g, "params": [p for p in g["params"] if p is not emb]} for g in _base(m, weight_decay)]
-            return out + [{"params": [emb], "weight_decay": weight_decay, "lr": tc.lr * args.embed_lr}]
+            return out + [{"params": [emb], "weight_decay": emb_decay, "lr": tc.lr * args.embed_lr}]
 
         loop.param_groups = groups
     windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg))
@@ -80,7 +85,7 @@ def main() -> None:
     row = memorisation_by_attribute(model, tok, ds)  # 128 training biographies, sample seed 0
     n = sum(p.numel() for p in model.parameters())
     print(f"{args.augmentation} seed {args.seed}, {args.layers} blocks, MLP {args.intermediate}, {tc.max_steps} steps, "
-          f"weight decay {cfg.weight_decay:g}, embedding lr x{args.embed_lr:g}, "
+          f"weight decay {cfg.weight_decay:g}, embedding lr x{args.embed_lr:g} decay {emb_decay:g}, "
           f"{'untied' if args.untie else 'tied'} embeddings, {n:,} parameters, {time.time() - t0:.0f} s, "
           f"final loss {res.losses[-1]:.3f}")
     print({k: round(v, 3) for k, v in row.items()})
