@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import math
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,6 +19,8 @@ import pandas as pd
 import pytest
 import torch
 from conftest import save_toy_bert
+
+import exercise_cells as cells
 
 from bertology_lib.book import exercises as ex
 from bertology_lib.book.exercises import duplication2 as d2
@@ -159,24 +160,6 @@ NOTEBOOKS = {
 LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
 
 
-def _solve(label: str, capsys, **names) -> str:
-    """Run the solution cell of ``label`` on ``names`` (the notebook's variables); its printed output."""
-    ns = {"display": print, **names}
-    t = time.perf_counter()
-    exec(compile(SOLUTIONS[label], f"<{label}>", "exec"), ns)  # noqa: S102 - the notebook cell itself
-    out = capsys.readouterr().out
-    assert f"✅ {label}:" in out, out
-    assert time.perf_counter() - t < 60, f"{label}: the solution cell is too slow for class time"
-    return out
-
-
-def _fails(label: str, answer, *hint: str) -> None:
-    fb = ex.check(label, answer)
-    assert not fb.ok, fb
-    for h in hint:
-        assert h in fb.message, fb.message
-
-
 @pytest.fixture(scope="module")
 def toy_dir(tmp_path_factory) -> str:
     """A tiny random BERT (2 blocks x 2 heads, d = 32, MLM head) with the toy world's word-level tokenizer."""
@@ -187,34 +170,16 @@ def toy_dir(tmp_path_factory) -> str:
 
 
 def test_every_exercise_has_a_checker_and_a_solution_cell_that_follows_the_conventions():
-    assert set(LABELS) <= set(ex.CHECKERS) and len(set(LABELS)) == 4
-    for label in LABELS:
-        code = SOLUTIONS[label]
-        assert code.splitlines()[0] == f"# Exercise: {label}"
-        assert code.rstrip().splitlines()[-1].startswith(f'print(check("{label}", ')
-        assert all(len(line) <= 120 for line in code.splitlines()), label
-        logic = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-        assert len(logic) <= 25, f"{label}: {len(logic)} logic lines"
-        stub = ex.student_stub({"source": code, "metadata": {"tags": ["solution"]}})
-        assert stub.splitlines()[-1] == f'raise NotImplementedError("Exercise {label}: write your solution here")'
-        assert f'check("{label}"' in stub, "the student keeps the instructions, with the check call"
-        assert ex.CHECKERS[label].__doc__, label  # says what the answer is and the tolerance
+    cells.assert_conventions(SOLUTIONS, LABELS, 4)
 
 
 def test_notebook_solution_cells_are_the_tested_ones():
-    """Every notebook carries its exercises, each cell exactly the one tested here, after its directives."""
-    import nbformat
+    cells.assert_notebook_cells(NOTEBOOKS, SOLUTIONS)
 
-    for nb_name, labels in NOTEBOOKS.items():
-        nb = nbformat.read(ROOT / "notebooks" / f"{nb_name}.ipynb", as_version=4)
-        cells = {ex.solution_label(c): c for c in nb.cells if ex.is_solution_cell(c)}
-        md = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-        for label in labels:
-            assert label in cells, f"{nb_name} lacks {label}"
-            assert cells[label].source == SOLUTIONS[label], f"{nb_name}: {label} differs from SOLUTIONS"
-            assert cells[label].metadata.get("tags") == ["solution", "hide-cell"]
-            assert f":label: {label}" in md and f"{{solution}} {label}" in md
-        assert not ex.solution_leaks(nb), f"{nb_name}: a later cell reads what only a solution defines"
+
+@pytest.mark.parametrize("label", LABELS)
+def test_function_answers_need_a_function_and_survive_its_errors(label):
+    cells.assert_function_answer_needed(label)
 
 
 def test_checking_never_moves_the_global_random_state():
@@ -223,18 +188,6 @@ def test_checking_never_moves_the_global_random_state():
         ex.check(label, lambda *a: 0)
     ex.check("ex-dup2-duplicate", lambda m, k: d2.dup2_duplicate_truth(m, k))
     assert torch.equal(state, torch.random.get_rng_state())
-
-
-@pytest.mark.parametrize("label", LABELS)
-def test_function_answers_need_a_function_and_survive_its_errors(label):
-    fb = ex.check(label, 42)
-    assert not fb.ok and "itself" in fb.message
-
-    def broken(*args):
-        raise ZeroDivisionError("oops")
-
-    fb = ex.check(label, broken)
-    assert not fb.ok and "ZeroDivisionError: oops" in fb.message
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -293,7 +246,7 @@ def test_dup2_duplicate_solution_passes(toy_dir, capsys):
     sources = dup.variants(base, n_blocks=2, k=1, second="last")
     ns = {"base": base, "sources": sources, "sizes": SimpleNamespace(duplicate_k=1), "first": "first 1 duplicated",
           "n_blocks": 2}
-    out = _solve("ex-dup2-duplicate", capsys, **ns)
+    out = cells.solve(SOLUTIONS, "ex-dup2-duplicate", capsys, **ns)
     assert "first 1 duplicated: 3 blocks instead of 2" in out
 
 
@@ -320,17 +273,17 @@ def _duplicate(model, k, mode=None):
 
 def test_dup2_duplicate_wrong_answers():
     assert ex.check("ex-dup2-duplicate", _duplicate).ok
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "appended"), "right after their originals")
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "one more"), "off by one")
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "last"), "*first* k")
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "grouped"), "right after their originals")
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shared"), "share their parameters")
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shares the input"), "shares parameters with the input")
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "in place"), "changed the input model")
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "no config"), "num_hidden_layers")
-    _fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "reinit"), "not an exact copy")
-    _fails("ex-dup2-duplicate", lambda m, k: m, "the input model itself")
-    _fails("ex-dup2-duplicate", lambda m, k: list(copy.deepcopy(m).encoder.layer), "return the deeper model")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "appended"), "right after their originals")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "one more"), "off by one")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "last"), "*first* k")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "grouped"), "right after their originals")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shared"), "share their parameters")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shares the input"), "shares parameters with the input")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "in place"), "changed the input model")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "no config"), "num_hidden_layers")
+    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "reinit"), "not an exact copy")
+    cells.fails("ex-dup2-duplicate", lambda m, k: m, "the input model itself")
+    cells.fails("ex-dup2-duplicate", lambda m, k: list(copy.deepcopy(m).encoder.layer), "return the deeper model")
 
     def different_heads(m, k):  # the right blocks in a model that computes something else
         out = _duplicate(m, k)
@@ -338,14 +291,14 @@ def test_dup2_duplicate_wrong_answers():
         out.embeddings.LayerNorm.eps = 10.0
         return out
 
-    _fails("ex-dup2-duplicate", different_heads, "computes something else")
+    cells.fails("ex-dup2-duplicate", different_heads, "computes something else")
 
     def broken_forward(m, k):  # the right blocks, but the model cannot run
         out = _duplicate(m, k)
         out.embeddings.forward = None
         return out
 
-    _fails("ex-dup2-duplicate", broken_forward, "running the deeper model raised TypeError")
+    cells.fails("ex-dup2-duplicate", broken_forward, "running the deeper model raised TypeError")
 
 
 # ================================================================================ duplication_02_2_nli_classification
@@ -377,7 +330,7 @@ def test_dup2_floor_gap_solution_passes(toy_dir, tmp_cache, capsys):
     toy = {"toy NLI": tasks.toy_nli(n_train=16, n_dev=8, n_test=16),
            "toy classification": tasks.toy_classification(n_train=16, n_dev=8, n_test=16)}
     toy_results = {name: dup.run(task, {"baseline": ft.as_source(toy_dir)}, [0, 1], cfg) for name, task in toy.items()}
-    out = _solve("ex-dup2-floor-gap", capsys, toy=toy, toy_results=toy_results, dup=dup, tasks=tasks)
+    out = cells.solve(SOLUTIONS, "ex-dup2-floor-gap", capsys, toy=toy, toy_results=toy_results, dup=dup, tasks=tasks)
     assert "toy NLI: baseline - always" in out and "toy classification: baseline - always" in out
 
 
@@ -420,17 +373,17 @@ def test_dup2_floor_gap_wrong_answers():
         return -m, -hi, -lo
 
     assert ex.check("ex-dup2-floor-gap", _floor_gap).ok
-    _fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, majority_of=te), "*training* label")
-    _fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, q=1.959964), "Student's t")
-    _fails("ex-dup2-floor-gap", first_met, "smallest label")
-    _fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, floor=1 / len(set(tr))), "not chance")
-    _fails("ex-dup2-floor-gap", share, "share of the training set")
-    _fails("ex-dup2-floor-gap", reversed_gap, "minus the floor")
-    _fails("ex-dup2-floor-gap", lambda s, tr, te: tuple(100 * x for x in _floor_gap(s, tr, te)), "not in points")
-    _fails("ex-dup2-floor-gap", ddof0, "n - 1")
-    _fails("ex-dup2-floor-gap", wide, "mean gap is right")
-    _fails("ex-dup2-floor-gap", lambda s, tr, te: 0.1, "three numbers")
-    _fails("ex-dup2-floor-gap", lambda s, tr, te: (0.1, 0.0, 0.2), "not yet")
+    cells.fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, majority_of=te), "*training* label")
+    cells.fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, q=1.959964), "Student's t")
+    cells.fails("ex-dup2-floor-gap", first_met, "smallest label")
+    cells.fails("ex-dup2-floor-gap", lambda s, tr, te: _floor_gap(s, tr, te, floor=1 / len(set(tr))), "not chance")
+    cells.fails("ex-dup2-floor-gap", share, "share of the training set")
+    cells.fails("ex-dup2-floor-gap", reversed_gap, "minus the floor")
+    cells.fails("ex-dup2-floor-gap", lambda s, tr, te: tuple(100 * x for x in _floor_gap(s, tr, te)), "not in points")
+    cells.fails("ex-dup2-floor-gap", ddof0, "n - 1")
+    cells.fails("ex-dup2-floor-gap", wide, "mean gap is right")
+    cells.fails("ex-dup2-floor-gap", lambda s, tr, te: 0.1, "three numbers")
+    cells.fails("ex-dup2-floor-gap", lambda s, tr, te: (0.1, 0.0, 0.2), "not yet")
 
 
 # ================================================================================ duplication_03_real_encoder
@@ -509,8 +462,8 @@ def test_dup3_solutions_pass(toy_dir, tmp_cache, capsys):
     results = dup.run(task, sources, seeds, ft.FinetuneConfig.for_profile("smoke", max_steps=3,
                                                                            eval_splits=("test",)))
     names = _sst2_names(results, task, seeds)
-    _solve("ex-dup3-no-gain", capsys, **names)
-    _solve("ex-dup3-detectable", capsys, **names)
+    cells.solve(SOLUTIONS, "ex-dup3-no-gain", capsys, **names)
+    cells.solve(SOLUTIONS, "ex-dup3-detectable", capsys, **names)
     # results with a known spread: the verdict and the detectable gain are the library's, printed
     verdicts = set()
     for accs in ((0.80, 0.802, 0.799, 0.801, 0.80), (0.80, 0.84, 0.76, 0.83, 0.78),
@@ -518,10 +471,10 @@ def test_dup3_solutions_pass(toy_dir, tmp_cache, capsys):
         fake = {"baseline": [_result(s, 0.8) for s in range(5)],
                 "first 1 duplicated": [_result(s, a) for s, a in enumerate(accs)]}
         names = _sst2_names(fake, task, list(range(5)))
-        out = _solve("ex-dup3-no-gain", capsys, **names)
+        out = cells.solve(SOLUTIONS, "ex-dup3-no-gain", capsys, **names)
         assert f"{names['claim_sst2'].verdict} against ±1.0" in out  # the instrument is judged on the toy task
         verdicts.add(names["claim_sst2"].verdict)
-        out = _solve("ex-dup3-detectable", capsys, **names)
+        out = cells.solve(SOLUTIONS, "ex-dup3-detectable", capsys, **names)
         assert f"a true gain of {float(names['power'].detectable.iloc[0]):.2f} points" in out
     assert verdicts == {"reproduced", "inconclusive", "not reproduced"}
 
@@ -551,26 +504,26 @@ def test_dup3_no_gain_wrong_answers():
         return Equivalent(margin).verdict(None, stats.paired_test(g, [0.0] * len(g)).interval())
 
     assert ex.check("ex-dup3-no-gain", from_library).ok  # a Verdict is a str enum
-    _fails("ex-dup3-no-gain", lambda g, m: "reproduced" if abs(np.mean(g)) <= m else "not reproduced",
+    cells.fails("ex-dup3-no-gain", lambda g, m: "reproduced" if abs(np.mean(g)) <= m else "not reproduced",
            "mean gain within the margin")
-    _fails("ex-dup3-no-gain", lambda g, m: "reproduced" if interval(g)[0] <= 0 <= interval(g)[1] else "not reproduced",
+    cells.fails("ex-dup3-no-gain", lambda g, m: "reproduced" if interval(g)[0] <= 0 <= interval(g)[1] else "not reproduced",
            "'not significant' is not 'no effect'")
-    _fails("ex-dup3-no-gain", lambda g, m: "reproduced" if -m <= interval(g)[0] and interval(g)[1] <= m
+    cells.fails("ex-dup3-no-gain", lambda g, m: "reproduced" if -m <= interval(g)[0] and interval(g)[1] <= m
            else "not reproduced", "whole interval lies beyond the margin")
 
     def above_zero(g, m):
         lo, hi = interval(g)
         return "not reproduced" if lo > 0 else "reproduced" if hi < 0 else "inconclusive"
-    _fails("ex-dup3-no-gain", above_zero, "claim of *no* gain")
+    cells.fails("ex-dup3-no-gain", above_zero, "claim of *no* gain")
 
     def one_side(g, m):
         lo, hi = interval(g)
         return "reproduced" if -m <= lo and hi <= m else "not reproduced" if lo > m else "inconclusive"
-    _fails("ex-dup3-no-gain", one_side, "below -margin")
-    _fails("ex-dup3-no-gain", lambda g, m: rule(g, m, q=1.959964), "Student's t")
-    _fails("ex-dup3-no-gain", lambda g, m: rule(g, 1.0), "not yet")  # the margin ignored
-    _fails("ex-dup3-no-gain", lambda g, m: "no gain", "return one of")
-    _fails("ex-dup3-no-gain", lambda g, m: True, "return one of")
+    cells.fails("ex-dup3-no-gain", one_side, "below -margin")
+    cells.fails("ex-dup3-no-gain", lambda g, m: rule(g, m, q=1.959964), "Student's t")
+    cells.fails("ex-dup3-no-gain", lambda g, m: rule(g, 1.0), "not yet")  # the margin ignored
+    cells.fails("ex-dup3-no-gain", lambda g, m: "no gain", "return one of")
+    cells.fails("ex-dup3-no-gain", lambda g, m: True, "return one of")
 
 
 def test_dup3_detectable_wrong_answers():
@@ -581,12 +534,12 @@ def test_dup3_detectable_wrong_answers():
         return (sst.t.ppf(alpha_q, k) + sst.t.ppf(power_q, k)) * sd / (math.sqrt(n) if root else 1)
 
     assert ex.check("ex-dup3-detectable", det).ok
-    _fails("ex-dup3-detectable", lambda sd, n: (1.959964 + 0.841621) * sd / math.sqrt(n), "large-n")
-    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, alpha_q=0.95), "two-sided")
-    _fails("ex-dup3-detectable", lambda sd, n: sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n), "half of the time")
-    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, power_q=0.2), "power quantile adds")
-    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, df=n), "n - 1 degrees")
-    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, root=False), "sqrt(n)")
-    _fails("ex-dup3-detectable", lambda sd, n: det(sd, n, root=False) / n, "not sd_diff / n")
-    _fails("ex-dup3-detectable", lambda sd, n: 1.1 * det(sd, n), "too large")
-    _fails("ex-dup3-detectable", lambda sd, n: "big", "a number")
+    cells.fails("ex-dup3-detectable", lambda sd, n: (1.959964 + 0.841621) * sd / math.sqrt(n), "large-n")
+    cells.fails("ex-dup3-detectable", lambda sd, n: det(sd, n, alpha_q=0.95), "two-sided")
+    cells.fails("ex-dup3-detectable", lambda sd, n: sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n), "half of the time")
+    cells.fails("ex-dup3-detectable", lambda sd, n: det(sd, n, power_q=0.2), "power quantile adds")
+    cells.fails("ex-dup3-detectable", lambda sd, n: det(sd, n, df=n), "n - 1 degrees")
+    cells.fails("ex-dup3-detectable", lambda sd, n: det(sd, n, root=False), "sqrt(n)")
+    cells.fails("ex-dup3-detectable", lambda sd, n: det(sd, n, root=False) / n, "not sd_diff / n")
+    cells.fails("ex-dup3-detectable", lambda sd, n: 1.1 * det(sd, n), "too large")
+    cells.fails("ex-dup3-detectable", lambda sd, n: "big", "a number")

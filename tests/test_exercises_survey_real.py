@@ -11,7 +11,6 @@ sizes); :func:`test_notebook_solution_cells_are_the_tested_ones` keeps the noteb
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,6 +18,8 @@ import pandas as pd
 import pytest
 import torch
 from conftest import save_toy_bert
+
+import exercise_cells as cells
 
 from bertology_lib.book import exercises as ex
 from bertology_lib.book.exercises import survey_real as sr
@@ -160,24 +161,6 @@ NOTEBOOKS = {
 LABELS = [label for pair in NOTEBOOKS.values() for label in pair]
 
 
-def _solve(label: str, capsys, **names) -> str:
-    """Run the solution cell of ``label`` on ``names`` (the notebook's variables); its printed output."""
-    ns = {"display": print, **names}
-    t = time.perf_counter()
-    exec(compile(SOLUTIONS[label], f"<{label}>", "exec"), ns)  # noqa: S102 - the notebook cell itself
-    out = capsys.readouterr().out
-    assert f"✅ {label}:" in out, out
-    assert time.perf_counter() - t < 60, f"{label}: the solution cell is too slow for class time"
-    return out
-
-
-def _fails(label: str, answer, *hint: str) -> None:
-    fb = ex.check(label, answer)
-    assert not fb.ok, fb
-    for h in hint:
-        assert h in fb.message, fb.message
-
-
 @pytest.fixture(scope="module")
 def toy_dir(tmp_path_factory) -> str:
     """A tiny random BERT (2 blocks x 2 heads, d = 32, MLM head) with the toy world's word-level tokenizer."""
@@ -188,33 +171,16 @@ def toy_dir(tmp_path_factory) -> str:
 
 
 def test_every_exercise_has_a_checker_and_a_solution_cell_that_follows_the_conventions():
-    assert set(LABELS) <= set(ex.CHECKERS) and len(set(LABELS)) == 4
-    for label in LABELS:
-        code = SOLUTIONS[label]
-        assert code.splitlines()[0] == f"# Exercise: {label}"
-        assert code.rstrip().splitlines()[-1].startswith(f'print(check("{label}", ')
-        stub = ex.student_stub({"source": code, "metadata": {"tags": ["solution"]}})
-        assert stub.splitlines()[-1] == f'raise NotImplementedError("Exercise {label}: write your solution here")'
-        assert f'check("{label}"' in stub, "the student keeps the instructions, with the check call"
-        assert ex.CHECKERS[label].__doc__, label  # says what the answer is and the tolerance
-        logic = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-        assert len(logic) <= 25 and max(len(ln) for ln in code.splitlines()) <= 120, label
+    cells.assert_conventions(SOLUTIONS, LABELS, 4)
 
 
 def test_notebook_solution_cells_are_the_tested_ones():
-    """The notebooks carry these exercises, each cell exactly the one tested here, after its directives."""
-    import nbformat
+    cells.assert_notebook_cells(NOTEBOOKS, SOLUTIONS)
 
-    for nb_name, labels in NOTEBOOKS.items():
-        nb = nbformat.read(ROOT / "notebooks" / f"{nb_name}.ipynb", as_version=4)
-        cells = {ex.solution_label(c): c for c in nb.cells if ex.is_solution_cell(c)}
-        md = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-        for label in labels:
-            assert label in cells, f"{nb_name}: no solution cell for {label}"
-            assert cells[label].source == SOLUTIONS[label], f"{nb_name}: {label} differs from SOLUTIONS"
-            assert cells[label].metadata.get("tags") == ["solution", "hide-cell"]
-            assert f":label: {label}" in md and f"{{solution}} {label}" in md
-        assert not ex.solution_leaks(nb), f"{nb_name}: a later cell reads what only a solution defines"
+
+@pytest.mark.parametrize("label", LABELS)
+def test_function_answers_need_a_function_and_survive_its_errors(label):
+    cells.assert_function_answer_needed(label)
 
 
 def test_checking_never_moves_the_global_random_state():
@@ -227,18 +193,6 @@ def test_checking_never_moves_the_global_random_state():
 
     ex.check("ex-s6r-importance", train_mode_importance)
     assert torch.equal(state, torch.random.get_rng_state())
-
-
-@pytest.mark.parametrize("label", LABELS)
-def test_function_answers_need_a_function_and_survive_its_errors(label):
-    fb = ex.check(label, 42)
-    assert not fb.ok and "itself" in fb.message
-
-    def broken(*args):
-        raise ZeroDivisionError("oops")
-
-    fb = ex.check(label, broken)
-    assert not fb.ok and "ZeroDivisionError: oops" in fb.message
 
 
 # ================================================================================ survey_06_2_real_encoder
@@ -315,9 +269,9 @@ def test_s6r_importance_solution_passes(toy_dir, tmp_cache, capsys):
     ns = {"sst2": task, "real": real, "real_seeds": [0, 1], "params": SimpleNamespace(profile="smoke"),
           "sizes": SimpleNamespace(importance_batch=5), "rk40": round(0.4 * n_layers * n_heads), "ft": ft, "cp": cp,
           "real_check": SimpleNamespace(shape=(n_layers, n_heads), int8_ratio=ratio)}
-    out = _solve("ex-s6r-importance", capsys, **ns)
+    out = cells.solve(SOLUTIONS, "ex-s6r-importance", capsys, **ns)
     assert f"the {ns['rk40']} least important of {n_layers * n_heads} heads" in out
-    out = _solve("ex-s6r-int8-weights", capsys, **ns)
+    out = cells.solve(SOLUTIONS, "ex-s6r-int8-weights", capsys, **ns)
     assert f"{ratio:.2f}x fewer bytes" in out
 
 
@@ -325,11 +279,11 @@ def test_s6r_importance_wrong_answers():
     from bertology_lib.interventions import heads
 
     assert ex.check("ex-s6r-importance", _importance).ok
-    _fails("ex-s6r-importance", lambda m, b: _importance(m, b, normalize=None), "L2 norm")
-    _fails("ex-s6r-importance", lambda m, b: _importance(m, b, normalize="global"), "not the whole matrix")
-    _fails("ex-s6r-importance", lambda m, b: _importance(m, b, normalize="l1"), "not by its sum")
-    _fails("ex-s6r-importance", lambda m, b: _importance(m, b, signed=True), "opposite sign")
-    _fails("ex-s6r-importance", lambda m, b: _importance(m, b, eval_mode=False), "eval mode")
+    cells.fails("ex-s6r-importance", lambda m, b: _importance(m, b, normalize=None), "L2 norm")
+    cells.fails("ex-s6r-importance", lambda m, b: _importance(m, b, normalize="global"), "not the whole matrix")
+    cells.fails("ex-s6r-importance", lambda m, b: _importance(m, b, normalize="l1"), "not by its sum")
+    cells.fails("ex-s6r-importance", lambda m, b: _importance(m, b, signed=True), "opposite sign")
+    cells.fails("ex-s6r-importance", lambda m, b: _importance(m, b, eval_mode=False), "eval mode")
 
     def per_sentence(model, batches):
         single = []
@@ -339,11 +293,11 @@ def test_s6r_importance_wrong_answers():
                 single.append({k: (v[j:j + 1, keep] if v.dim() == 2 else v[j:j + 1]) for k, v in batch.items()})
         return _importance(model, single)
 
-    _fails("ex-s6r-importance", per_sentence, "one gradient per batch")
-    _fails("ex-s6r-importance", lambda m, b: _importance(m, b).T, "(n_layers, n_heads)")
-    _fails("ex-s6r-importance", lambda m, b: torch.full(heads.head_shape(m), 0.5), "not yet")
-    _fails("ex-s6r-importance", lambda m, b: torch.zeros(heads.head_shape(m)), "not yet")
-    _fails("ex-s6r-importance", lambda m, b: torch.zeros(2, 4), "(n_layers, n_heads)")
+    cells.fails("ex-s6r-importance", per_sentence, "one gradient per batch")
+    cells.fails("ex-s6r-importance", lambda m, b: _importance(m, b).T, "(n_layers, n_heads)")
+    cells.fails("ex-s6r-importance", lambda m, b: torch.full(heads.head_shape(m), 0.5), "not yet")
+    cells.fails("ex-s6r-importance", lambda m, b: torch.zeros(heads.head_shape(m)), "not yet")
+    cells.fails("ex-s6r-importance", lambda m, b: torch.zeros(2, 4), "(n_layers, n_heads)")
 
 
 def test_s6r_int8_truth_is_the_symmetric_per_tensor_grid():
@@ -375,24 +329,24 @@ def test_s6r_int8_wrong_answers():
 
     assert ex.check("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5)).ok
     assert ex.check("ex-s6r-int8-weights", lambda w: np.asarray(grid(w.double(), w.double().abs().max() / 127.5))).ok
-    _fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127), "not max|w| over 127")
-    _fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 128), "not max|w| over 128")
-    _fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().amax(1, keepdim=True) / 127.5), "one scale")
+    cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127), "not max|w| over 127")
+    cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 128), "not max|w| over 128")
+    cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().amax(1, keepdim=True) / 127.5), "one scale")
 
     def affine(w):
         scale = (w.max().clamp_min(0) - w.min().clamp_max(0)) / 255
         zero = torch.round(-128 - w.min().clamp_max(0) / scale)
         return (torch.clamp(torch.round(w / scale + zero), -128, 127) - zero) * scale
 
-    _fails("ex-s6r-int8-weights", affine, "symmetric")
-    _fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5, rnd=torch.trunc), "nearest integer")
-    _fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5, lo=None), "clip q")
-    _fails("ex-s6r-int8-weights", lambda w: torch.clamp(torch.round(w / (w.abs().max() / 127.5)), -128, 127),
+    cells.fails("ex-s6r-int8-weights", affine, "symmetric")
+    cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5, rnd=torch.trunc), "nearest integer")
+    cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5, lo=None), "clip q")
+    cells.fails("ex-s6r-int8-weights", lambda w: torch.clamp(torch.round(w / (w.abs().max() / 127.5)), -128, 127),
            "q x scale")
-    _fails("ex-s6r-int8-weights", lambda w: w, "w itself")
-    _fails("ex-s6r-int8-weights", lambda w: torch.zeros_like(w), "not yet")
-    _fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5).T, "w's shape")
-    _fails("ex-s6r-int8-weights", lambda w: 0.5, "w's shape")
+    cells.fails("ex-s6r-int8-weights", lambda w: w, "w itself")
+    cells.fails("ex-s6r-int8-weights", lambda w: torch.zeros_like(w), "not yet")
+    cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5).T, "w's shape")
+    cells.fails("ex-s6r-int8-weights", lambda w: 0.5, "w's shape")
 
 
 # ================================================================================ survey_07_2_real_encoder
@@ -436,16 +390,16 @@ def test_s7r_wilson_wrong_answers():
             return ci.low, ci.high
         return f
 
-    _fails("ex-s7r-wilson", wald, "normal (Wald)", "collapses")
-    _fails("ex-s7r-wilson", lambda k, n: wald(k, n, clip=True), "clipped")
-    _fails("ex-s7r-wilson", lambda k, n: _wilson(k, n, 2.0), "z = 1.96")
-    _fails("ex-s7r-wilson", lambda k, n: _wilson(k, n, 1.645), "90%")
-    _fails("ex-s7r-wilson", scipy_ci("wilsoncc"), "continuity correction")
-    _fails("ex-s7r-wilson", scipy_ci("exact"), "Clopper-Pearson")
-    _fails("ex-s7r-wilson", lambda k, n: _wilson(k, n, 1.96)[::-1], "lower bound first")
-    _fails("ex-s7r-wilson", lambda k, n: tuple(100 * x for x in _wilson(k, n, 1.96)), "percent")
-    _fails("ex-s7r-wilson", lambda k, n: (k / n, k / n), "not yet")
-    _fails("ex-s7r-wilson", lambda k, n: k / n, "two numbers")
+    cells.fails("ex-s7r-wilson", wald, "normal (Wald)", "collapses")
+    cells.fails("ex-s7r-wilson", lambda k, n: wald(k, n, clip=True), "clipped")
+    cells.fails("ex-s7r-wilson", lambda k, n: _wilson(k, n, 2.0), "z = 1.96")
+    cells.fails("ex-s7r-wilson", lambda k, n: _wilson(k, n, 1.645), "90%")
+    cells.fails("ex-s7r-wilson", scipy_ci("wilsoncc"), "continuity correction")
+    cells.fails("ex-s7r-wilson", scipy_ci("exact"), "Clopper-Pearson")
+    cells.fails("ex-s7r-wilson", lambda k, n: _wilson(k, n, 1.96)[::-1], "lower bound first")
+    cells.fails("ex-s7r-wilson", lambda k, n: tuple(100 * x for x in _wilson(k, n, 1.96)), "percent")
+    cells.fails("ex-s7r-wilson", lambda k, n: (k / n, k / n), "not yet")
+    cells.fails("ex-s7r-wilson", lambda k, n: k / n, "two numbers")
 
 
 def _every_typo(text):
@@ -485,15 +439,15 @@ def test_s7r_typo_wrong_answers():
 
     assert ex.check("ex-s7r-typo-variants", variants()).ok
     assert ex.check("ex-s7r-typo-variants", lambda t: sorted(variants()(t))).ok  # any collection of sentences
-    _fails("ex-s7r-typo-variants", variants(drop_same=True), "equal letters")
-    _fails("ex-s7r-typo-variants", variants(empty=True), "no word qualifies")
-    _fails("ex-s7r-typo-variants", variants(keep=lambda w: len(w) >= 3 and w.isalpha()), "at least 4 characters")
-    _fails("ex-s7r-typo-variants", variants(keep=lambda w: len(w) > 4 and w.isalpha()), "exactly 4")
-    _fails("ex-s7r-typo-variants", variants(keep=lambda w: len(w) >= 4), "letters alone")
-    _fails("ex-s7r-typo-variants", variants(adjacent=False), "adjacent")
-    _fails("ex-s7r-typo-variants", lambda t: {t}, "not yet", "misses")
-    _fails("ex-s7r-typo-variants", lambda t: set(), "not yet")
-    _fails("ex-s7r-typo-variants", lambda t: t, "a set of sentences")
+    cells.fails("ex-s7r-typo-variants", variants(drop_same=True), "equal letters")
+    cells.fails("ex-s7r-typo-variants", variants(empty=True), "no word qualifies")
+    cells.fails("ex-s7r-typo-variants", variants(keep=lambda w: len(w) >= 3 and w.isalpha()), "at least 4 characters")
+    cells.fails("ex-s7r-typo-variants", variants(keep=lambda w: len(w) > 4 and w.isalpha()), "exactly 4")
+    cells.fails("ex-s7r-typo-variants", variants(keep=lambda w: len(w) >= 4), "letters alone")
+    cells.fails("ex-s7r-typo-variants", variants(adjacent=False), "adjacent")
+    cells.fails("ex-s7r-typo-variants", lambda t: {t}, "not yet", "misses")
+    cells.fails("ex-s7r-typo-variants", lambda t: set(), "not yet")
+    cells.fails("ex-s7r-typo-variants", lambda t: t, "a set of sentences")
 
 
 def test_s7r_solutions_pass(toy_dir, capsys):
@@ -511,7 +465,7 @@ def test_s7r_solutions_pass(toy_dir, capsys):
     iid = pd.DataFrame({"seed": seeds, "accuracy": [0.8, 0.7], "error": [0.2, 0.3]})
     ns = {"sst2_results": results, "sst2_iid": iid, "sst2_summary": bh.summarise_seeds(bh.failure_table(results)),
           "sst2_suite": suite, "seeds": seeds, "bh": bh}
-    out = _solve("ex-s7r-wilson", capsys, **ns)
+    out = cells.solve(SOLUTIONS, "ex-s7r-wilson", capsys, **ns)
     assert "i.i.d. error 0.250" in out and out.count(", whisker ") == len(suite)
-    out = _solve("ex-s7r-typo-variants", capsys, **ns)
+    out = cells.solve(SOLUTIONS, "ex-s7r-typo-variants", capsys, **ns)
     assert "of 8 typo items change nothing" in out

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,6 +18,8 @@ import pandas as pd
 import pytest
 import torch
 from conftest import save_toy_bert
+
+import exercise_cells as cells
 
 from bertology_lib.book import exercises as ex
 from bertology_lib.book.exercises import duplication as du
@@ -358,24 +359,6 @@ NOTEBOOKS = {
 LABELS = [label for pair in NOTEBOOKS.values() for label in pair]
 
 
-def _solve(label: str, capsys, **names) -> str:
-    """Run the solution cell of ``label`` on ``names`` (the notebook's variables); its printed output."""
-    ns = {"display": print, **names}
-    t = time.perf_counter()
-    exec(compile(SOLUTIONS[label], f"<{label}>", "exec"), ns)  # noqa: S102 - the notebook cell itself
-    out = capsys.readouterr().out
-    assert f"✅ {label}:" in out, out
-    assert time.perf_counter() - t < 60, f"{label}: the solution cell is too slow for class time"
-    return out
-
-
-def _fails(label: str, answer, *hint: str) -> None:
-    fb = ex.check(label, answer)
-    assert not fb.ok, fb
-    for h in hint:
-        assert h in fb.message, fb.message
-
-
 @pytest.fixture(scope="module")
 def toy_dir(tmp_path_factory) -> str:
     """A tiny random BERT (2 blocks x 2 heads, d = 32, MLM head) with the toy world's word-level tokenizer."""
@@ -386,30 +369,16 @@ def toy_dir(tmp_path_factory) -> str:
 
 
 def test_every_exercise_has_a_checker_and_a_solution_cell_that_follows_the_conventions():
-    assert set(LABELS) <= set(ex.CHECKERS) and len(set(LABELS)) == 14
-    for label in LABELS:
-        code = SOLUTIONS[label]
-        assert code.splitlines()[0] == f"# Exercise: {label}"
-        assert code.rstrip().splitlines()[-1].startswith(f'print(check("{label}", ')
-        stub = ex.student_stub({"source": code, "metadata": {"tags": ["solution"]}})
-        assert stub.splitlines()[-1] == f'raise NotImplementedError("Exercise {label}: write your solution here")'
-        assert f'check("{label}"' in stub, "the student keeps the instructions, with the check call"
-        assert ex.CHECKERS[label].__doc__, label  # says what the answer is and the tolerance
+    cells.assert_conventions(SOLUTIONS, LABELS, 14)
 
 
 def test_notebook_solution_cells_are_the_tested_ones():
-    """Once a notebook carries one of these exercises, its cell is exactly the one tested here."""
-    import nbformat
+    cells.assert_notebook_cells(NOTEBOOKS, SOLUTIONS)
 
-    for nb_name, labels in NOTEBOOKS.items():
-        nb = nbformat.read(ROOT / "notebooks" / f"{nb_name}.ipynb", as_version=4)
-        cells = {ex.solution_label(c): c for c in nb.cells if ex.is_solution_cell(c)}
-        for label in labels:
-            if label in cells:
-                assert cells[label].source == SOLUTIONS[label], f"{nb_name}: {label} differs from SOLUTIONS"
-                assert "hide-cell" in cells[label].metadata.get("tags", [])
-                md = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-                assert f":label: {label}" in md and f"{{solution}} {label}" in md
+
+@pytest.mark.parametrize("label", [lb for lb in LABELS if lb not in ("ex-survey7-bow-rates", "ex-survey7-overlap")])
+def test_function_answers_need_a_function_and_survive_its_errors(label):
+    cells.assert_function_answer_needed(label)
 
 
 def test_patches_carry_the_tested_solution_cells():
@@ -439,18 +408,6 @@ def test_checking_never_moves_the_global_random_state(toy_dir):
     assert torch.equal(state, torch.random.get_rng_state())
 
 
-@pytest.mark.parametrize("label", [lb for lb in LABELS if lb not in ("ex-survey7-bow-rates", "ex-survey7-overlap")])
-def test_function_answers_need_a_function_and_survive_its_errors(label):
-    fb = ex.check(label, 42)
-    assert not fb.ok and "itself" in fb.message
-
-    def broken(*args):
-        raise ZeroDivisionError("oops")
-
-    fb = ex.check(label, broken)
-    assert not fb.ok and "ZeroDivisionError: oops" in fb.message
-
-
 # ================================================================================ survey_05_training
 
 
@@ -460,13 +417,13 @@ def test_survey5_lora_truth_is_the_adapters_plus_the_head():
 
 
 def test_survey5_lora_wrong_answers():
-    _fails("ex-survey5-lora-params", lambda L, d, r, c: L * 4 * r * d, "task head")
-    _fails("ex-survey5-lora-params", lambda L, d, r, c: L * 6 * r * d + d * d + d + d * c + c, "key")
-    _fails("ex-survey5-lora-params", lambda L, d, r, c: L * 2 * r * d + d * d + d + d * c + c, "two low-rank")
-    _fails("ex-survey5-lora-params", lambda L, d, r, c: L * 4 * r * d + d * c + c, "dense layer")
-    _fails("ex-survey5-lora-params", lambda L, d, r, c: 2 * L * (d * d + d) + d * d + d + d * c + c, "freezes")
-    _fails("ex-survey5-lora-params", lambda L, d, r, c: L * 4 * r * d + d * d + d * c + c + 1, "too few")
-    _fails("ex-survey5-lora-params", lambda L, d, r, c: 0.5, "whole number")
+    cells.fails("ex-survey5-lora-params", lambda L, d, r, c: L * 4 * r * d, "task head")
+    cells.fails("ex-survey5-lora-params", lambda L, d, r, c: L * 6 * r * d + d * d + d + d * c + c, "key")
+    cells.fails("ex-survey5-lora-params", lambda L, d, r, c: L * 2 * r * d + d * d + d + d * c + c, "two low-rank")
+    cells.fails("ex-survey5-lora-params", lambda L, d, r, c: L * 4 * r * d + d * c + c, "dense layer")
+    cells.fails("ex-survey5-lora-params", lambda L, d, r, c: 2 * L * (d * d + d) + d * d + d + d * c + c, "freezes")
+    cells.fails("ex-survey5-lora-params", lambda L, d, r, c: L * 4 * r * d + d * d + d * c + c + 1, "too few")
+    cells.fails("ex-survey5-lora-params", lambda L, d, r, c: 0.5, "whole number")
 
 
 def test_survey5_paired_truth_is_the_paired_t_interval():
@@ -499,11 +456,11 @@ def test_survey5_solutions_pass(toy_dir, tmp_cache, capsys):
                                 lora_rank=sizes.lora_rank)}
     names = {"strategies": SimpleNamespace(pretrained=ft.as_source(toy_dir).load_model()), "sizes": sizes,
              "task": task, "lora_runs": lora_runs, "strategy_seeds": [0, 1], "n_params": lora_runs[0].train["n_params"]}
-    out = _solve("ex-survey5-lora-params", capsys, **names)
+    out = cells.solve(SOLUTIONS, "ex-survey5-lora-params", capsys, **names)
     counted = lora_runs[0].train["n_trainable"]
     assert f"{counted:,} trainable weights (the fine-tuning counted {counted:,})" in out
     full_s, frozen_last = {0: 0.905, 1: 0.88, 2: 0.9}, {2: 0.85, 0: 0.84, 1: 0.845, 3: 0.83}
-    out = _solve("ex-survey5-paired", capsys, stats=stats, full_s=full_s, frozen_last=frozen_last)
+    out = cells.solve(SOLUTIONS, "ex-survey5-paired", capsys, stats=stats, full_s=full_s, frozen_last=frozen_last)
     assert out.count(str(stats.paired_points(full_s, frozen_last))) == 2  # the solution's interval is the library's
 
 
@@ -518,19 +475,19 @@ def test_survey5_paired_wrong_answers():
     def by_seed(a, b):
         return [100 * (a[s] - b[s]) for s in sorted(a)]
 
-    _fails("ex-survey5-paired", lambda a, b: interval([a[s] - b[s] for s in sorted(a)],
+    cells.fails("ex-survey5-paired", lambda a, b: interval([a[s] - b[s] for s in sorted(a)],
                                                       sst.t.ppf(0.975, len(a) - 1)), "points")
-    _fails("ex-survey5-paired", lambda a, b: interval([100 * (b[s] - a[s]) for s in sorted(a)],
+    cells.fails("ex-survey5-paired", lambda a, b: interval([100 * (b[s] - a[s]) for s in sorted(a)],
                                                       sst.t.ppf(0.975, len(a) - 1)), "a - b")
-    _fails("ex-survey5-paired", lambda a, b: interval([100 * (x - y) for x, y in zip(a.values(), b.values())],
+    cells.fails("ex-survey5-paired", lambda a, b: interval([100 * (x - y) for x, y in zip(a.values(), b.values())],
                                                       sst.t.ppf(0.975, len(a) - 1)), "by seed")
-    _fails("ex-survey5-paired", lambda a, b: interval(by_seed(a, b), 1.959964), "Student")
+    cells.fails("ex-survey5-paired", lambda a, b: interval(by_seed(a, b), 1.959964), "Student")
     def ddof0(a, b):
         d = by_seed(a, b)
         half = sst.t.ppf(0.975, len(d) - 1) * np.std(d) / math.sqrt(len(d))
         return np.mean(d), np.mean(d) - half, np.mean(d) + half
 
-    _fails("ex-survey5-paired", ddof0, "n - 1")
+    cells.fails("ex-survey5-paired", ddof0, "n - 1")
 
     def welch(a, b):
         seeds = sorted(a)
@@ -538,8 +495,8 @@ def test_survey5_paired_wrong_answers():
         ci = sst.ttest_ind(x, y, equal_var=False).confidence_interval(0.95)
         return 100 * (x.mean() - y.mean()), 100 * ci.low, 100 * ci.high
 
-    _fails("ex-survey5-paired", welch, "independent")
-    _fails("ex-survey5-paired", lambda a, b: (1.0, 2.0), "three numbers")
+    cells.fails("ex-survey5-paired", welch, "independent")
+    cells.fails("ex-survey5-paired", lambda a, b: (1.0, 2.0), "three numbers")
 
 
 # ================================================================================ survey_05_2_architecture
@@ -580,21 +537,21 @@ def test_survey52_solutions_pass(capsys):
         p.numel() for p in minibert.new_bert(50, c.n_layers, c.n_heads, c.d_model).bert.encoder.parameters())}
         for name, cs in grid.items() for c in cs])  # what evaluate_labs counts on the trained lab BERTs
     ns = {"grid": grid, "lab": lab, "base": names[0], "depths": [names[3], names[0], names[4]], "pre": pre}
-    _solve("ex-survey52-block-params", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-survey52-block-params", capsys, **ns)
     ns_width = {**ns, "block_params": lambda n, d, h: n * (12 * d * d + 13 * d)}  # the first cell's function
-    out = _solve("ex-survey52-width", capsys, **ns_width)
+    out = cells.solve(SOLUTIONS, "ex-survey52-width", capsys, **ns_width)
     assert "1 block, d=46: grid width 46, closest in parameters 46" in out
 
 
 def test_survey52_wrong_answers():
-    _fails("ex-survey52-block-params", lambda n, d, h: 12 * n * d * d, "approximation")
-    _fails("ex-survey52-block-params", lambda n, d, h: n * (12 * d * d + 9 * d), "LayerNorms")
-    _fails("ex-survey52-block-params", lambda n, d, h: n * (12 * d * d + 4 * d), "bias")
-    _fails("ex-survey52-block-params", lambda n, d, h: n * (8 * d * d + 9 * d), "4 x d")
-    _fails("ex-survey52-block-params", lambda n, d, h: n * (12 * d * d + 13 * d + h), "n_heads")
-    _fails("ex-survey52-width", st._width_rule_of_thumb, "rule of thumb")
-    _fails("ex-survey52-width", lambda n, bn, bd, h: round(bd * math.sqrt(bn / n)) * h + 1, "multiple of n_heads")
-    _fails("ex-survey52-width", lambda n, bn, bd, h: st.survey52_width_truth(n, bn, bd, h) + h, "too wide")
+    cells.fails("ex-survey52-block-params", lambda n, d, h: 12 * n * d * d, "approximation")
+    cells.fails("ex-survey52-block-params", lambda n, d, h: n * (12 * d * d + 9 * d), "LayerNorms")
+    cells.fails("ex-survey52-block-params", lambda n, d, h: n * (12 * d * d + 4 * d), "bias")
+    cells.fails("ex-survey52-block-params", lambda n, d, h: n * (8 * d * d + 9 * d), "4 x d")
+    cells.fails("ex-survey52-block-params", lambda n, d, h: n * (12 * d * d + 13 * d + h), "n_heads")
+    cells.fails("ex-survey52-width", st._width_rule_of_thumb, "rule of thumb")
+    cells.fails("ex-survey52-width", lambda n, bn, bd, h: round(bd * math.sqrt(bn / n)) * h + 1, "multiple of n_heads")
+    cells.fails("ex-survey52-width", lambda n, bn, bd, h: st.survey52_width_truth(n, bn, bd, h) + h, "too wide")
 
 
 # ================================================================================ survey_05_3_objectives
@@ -639,24 +596,24 @@ def test_survey53_solutions_pass(tmp_cache, capsys):
     grid = pre.objective_grid(tv.TrainingSizes.for_profile("smoke"), [0])
     tok = pre.lab_tokenizer(grid["token"][0], mb_cfg)
     held_texts = [s.text for s in minibert.corpus(mb_cfg)[1]]
-    _solve("ex-survey53-partial", capsys, tok=tok, held_texts=held_texts)
-    _solve("ex-survey53-span", capsys, pre=pre)
+    cells.solve(SOLUTIONS, "ex-survey53-partial", capsys, tok=tok, held_texts=held_texts)
+    cells.solve(SOLUTIONS, "ex-survey53-span", capsys, pre=pre)
 
 
 def test_survey53_wrong_answers():
-    _fails("ex-survey53-partial", lambda ks, p: sum(1 - (1 - p) ** k - p ** k for k in ks) / len(ks), "share of words")
-    _fails("ex-survey53-partial", lambda ks, p: sum(1 - (1 - p) ** k - p ** k for k in ks) / sum(1 - (1 - p) ** k
+    cells.fails("ex-survey53-partial", lambda ks, p: sum(1 - (1 - p) ** k - p ** k for k in ks) / len(ks), "share of words")
+    cells.fails("ex-survey53-partial", lambda ks, p: sum(1 - (1 - p) ** k - p ** k for k in ks) / sum(1 - (1 - p) ** k
                                                                                                  for k in ks),
            "any masked piece")
-    _fails("ex-survey53-partial", lambda ks, p: sum(k * (p - p ** k) for k in ks) / sum(ks), "masked pieces")
-    _fails("ex-survey53-partial", lambda ks, p: (sum(k * (p - p ** k) for k in ks if k > 1)
+    cells.fails("ex-survey53-partial", lambda ks, p: sum(k * (p - p ** k) for k in ks) / sum(ks), "masked pieces")
+    cells.fails("ex-survey53-partial", lambda ks, p: (sum(k * (p - p ** k) for k in ks if k > 1)
                                                  / (p * sum(k for k in ks if k > 1))) if max(ks) > 1 else 0.0,
            "single-piece")
     other = st._span_mean_redrawn if st._span_rule() == "clamped" else st._span_mean_clamped
-    _fails("ex-survey53-span", other, "longer than max_len")
-    _fails("ex-survey53-span", lambda p, m: 1 / p, "unclipped")
-    _fails("ex-survey53-span", lambda p, m: st._span_mean_clamped(p, m) - 1, "at least one word")
-    _fails("ex-survey53-span", lambda p, m: st.survey53_span_truth(p, m) + 0.5, "too long")
+    cells.fails("ex-survey53-span", other, "longer than max_len")
+    cells.fails("ex-survey53-span", lambda p, m: 1 / p, "unclipped")
+    cells.fails("ex-survey53-span", lambda p, m: st._span_mean_clamped(p, m) - 1, "at least one word")
+    cells.fails("ex-survey53-span", lambda p, m: st.survey53_span_truth(p, m) + 0.5, "too long")
 
 
 # ================================================================================ survey_06_model_size
@@ -693,15 +650,15 @@ def test_survey6_solutions_pass(toy_dir, capsys):
     mask.view(-1)[:k40] = 0  # at this size a whole layer loses its heads
     ns = {"m0": m0, "pruned0": heads.prune_heads(m0, mask), "k40": k40, "L": n_layers, "H": n_heads, "heads": heads,
           "comp": comp, "pd": pd, "torch": torch}
-    _solve("ex-survey6-head-params", capsys, **ns)
-    _solve("ex-survey6-magnitude", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-survey6-head-params", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-survey6-magnitude", capsys, **ns)
 
 
 def test_survey6_wrong_answers():
-    _fails("ex-survey6-head-params", lambda d, h, n: n * 4 * (d // h) * d, "biases")
-    _fails("ex-survey6-head-params", lambda d, h, n: n * (4 * (d // h) * d + 4 * (d // h)), "shared")
-    _fails("ex-survey6-head-params", lambda d, h, n: n * 3 * ((d // h) * d + d // h), "output projection")
-    _fails("ex-survey6-head-params", lambda d, h, n: n * (4 * d * d + 3 * d), "d / n_heads")
+    cells.fails("ex-survey6-head-params", lambda d, h, n: n * 4 * (d // h) * d, "biases")
+    cells.fails("ex-survey6-head-params", lambda d, h, n: n * (4 * (d // h) * d + 4 * (d // h)), "shared")
+    cells.fails("ex-survey6-head-params", lambda d, h, n: n * 3 * ((d // h) * d + d // h), "output projection")
+    cells.fails("ex-survey6-head-params", lambda d, h, n: n * (4 * d * d + 3 * d), "d / n_heads")
 
     def global_masks(weights, s, keep_smallest=False):
         flat = torch.cat([w.abs().flatten() for w in weights.values()])
@@ -713,12 +670,12 @@ def test_survey6_wrong_answers():
         return {n: w.abs() > thr for n, w in weights.items()}
 
     assert ex.check("ex-survey6-magnitude", global_masks).ok
-    _fails("ex-survey6-magnitude", ss._per_matrix, "per-matrix")
-    _fails("ex-survey6-magnitude", lambda w, s: {n: ~m for n, m in global_masks(w, s).items()}, "share set to zero")
-    _fails("ex-survey6-magnitude", lambda w, s: global_masks(w, s, keep_smallest=True), "largest magnitudes")
-    _fails("ex-survey6-magnitude", lambda w, s: {n: m.float().numpy() for n, m in global_masks(w, 0.1).items()},
+    cells.fails("ex-survey6-magnitude", ss._per_matrix, "per-matrix")
+    cells.fails("ex-survey6-magnitude", lambda w, s: {n: ~m for n, m in global_masks(w, s).items()}, "share set to zero")
+    cells.fails("ex-survey6-magnitude", lambda w, s: global_masks(w, s, keep_smallest=True), "largest magnitudes")
+    cells.fails("ex-survey6-magnitude", lambda w, s: {n: m.float().numpy() for n, m in global_masks(w, 0.1).items()},
            "not yet")
-    _fails("ex-survey6-magnitude", lambda w, s: list(w.values()), "same names")
+    cells.fails("ex-survey6-magnitude", lambda w, s: list(w.values()), "same names")
 
 
 # ================================================================================ survey_07_directions
@@ -770,24 +727,24 @@ def test_survey7_solutions_pass(capsys):
     from bertology_lib.models import minibert
 
     ns = {"minibert": minibert, "checklist": checklist, "bh": bh, "tasks": tasks, "hans": hans, "pd": pd}
-    _solve("ex-survey7-bow-rates", capsys, **ns)
-    _solve("ex-survey7-overlap", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-survey7-bow-rates", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-survey7-overlap", capsys, **ns)
 
 
 def test_survey7_wrong_answers():
     truth = dict(ss.survey7_bow_truth())
-    _fails("ex-survey7-bow-rates", {**truth, "add a negated relative clause": 1.0}, "prediction changes")
-    _fails("ex-survey7-bow-rates", {**truth, "negated relative clause only": 0.0}, "anywhere in the sentence")
-    _fails("ex-survey7-bow-rates", {**truth, "affirmative": 0.1}, "1 test(s) off", "'affirmative'")
-    _fails("ex-survey7-bow-rates", {k: 100 * v for k, v in truth.items()}, "percentages")
-    _fails("ex-survey7-bow-rates", {k: v for k, v in truth.items() if k != "affirmative"}, "missing")
-    _fails("ex-survey7-bow-rates", 0.2, "dict")
+    cells.fails("ex-survey7-bow-rates", {**truth, "add a negated relative clause": 1.0}, "prediction changes")
+    cells.fails("ex-survey7-bow-rates", {**truth, "negated relative clause only": 0.0}, "anywhere in the sentence")
+    cells.fails("ex-survey7-bow-rates", {**truth, "affirmative": 0.1}, "1 test(s) off", "'affirmative'")
+    cells.fails("ex-survey7-bow-rates", {k: 100 * v for k, v in truth.items()}, "percentages")
+    cells.fails("ex-survey7-bow-rates", {k: v for k, v in truth.items() if k != "affirmative"}, "missing")
+    cells.fails("ex-survey7-bow-rates", 0.2, "dict")
     share, entailed = ss.survey7_overlap_truth()
-    _fails("ex-survey7-overlap", (entailed, share), "wrong order")
-    _fails("ex-survey7-overlap", (0.338, 0.3269), "all four kinds")  # toy NLI without kinds=: the four kinds
-    _fails("ex-survey7-overlap", (share, 0.5), "among the full-overlap pairs")
-    _fails("ex-survey7-overlap", (100 * share, 100 * entailed), "percentages")
-    _fails("ex-survey7-overlap", 0.11, "two numbers")
+    cells.fails("ex-survey7-overlap", (entailed, share), "wrong order")
+    cells.fails("ex-survey7-overlap", (0.338, 0.3269), "all four kinds")  # toy NLI without kinds=: the four kinds
+    cells.fails("ex-survey7-overlap", (share, 0.5), "among the full-overlap pairs")
+    cells.fails("ex-survey7-overlap", (100 * share, 100 * entailed), "percentages")
+    cells.fails("ex-survey7-overlap", 0.11, "two numbers")
 
 
 # ================================================================================ duplication_01_reconstruction
@@ -839,8 +796,8 @@ def test_dup1_solutions_pass(toy_dir, capsys):
     acts = run_with_cache(src.load_model().eval(), tok, [s.words for s in sentences], batch_size=64)
     ns = {"mlm": mlm, "tok": tok, "texts": [s.text for s in sentences], "acts": acts, "cka": cka_matrix(acts.resid),
           "reconstruction_by_layer": reconstruction_by_layer}
-    _solve("ex-dup1-reconstruction", capsys, **ns)
-    _solve("ex-dup1-cka", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-dup1-reconstruction", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-dup1-cka", capsys, **ns)
 
 
 def test_dup1_wrong_answers():
@@ -862,11 +819,11 @@ def test_dup1_wrong_answers():
         return f
 
     assert ex.check("ex-dup1-reconstruction", rates()).ok
-    _fails("ex-dup1-reconstruction", rates(keep_special=True), "special tokens")
-    _fails("ex-dup1-reconstruction", rates(everything=True), "padding")
-    _fails("ex-dup1-reconstruction", rates(final=True), "logit-lens")
-    _fails("ex-dup1-reconstruction", rates(skip0=True), "layer 0")
-    _fails("ex-dup1-reconstruction", lambda m, t, x: "high", "one number per layer")
+    cells.fails("ex-dup1-reconstruction", rates(keep_special=True), "special tokens")
+    cells.fails("ex-dup1-reconstruction", rates(everything=True), "padding")
+    cells.fails("ex-dup1-reconstruction", rates(final=True), "logit-lens")
+    cells.fails("ex-dup1-reconstruction", rates(skip0=True), "layer 0")
+    cells.fails("ex-dup1-reconstruction", lambda m, t, x: "high", "one number per layer")
 
     def cka(x, y, centre=True, frob=False, root=False):
         x, y = x.double(), y.double()
@@ -877,10 +834,10 @@ def test_dup1_wrong_answers():
         v = float((y.T @ x).norm() ** 2 / ((x.T @ x).norm() * (y.T @ y).norm()))
         return math.sqrt(v) if root else v
 
-    _fails("ex-dup1-cka", lambda x, y: cka(x, y, centre=False), "centre")
-    _fails("ex-dup1-cka", lambda x, y: cka(x, y, frob=True), "Gram")
-    _fails("ex-dup1-cka", lambda x, y: cka(x, y, root=True), "squared")
-    _fails("ex-dup1-cka", lambda x, y: 0.5, "rotated")
+    cells.fails("ex-dup1-cka", lambda x, y: cka(x, y, centre=False), "centre")
+    cells.fails("ex-dup1-cka", lambda x, y: cka(x, y, frob=True), "Gram")
+    cells.fails("ex-dup1-cka", lambda x, y: cka(x, y, root=True), "squared")
+    cells.fails("ex-dup1-cka", lambda x, y: 0.5, "rotated")
 
 
 # ================================================================================ duplication_02_boost
@@ -922,8 +879,8 @@ def test_dup2_solutions_pass(toy_dir, tmp_cache, capsys):
                     ignore_index=True)
     ns = {"toy_results": toy_results, "first": "first 1 duplicated", "members": members, "ens": ens, "pd": pd,
           "stats": stats}
-    _solve("ex-dup2-seeds-needed", capsys, **ns)
-    _solve("ex-dup2-ensemble", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-dup2-seeds-needed", capsys, **ns)
+    cells.solve(SOLUTIONS, "ex-dup2-ensemble", capsys, **ns)
 
 
 def test_dup2_wrong_answers():
@@ -937,13 +894,13 @@ def test_dup2_wrong_answers():
 
     assert ex.check("ex-dup2-seeds-needed", lambda sd, g: first(
         lambda n: g - sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n) > 0)).ok
-    _fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - 1.959964 * sd / math.sqrt(n) > 0), "1.96")
-    _fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - 2 * sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - 1.959964 * sd / math.sqrt(n) > 0), "1.96")
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - 2 * sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
                                                        > 0), "lower end")
-    _fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - sst.t.ppf(0.975, n) * sd / math.sqrt(n) > 0),
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - sst.t.ppf(0.975, n) * sd / math.sqrt(n) > 0),
            "n - 1 degrees")
-    _fails("ex-dup2-seeds-needed", lambda sd, g: 1, "at least 2")
-    _fails("ex-dup2-seeds-needed", lambda sd, g: 1000, "too many")
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: 1, "at least 2")
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: 1000, "too many")
 
     def accs(members, golds):
         g = torch.as_tensor(golds)
@@ -954,9 +911,9 @@ def test_dup2_wrong_answers():
         v = torch.nn.functional.one_hot(p.argmax(-1), p.shape[-1]).sum(0)
         return float((v.argmax(-1) == torch.as_tensor(golds)).double().mean())
 
-    _fails("ex-dup2-ensemble", vote, "majority vote")
-    _fails("ex-dup2-ensemble", lambda m, g: sum(accs(m, g)) / len(m), "mean accuracy")
-    _fails("ex-dup2-ensemble", lambda m, g: max(accs(m, g)), "best member")
-    _fails("ex-dup2-ensemble", lambda m, g: float((sum(torch.as_tensor(x).log() for x in m).argmax(-1)
+    cells.fails("ex-dup2-ensemble", vote, "majority vote")
+    cells.fails("ex-dup2-ensemble", lambda m, g: sum(accs(m, g)) / len(m), "mean accuracy")
+    cells.fails("ex-dup2-ensemble", lambda m, g: max(accs(m, g)), "best member")
+    cells.fails("ex-dup2-ensemble", lambda m, g: float((sum(torch.as_tensor(x).log() for x in m).argmax(-1)
                                                    == torch.as_tensor(g)).double().mean()), "log-probabilities")
-    _fails("ex-dup2-ensemble", lambda m, g: 100.0, "share")
+    cells.fails("ex-dup2-ensemble", lambda m, g: 100.0, "share")
