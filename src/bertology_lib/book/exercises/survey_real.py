@@ -73,7 +73,7 @@ def _batches(feats, pad_id: int, sizes: Sequence[int]) -> list[dict]:
 
 def s6r_importance_truth(i: int):
     """Head importance of hidden case ``i``: ``interventions.heads.head_importance`` (eval mode; the sum over
-    batches of |d mean batch loss / d gate| per head, each layer's row divided by its L2 norm), with the
+    batches of ``|d mean batch loss / d gate|`` per head, each layer's row divided by its L2 norm), with the
     case's batch size (its last batch is the remainder)."""
     model, feats, pad = _importance_case(i)
     return _library_importance(model, feats, pad, S6R_IMPORTANCE_CASES[i][4][0], True)
@@ -154,7 +154,7 @@ def _check_s6r_importance(answer):
     """``answer``: a function ``importance(model, batches)`` taking a fine-tuned classifier (the library's
     task head; handed over in train mode) and a list of padded batches (``training.encoding.collate``: input_ids,
     attention_mask, labels), returning the (n_layers, n_heads) head importance in eval mode: the sum over the
-    batches of |d loss / d gate| of every head (loss: the batch's mean loss; gates: ``heads.gate_heads``), each
+    batches of ``|d loss / d gate|`` of every head (loss: the batch's mean loss; gates: ``heads.gate_heads``), each
     layer's row divided by its L2 norm, as ``heads.head_importance``; run on hidden small BERTs, +-1e-4."""
     import torch
 
@@ -201,7 +201,7 @@ def _student_case(i: int) -> tuple:
 
 S6R_INT8_CASES: tuple[tuple[int, int, str], ...] = (
     (48, 32, "positive max"), (64, 96, "negative max"), (32, 32, "all positive"), (16, 128, "rows apart"))
-"""(rows, columns, kind) of the hidden weight matrices: the largest |w| positive and shared by many weights
+"""(rows, columns, kind) of the hidden weight matrices: the largest ``|w|`` positive and shared by many weights
 (where rounding reaches 128 and must be clipped) or negative, all weights positive (a min/max affine scale
 differs most), and rows of very different scales (one scale per row differs most)."""
 
@@ -286,7 +286,7 @@ def _int8_disagreement(got, want) -> float | None:
 def _check_s6r_int8(answer):
     """``answer``: a function ``int8_weight(w)`` taking a float weight matrix and returning the float matrix
     q x scale that torch's dynamic int8 quantisation (``comp.quantize_int8``) computes with: one scale per
-    matrix, max|w| / 127.5, zero point 0, q = w / scale rounded to the nearest integer and clipped to
+    matrix, ``max|w| / 127.5``, zero point 0, q = w / scale rounded to the nearest integer and clipped to
     [-128, 127]; run on hidden matrices, at most 0.1% of the entries may differ (rounding ties)."""
     import torch
 
