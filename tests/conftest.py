@@ -106,3 +106,10 @@ def claim_specs():
     yield add
     for cid in added:
         registry.REGISTRY.pop(cid, None)
+
+
+@pytest.fixture(scope="module")
+def toy_dir(tmp_path_factory) -> str:
+    """A tiny random BERT (2 blocks x 2 heads, d = 32, MLM head) with the toy world's word-level tokenizer (the
+    exercise tests' stand-in for a notebook's model)."""
+    return save_toy_bert(tmp_path_factory.mktemp("toy-bert"), None)

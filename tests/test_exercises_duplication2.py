@@ -18,8 +18,6 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import torch
-from conftest import save_toy_bert
-
 import exercise_cells as cells
 
 from bertology_lib.book import exercises as ex
@@ -158,12 +156,6 @@ NOTEBOOKS = {
     "duplication_03_real_encoder": ("ex-dup3-no-gain", "ex-dup3-detectable"),
 }
 LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
-
-
-@pytest.fixture(scope="module")
-def toy_dir(tmp_path_factory) -> str:
-    """A tiny random BERT (2 blocks x 2 heads, d = 32, MLM head) with the toy world's word-level tokenizer."""
-    return save_toy_bert(tmp_path_factory.mktemp("toy-bert"), None)
 
 
 # -------------------------------------------------------------------------------- conventions

@@ -17,8 +17,6 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import torch
-from conftest import save_toy_bert
-
 import exercise_cells as cells
 
 from bertology_lib.book import exercises as ex
@@ -159,12 +157,6 @@ NOTEBOOKS = {
     "survey_07_2_real_encoder": ("ex-s7r-wilson", "ex-s7r-typo-variants"),
 }
 LABELS = [label for pair in NOTEBOOKS.values() for label in pair]
-
-
-@pytest.fixture(scope="module")
-def toy_dir(tmp_path_factory) -> str:
-    """A tiny random BERT (2 blocks x 2 heads, d = 32, MLM head) with the toy world's word-level tokenizer."""
-    return save_toy_bert(tmp_path_factory.mktemp("toy-bert"), None)
 
 
 # -------------------------------------------------------------------------------- conventions

@@ -17,8 +17,6 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import torch
-from conftest import save_toy_bert
-
 import exercise_cells as cells
 
 from bertology_lib.book import exercises as ex
@@ -357,12 +355,6 @@ NOTEBOOKS = {
     "duplication_02_2_nli_classification": ("ex-dup2-ensemble",),
 }
 LABELS = [label for pair in NOTEBOOKS.values() for label in pair]
-
-
-@pytest.fixture(scope="module")
-def toy_dir(tmp_path_factory) -> str:
-    """A tiny random BERT (2 blocks x 2 heads, d = 32, MLM head) with the toy world's word-level tokenizer."""
-    return save_toy_bert(tmp_path_factory.mktemp("toy-bert"), None)
 
 
 # -------------------------------------------------------------------------------- conventions
