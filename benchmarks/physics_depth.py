@@ -44,8 +44,9 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=0, help="pretraining steps (0: the quick profile's)")
     ap.add_argument("--weight-decay", type=float, default=None,
                     help="pretraining weight decay (default: the profile's)")
-    ap.add_argument("--embed-lr", type=float, default=1.0,
-                    help="learning-rate multiplier of the embedding matrix (tied: the input and the output layer)")
+    ap.add_argument("--embed-lr", type=float, default=None,
+                    help="learning-rate multiplier of the embedding matrix (tied: the input and the output layer; "
+                         "default: the profile's PhysicsConfig.embedding_lr, 10 at quick since 2026-12-02)")
     ap.add_argument("--embed-decay", type=float, default=None,
                     help="weight decay of the embedding matrix's group (default: the profile's); AdamW shrinks by "
                          "lr x decay per step, so at --embed-lr 10 a decay of a tenth keeps the recipe's shrinkage")
@@ -59,6 +60,8 @@ def main() -> None:
         cfg = dataclasses.replace(cfg, pretrain_steps=args.steps)
     if args.weight_decay is not None:
         cfg = dataclasses.replace(cfg, weight_decay=args.weight_decay)
+    if args.embed_lr is not None:
+        cfg = dataclasses.replace(cfg, embedding_lr=args.embed_lr)
     ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
     torch.manual_seed(cfg.seed)
     from transformers import LlamaForCausalLM
@@ -70,12 +73,12 @@ def main() -> None:
                                             tie_word_embeddings=not args.untie))
     tc = cfg.pretrain_train_config()
     emb_decay = cfg.weight_decay if args.embed_decay is None else args.embed_decay
-    if args.embed_lr != 1.0 or emb_decay != cfg.weight_decay:  # the embedding matrix in a group of its own
+    if emb_decay != cfg.weight_decay:  # the embedding matrix in a group of its own, with its own decay
         emb = model.get_input_embeddings().weight
 
-        def groups(m, weight_decay, _base=loop.param_groups):
+        def groups(m, weight_decay, embedding_lr=None, _base=loop.param_groups):
             out = [{**g, "params": [p for p in g["params"] if p is not emb]} for g in _base(m, weight_decay)]
-            return out + [{"params": [emb], "weight_decay": emb_decay, "lr": tc.lr * args.embed_lr}]
+            return out + [{"params": [emb], "weight_decay": emb_decay, "lr": tc.lr * cfg.embedding_lr}]
 
         loop.param_groups = groups
     windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg))
@@ -85,7 +88,7 @@ def main() -> None:
     row = memorisation_by_attribute(model, tok, ds)  # 128 training biographies, sample seed 0
     n = sum(p.numel() for p in model.parameters())
     print(f"{args.augmentation} seed {args.seed}, {args.layers} blocks, MLP {args.intermediate}, {tc.max_steps} steps, "
-          f"weight decay {cfg.weight_decay:g}, embedding lr x{args.embed_lr:g} decay {emb_decay:g}, "
+          f"weight decay {cfg.weight_decay:g}, embedding lr x{cfg.embedding_lr:g} decay {emb_decay:g}, "
           f"{'untied' if args.untie else 'tied'} embeddings, {n:,} parameters, {time.time() - t0:.0f} s, "
           f"final loss {res.losses[-1]:.3f}")
     print({k: round(v, 3) for k, v in row.items()})

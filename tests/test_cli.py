@@ -187,3 +187,28 @@ def test_library_closure_follows_only_the_checkers_of_a_notebooks_own_exercises(
     for p in Path(stamps.__file__).parents[3].joinpath("notebooks").glob("*.ipynb"):
         code = "".join("".join(c["source"]) for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code")
         assert set(stamps._LABEL_RE.findall(code)) <= set(owners), p.name
+
+
+def test_stamps_hash_code_not_docstrings_comments_or_the_checker_registry(tmp_path):
+    """A docstring, a comment or a new checker module in the exercises package's import list leaves a stamp
+    valid; a change of code does not, nor does an import of anything but a checker module."""
+    from bertology_lib.book import stamps
+
+    def sha(text, module="pkg.mod", checkers=frozenset()):
+        f = tmp_path / "m.py"
+        f.write_text(text)
+        return stamps.hashed_source(f, module, frozenset(checkers))
+
+    base = sha('"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n')
+    assert sha('"""Another doc."""\n# a comment\n\n\ndef f(x):\n    return x + 1  # why\n') == base
+    assert sha('def f(x):\n    return x + 2\n') != base
+    assert sha('def f(x):\n    """Doc."""\n') == sha('def f(x):\n    pass\n')  # a body that was only a docstring
+    ex = stamps.EXERCISES
+    one = f"from {ex} import (a, b)\nfrom {ex}.checks import check\n"
+    two = f"from {ex} import (a, b, c)\nfrom {ex}.checks import check\n"
+    assert sha(one, ex, {"a", "b", "c"}) == sha(two, ex, {"a", "b", "c"})
+    assert sha(one, ex, {"a", "b"}) != sha(two, ex, {"a", "b"})  # c is not a checker module: it counts
+    assert sha(one, "pkg.mod", {"a", "b", "c"}) != sha(two, "pkg.mod", {"a", "b", "c"})  # only in that package
+    assert sha(f"from {ex}.checks import check\n", ex) != sha(f"from {ex}.checks import check, as_number\n", ex)
+    (tmp_path / "bad.py").write_bytes(b"def (:\n")
+    assert stamps.hashed_source(tmp_path / "bad.py", "pkg.bad") == b"def (:\n"

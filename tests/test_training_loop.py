@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 
+from bertology_lib.errors import ParameterError
 from bertology_lib.training import loop as T
 from bertology_lib.training import masking as M
 from bertology_lib.training import objectives as O
@@ -79,6 +80,35 @@ def test_no_weight_decay_on_biases_and_norms():
     assert any(names[id(p)].endswith("q_proj.weight") for p in decay["params"])
     model.model.embed_tokens.weight.requires_grad_(False)
     assert all(p.requires_grad for g in T.param_groups(model, 0.1) for p in g["params"])
+
+
+def test_embedding_lr_puts_the_tied_embedding_matrix_in_a_group_of_its_own():
+    model = tiny_llama(20)
+    emb = model.get_input_embeddings().weight
+    groups = T.param_groups(model, 0.1, embedding_lr=0.5)
+    assert len(groups) == 3 and groups[2]["params"] == [emb] and groups[2]["lr"] == 0.5
+    assert groups[2]["weight_decay"] == 0.1
+    assert not any(p is emb for g in groups[:2] for p in g["params"])
+    assert len(T.param_groups(model, 0.1)) == 2  # None: the embedding stays in the decay group
+    with pytest.raises(ParameterError, match="embedding_lr=0"):
+        T.TrainConfig(embedding_lr=0)
+    assert "embedding_lr" not in T.TrainConfig().to_dict()  # cache keys of plain runs unchanged
+    assert T.TrainConfig(embedding_lr=10.0).to_dict()["embedding_lr"] == 10.0
+
+
+def test_embedding_lr_follows_the_schedule_and_trains_the_embeddings_faster():
+    windows = O.pack_windows([[4, 5, 6, 7, 8, 9, 10, 11]] * 20, 16, eos_id=3)
+    moved = {}
+    for mult in (1.0, 10.0):
+        model = tiny_llama(16)
+        before = model.get_input_embeddings().weight.detach().clone()
+        layer = model.model.layers[0].mlp.up_proj.weight.detach().clone()
+        cfg = T.TrainConfig(lr=1e-3, embedding_lr=mult, warmup_steps=2, max_steps=6, batch_size=4, weight_decay=0.0)
+        T.train(model, O.LMBatches(windows, 4, seed=0), cfg, progress=False)
+        moved[mult] = ((model.get_input_embeddings().weight - before).norm().item(),
+                       (model.model.layers[0].mlp.up_proj.weight - layer).norm().item())
+    assert moved[10.0][0] > 5 * moved[1.0][0]  # Adam steps scale with the group's lr
+    assert moved[10.0][1] < 3 * moved[1.0][1]
 
 
 # -- the loop --------------------------------------------------------------------------------------

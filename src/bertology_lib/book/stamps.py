@@ -109,16 +109,49 @@ def library_closure(notebook: Path | None = None) -> list[Path]:
     return sorted(known[n] for n in done)
 
 
+def _is_docstring(node: Any) -> bool:
+    import ast
+
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def hashed_source(path: Path, module: str, checker_names: frozenset[str] = frozenset()) -> bytes:
+    """What :func:`library_sha` hashes of one module: its syntax tree (:func:`ast.dump`, no line numbers)
+    without docstrings, so that comments, docstrings and layout do not stale a stamp; for the exercises
+    package also without its imports of the checker modules named in ``checker_names`` (a notebook follows
+    only its own checkers, :func:`library_closure`), so registering a new part's checkers leaves every other
+    notebook's stamp valid. A file that does not parse is hashed as it is."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text())
+    except (SyntaxError, UnicodeDecodeError):
+        return path.read_bytes()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.body and _is_docstring(node.body[0]):
+                node.body = node.body[1:] or [ast.Pass()]
+    if module == EXERCISES:
+        tree.body = [n for n in tree.body if not (
+            isinstance(n, ast.ImportFrom) and n.module == EXERCISES and not n.level
+            and all(a.name in checker_names and a.asname is None for a in n.names))]
+    return ast.dump(tree).encode()
+
+
 def library_sha(notebook: Path | None = None) -> str:
     """SHA-256 over the library sources a notebook depends on (:func:`library_closure`; without a
-    notebook, the whole package): changing a module no notebook cell reaches leaves its stamp valid."""
+    notebook, the whole package), each as :func:`hashed_source` reads it: changing a module no notebook cell
+    reaches, or only a docstring or comment, leaves its stamp valid."""
     import hashlib
 
     pkg = Path(__file__).resolve().parents[1]
+    known = library_modules()
+    names = {f: n for n, f in known.items()}
+    checkers = frozenset(m.rsplit(".", 1)[1] for m in set(checker_modules(known).values()))
     h = hashlib.sha256()
     for f in library_closure(notebook):
         h.update(str(f.relative_to(pkg)).encode())
-        h.update(f.read_bytes())
+        h.update(hashed_source(f, names[f], checkers))
     return h.hexdigest()
 
 

@@ -52,6 +52,9 @@ class TrainConfig:
     given); they live here so that one dataclass describes, and keys the cache of, a run.
     The schedule warms up linearly for ``warmup_steps`` then decays to ``min_lr_ratio * lr`` at
     ``max_steps`` (cosine or linear), or stays constant. ``eval_every=0`` evaluates only at the end.
+    ``embedding_lr`` multiplies the learning rate of the input embedding matrix (with tied embeddings also
+    the output layer's; :func:`param_groups`); at its default 1 it is left out of :meth:`to_dict`, so the
+    cache keys of runs without it stay as they were.
     """
 
     lr: float = 1e-3
@@ -70,6 +73,7 @@ class TrainConfig:
     grad_accum: int = 1
     betas: tuple[float, float] = (0.9, 0.98)
     eps: float = 1e-6
+    embedding_lr: float = 1.0  # multiplier of lr for the input embedding matrix (tied: the output layer too)
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "seq_len", "grad_accum"):
@@ -77,6 +81,7 @@ class TrainConfig:
         for name in ("warmup_steps", "eval_every", "seed"):
             check_int(name, getattr(self, name), minimum=0)
         check_float("lr", self.lr, minimum=0.0, open_min=True)
+        check_float("embedding_lr", self.embedding_lr, minimum=0.0, open_min=True)
         for name in ("weight_decay", "grad_clip", "eps"):
             check_float(name, getattr(self, name), minimum=0.0)
         check_float("min_lr_ratio", self.min_lr_ratio, 0.0, 1.0)
@@ -89,7 +94,10 @@ class TrainConfig:
         object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if self.embedding_lr == 1.0:  # keys of runs without the multiplier stay as they were
+            del out["embedding_lr"]
+        return out
 
 
 def lr_factor(step: int, config: TrainConfig) -> float:
@@ -105,16 +113,27 @@ def lr_factor(step: int, config: TrainConfig) -> float:
     return lo + (1.0 - lo) * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
-def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
+def param_groups(model: torch.nn.Module, weight_decay: float, embedding_lr: float | None = None) -> list[dict]:
     """AdamW groups: decay matrices (linear and embedding weights), not biases or norm gains (ndim < 2).
 
     Only trainable parameters are listed (LoRA and frozen bodies train what they mark trainable).
+    ``embedding_lr``: the learning rate of the input embedding matrix (``get_input_embeddings()``; with tied
+    embeddings the same matrix is the output layer), in a third group with the same weight decay; None keeps
+    it in the decay group at the optimiser's learning rate.
     """
+    emb = None
+    if embedding_lr is not None and hasattr(model, "get_input_embeddings"):
+        emb = model.get_input_embeddings().weight
+        if not emb.requires_grad:
+            emb = None
     decay, no_decay = [], []
     for _, p in model.named_parameters():
-        if p.requires_grad:
+        if p.requires_grad and p is not emb:
             (decay if p.ndim >= 2 else no_decay).append(p)
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    groups = [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    if emb is not None:
+        groups.append({"params": [emb], "weight_decay": weight_decay, "lr": embedding_lr})
+    return groups
 
 
 @dataclass
@@ -325,7 +344,8 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     if accelerator is not None and accelerator.num_processes > 1:
         rank, world = accelerator.process_index, accelerator.num_processes
         model = accelerator.prepare_model(model)
-    opt = torch.optim.AdamW(param_groups(inner, config.weight_decay), lr=config.lr, betas=config.betas,
+    emb_lr = config.lr * config.embedding_lr if config.embedding_lr != 1.0 else None
+    opt = torch.optim.AdamW(param_groups(inner, config.weight_decay, emb_lr), lr=config.lr, betas=config.betas,
                             eps=config.eps, foreach=device.type == "cuda")
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, config))
     params = [p for g in opt.param_groups for p in g["params"]]

@@ -42,7 +42,7 @@ def bert_tokenizer():
 
 
 def _bert_train_config(cfg: PhysicsConfig, lr: float | None) -> TrainConfig:
-    return TrainConfig(lr=cfg.lr if lr is None else lr, weight_decay=cfg.weight_decay,
+    return TrainConfig(lr=cfg.lr if lr is None else lr, embedding_lr=cfg.embedding_lr, weight_decay=cfg.weight_decay,
                                 warmup_steps=cfg.warmup_steps, max_steps=cfg.pretrain_steps, batch_size=cfg.batch_size,
                                 seq_len=cfg.seq_len, schedule="cosine", seed=cfg.seed, device=cfg.device,
                                 dtype=cfg.dtype)
