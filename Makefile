@@ -4,6 +4,7 @@
 #                      a stamp in each notebook records its sources, parameters, library and environment),
 #                      build _build/html; it prints how many were up to date and how many it executed
 #   make book FORCE=1  the same, re-executing every notebook (bertology build --force)
+#   make book JOBS=2   two notebooks at a time, each in its own process at 1 thread (bertology build --jobs 2)
 #   make reproduce     FORCE=1 from a fresh, empty cache (_build/reproduce-cache): everything retrained
 # The book's notebooks run at 1 torch thread each (BERTOLOGY_THREADS=1 unless you set it): a number depends on
 # the thread count, and the stamps record it, so the committed stamps stay valid on any machine whatever its
@@ -19,6 +20,7 @@ TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 PROFILE ?= quick
 FORCE ?=
+JOBS ?= 1
 REPRODUCE_CACHE := _build/reproduce-cache
 export MPLBACKEND ?= Agg
 export PYTHONHASHSEED := 0
@@ -48,13 +50,13 @@ test: venv browser-deps
 book reproduce: export BERTOLOGY_THREADS ?= 1
 
 book: venv
-	$(VENV)/bin/bertology build --profile $(PROFILE)$(if $(filter-out 0,$(FORCE)), --force)
+	$(VENV)/bin/bertology build --profile $(PROFILE) --jobs $(JOBS)$(if $(filter-out 0,$(FORCE)), --force)
 
 # Every notebook re-executed against a fresh, empty artifact cache: nothing comes from earlier runs.
 reproduce: venv
 	rm -rf $(REPRODUCE_CACHE) && mkdir -p $(REPRODUCE_CACHE)
 	@echo "make reproduce: re-executing every notebook with a fresh, empty cache $(REPRODUCE_CACHE) (BERTOLOGY_CACHE); your own cache is neither read nor changed"
-	BERTOLOGY_CACHE=$(abspath $(REPRODUCE_CACHE)) $(VENV)/bin/bertology build --profile $(PROFILE) --force
+	BERTOLOGY_CACHE=$(abspath $(REPRODUCE_CACHE)) $(VENV)/bin/bertology build --profile $(PROFILE) --jobs $(JOBS) --force
 
 # Re-execute the smoke-profile copies that nbval compares against.
 regression: venv

@@ -31,6 +31,7 @@ def bertology(*args: str, env: dict | None = None, timeout: float = 120) -> subp
         (["-p", "colour", "red"], "unknown parameter(s) colour; allowed: profile, seed, model"),
         (["-p", "model", "no such model"], "model='no such model' is not a known model"),
         (["-p", "model", "bogus-model"], "model='bogus-model'"),
+        (["--jobs", "0"], "--jobs 0 is not allowed; allowed: an int >= 1"),
     ],
 )
 def test_bad_parameters_fail_fast_with_allowed_values(args, expect, tmp_path):

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -95,36 +96,69 @@ def _check_params(path: Path, profile: str | None, given: dict[str, str]) -> dic
     return {k: v for k, v in checked.items() if k in values and v != spec.param(k).default}
 
 
-def _threads() -> int:
-    """Apply the thread policy (this process and every kernel it starts) and say the count once."""
-    from bertology_lib.runtime import THREADS_ENV
+def _threads(jobs: int = 1) -> int:
+    """Apply the thread policy (this process and every kernel it starts) and say the count once; with several
+    jobs and no ``BERTOLOGY_THREADS``, the free cores are shared out between the jobs."""
+    from bertology_lib.runtime import THREADS_ENV, free_cores
 
     asked = os.environ.get(THREADS_ENV)
+    if jobs > 1 and not asked:
+        os.environ[THREADS_ENV] = str(max(1, free_cores() // jobs))
     n = execution.apply_threads()
-    why = f"{THREADS_ENV}={asked}" if asked else f"the free cores now; set {THREADS_ENV} to fix it"
+    why = (f"{THREADS_ENV}={asked}" if asked else f"the free cores now shared by {jobs} jobs" if jobs > 1
+           else f"the free cores now; set {THREADS_ENV} to fix it")
     typer.echo(f"threads: {n} per process and kernel ({why})")
     return n
 
 
+def _child_command(path: Path, params: dict[str, Any], mode: str, out: Path, yes: bool) -> list[str]:
+    """The ``bertology run`` command that executes one notebook as :func:`_run` would, in its own process."""
+    cmd = [sys.executable, "-m", "bertology_lib.book.cli", "run", str(path)]
+    for k, v in params.items():
+        cmd += ["-p", f"{k}={v}"]
+    cmd += {"in-place": ["--in-place"], "output-dir": ["--output-dir", str(out.parent)], "folder": []}[mode]
+    return cmd + (["--yes"] if yes else [])
+
+
+def _train_shared_models(plan: list[tuple[Path, dict[str, Any]]]) -> None:
+    """Before several notebooks start at once: train the mini-BERT every survey and duplication notebook reads
+    (one per profile and seed asked for), so that no two of them train it side by side."""
+    from bertology_lib.models.registry import model_path
+
+    wanted = set()
+    for path, p in plan:
+        spec = get_spec(path.stem)
+        if spec.part in ("survey", "duplication"):
+            wanted.add((p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)))
+    for profile, seed in sorted(wanted):
+        typer.echo(f"shared model first: the mini-BERT (profile {profile}, seed {seed}; cached after the first time)")
+        model_path("mini-bert", profile=profile, seed=seed)
+
+
 def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path | None = None,
-         skip_up_to_date: bool = False, yes: bool = False, dry_run: bool = False) -> tuple[int, int]:
+         skip_up_to_date: bool = False, yes: bool = False, dry_run: bool = False, jobs: int = 1) -> tuple[int, int]:
     """Validate every notebook's parameters, then execute them; returns (up to date, executed).
 
     ``mode``: ``folder`` (``_build/runs/<notebook>-<params>/``), ``in-place`` (over the book's notebook,
     stamped; with ``skip_up_to_date`` a current stamp skips it) or ``output-dir`` (``output_dir/<name>``).
+    ``jobs`` > 1: that many notebooks at a time, each in its own process
+    (:func:`bertology_lib.book.execution.execute_parallel`), the mini-BERT trained first.
     """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ParameterError(f"--jobs {jobs!r} is not allowed; allowed: an int >= 1")
     root = repo_root()
     paths = _select(notebooks, root)
     given = _parse_params(params or [])
     # validate everything first: a bad value fails in seconds, before any work
     plan = [(p, _check_params(p, profile, given)) for p in paths]
     execution.confirm_full({q.get("profile", get_spec(p.stem).param("profile").default) for p, q in plan}, yes)
-    _threads()
+    _threads(jobs)
     env = stamps.current_environment()
     if skip_up_to_date:
         c = cache_mod.ArtifactCache()
         typer.echo(f"artifact cache: {c.root} ({sum(1 for _ in c.entries())} entries)")
     times: list[tuple[str, float]] = []
+    todo: list[tuple[Path, dict[str, Any], Path]] = []
     fresh = 0
     for i, (path, p) in enumerate(plan, 1):
         out = {"in-place": path, "output-dir": Path(output_dir or ".") / path.name,
@@ -140,13 +174,26 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
                    + (f" ({why})" if why else ""))
         if dry_run:
             continue
+        if jobs > 1:
+            todo.append((path, p, out))
+            continue
+        lib = stamps.library_sha(path)  # the sources as they are when the run starts
         times.append((path.stem, execution.execute(path, p, out, root, echo=typer.echo)))
-        stamps.stamp(out, p, env)
+        stamps.stamp(out, p, env, lib=lib)
+    if todo:
+        _train_shared_models([(path, p) for path, p, _ in todo])
+        typer.echo(f"{len(todo)} notebooks, {jobs} at a time:")
+        t0 = time.perf_counter()
+        times += execution.execute_parallel([(path.stem, _child_command(path, p, mode, out, yes))
+                                             for path, p, out in todo], jobs, root, echo=typer.echo)
+        side_by_side = time.perf_counter() - t0
     if times:
         typer.echo("\nwall time per notebook:")
         for name, secs in times:
             typer.echo(f"  {name:<40s} {secs:8.1f} s")
         typer.echo(f"  {'total':<40s} {sum(s for _, s in times):8.1f} s")
+        if todo:
+            typer.echo(f"  {f'wall, {jobs} at a time':<40s} {side_by_side:8.1f} s")
     return fresh, len(plan) - fresh
 
 
@@ -173,6 +220,8 @@ def run(
     output_dir: Optional[Path] = typer.Option(None, "--output-dir", help="write executed copies here"),
     in_place: bool = typer.Option(False, "--in-place", help="write over the book's notebook (and stamp it)"),
     yes: bool = typer.Option(False, "--yes", help="run profile full even without a CUDA GPU"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="notebooks at a time, each in its own process (the free "
+                             "cores are shared out unless BERTOLOGY_THREADS is set)"),
     null: bool = typer.Option(False, "--null", help="the null-model run: every model replaced by its random-init "
                               "twin, into _build/runs/null/, recorded in book/null_model_run.json "
                               "(default notebooks: §3, §4, duplication)"),
@@ -193,7 +242,7 @@ def run(
         typer.echo(f"null-model record: {_show(null_run.write_record(root, profile or 'quick'), root)}")
         return
     mode = "in-place" if in_place else "output-dir" if output_dir is not None else "folder"
-    _run(notebooks, profile, param, mode=mode, output_dir=output_dir, yes=yes)
+    _run(notebooks, profile, param, mode=mode, output_dir=output_dir, yes=yes, jobs=jobs)
 
 
 @app.command("profiles")
@@ -280,13 +329,15 @@ def build(
     force: bool = typer.Option(False, "--force", help="re-execute every notebook, even when up to date"),
     dry_run: bool = typer.Option(False, "--dry-run", help="say what would be executed, build nothing"),
     yes: bool = typer.Option(False, "--yes", help="run profile full even without a CUDA GPU"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="notebooks at a time, each in its own process (the free "
+                             "cores are shared out unless BERTOLOGY_THREADS is set)"),
 ) -> None:
     """Execute the notebooks in place (those not up to date: a stamp records their sources, parameters,
     library and environment; all with --force), regenerate the claims ledger page, build the HTML book."""
     root = repo_root()
     if execute_notebooks:
         fresh, ran = _run(None, profile, [], mode="in-place", skip_up_to_date=not force, yes=yes,
-                          dry_run=dry_run)
+                          dry_run=dry_run, jobs=jobs)
         did = "would be executed" if dry_run else "executed"
         typer.secho(f"{fresh} up to date, {ran} {did}" + ("; --force re-executes every notebook" if force else
                     "; `make book FORCE=1` (bertology build --force) re-executes all"), bold=True)

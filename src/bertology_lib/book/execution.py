@@ -11,6 +11,8 @@ Used by the ``bertology`` command (:mod:`bertology_lib.book.cli`):
   :class:`RunInterrupted`) that says where the partial notebook is;
 * :func:`run_folder` names the folder ``bertology run`` writes to: ``_build/runs/<notebook>-<param=value,...>``;
   :func:`run_comparison` reads the executed runs back beside the book's claims (``bertology claims --runs``);
+* :func:`execute_parallel` runs several notebooks at a time, each in its own ``bertology run`` process, in the
+  order :data:`AFTER` allows (a notebook that reads another's cached models starts when that one is done);
 * :func:`confirm_full` refuses the ``full`` profile without a GPU unless confirmed, saying roughly how long it
   would take on this CPU (:func:`full_profile_estimate`).
 """
@@ -320,6 +322,82 @@ def execute(path: Path, params: dict[str, Any], output: Path, root: Path,
     tag_injected_cell(tmp)
     os.replace(tmp, output)
     return time.perf_counter() - t0
+
+
+# -- several notebooks at a time -------------------------------------------------------------------
+# Notebooks that read models another notebook trains and caches: with several jobs they start only when
+# that notebook has finished (run one at a time, the book order already puts it first). Models shared more
+# widely (the mini-BERT) are trained before the jobs start (``bertology build --jobs``).
+AFTER: dict[str, tuple[str, ...]] = {
+    "physics_01_biographies": ("physics_03_pretrain_finetune",),
+    "physics_04_celebrities": ("physics_03_pretrain_finetune",),
+    "physics_05_probing": ("physics_03_pretrain_finetune",),
+}
+LOGS = Path("_build") / "logs"  # relative to the checkout: one log per notebook run by execute_parallel
+
+
+def execute_parallel(jobs: list[tuple[str, list[str]]], n_jobs: int, root: Path,
+                     echo: Callable[[str], None] = print, poll_s: float = 1.0) -> list[tuple[str, float]]:
+    """Run ``(notebook name, command)`` jobs, at most ``n_jobs`` at a time, in the given order except that a
+    notebook waits for the jobs :data:`AFTER` names; returns ``(name, wall seconds)`` in finishing order.
+
+    Each command runs with ``root`` as the working directory and its output in ``_build/logs/<name>.log``.
+    A failed job stops new ones from starting; the running ones finish, then :class:`NotebookRunError` names
+    every failed notebook, its log's last line and the log. Ctrl-C stops every job and raises
+    :class:`RunInterrupted`.
+    """
+    import subprocess
+
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ParameterError(f"jobs={n_jobs!r} is not allowed; allowed: an int >= 1")
+    (root / LOGS).mkdir(parents=True, exist_ok=True)
+    pending = list(jobs)
+    running: dict[str, tuple[Any, float, Any]] = {}
+    done: list[tuple[str, float]] = []
+    failed: list[str] = []
+    try:
+        while pending or running:
+            waiting = {n for n, _ in pending} | set(running)
+            for job in list(pending):
+                if len(running) >= n_jobs or failed:
+                    break
+                name, cmd = job
+                if any(dep in waiting for dep in AFTER.get(name, ())):
+                    continue
+                pending.remove(job)
+                log = open(root / LOGS / f"{name}.log", "w")  # noqa: SIM115 (closed when the job ends)
+                running[name] = (subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT),
+                                 time.perf_counter(), log)
+                echo(f"  started {name} (log: {LOGS / (name + '.log')}; {len(running)} running)")
+            if failed and not running:
+                break
+            for name, (proc, t0, log) in list(running.items()):
+                if proc.poll() is None:
+                    continue
+                log.close()
+                del running[name]
+                secs = time.perf_counter() - t0
+                if proc.returncode == 0:
+                    done.append((name, secs))
+                    echo(f"  finished {name} in {_clock(secs)}")
+                else:
+                    lines = (root / LOGS / f"{name}.log").read_text(errors="replace").strip().splitlines()
+                    failed.append(f"{name} (exit {proc.returncode}: {lines[-1] if lines else 'no output'}; "
+                                  f"log {LOGS / (name + '.log')})")
+                    echo(f"  FAILED {name} after {_clock(secs)}; no new notebook starts")
+            time.sleep(poll_s if running else 0)
+    except KeyboardInterrupt:
+        for proc, _, log in running.values():
+            proc.terminate()
+        for proc, _, log in running.values():
+            proc.wait()
+            log.close()
+        raise RunInterrupted(f"interrupted: stopped {', '.join(running) or 'nothing'}; "
+                             f"not started: {', '.join(n for n, _ in pending) or 'none'}") from None
+    if failed:
+        skipped = f"; not started: {', '.join(n for n, _ in pending)}" if pending else ""
+        raise NotebookRunError("failed: " + "; ".join(failed) + skipped)
+    return done
 
 
 # -- the full profile on a CPU ---------------------------------------------------------------------

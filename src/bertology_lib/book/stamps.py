@@ -178,13 +178,15 @@ def current_environment() -> dict[str, Any]:
     return json.loads(json.dumps(environment(), default=str))
 
 
-def stamp(path: Path, params: dict[str, Any], env: Mapping[str, Any] | None = None) -> None:
+def stamp(path: Path, params: dict[str, Any], env: Mapping[str, Any] | None = None, lib: str | None = None) -> None:
     """Record in ``path``'s metadata what its results depend on: the inputs hash, the parameters and the
-    environment (default: this process's, :func:`current_environment`)."""
+    environment (default: this process's, :func:`current_environment`). ``lib``: :func:`library_sha` taken
+    when the run started (default: now), so that a library edit made while a notebook ran does not pass for
+    what it ran with."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params), "params": params,
+    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params, lib), "params": params,
                           "environment": dict(env) if env is not None else current_environment()}
     tmp = path.with_name(f".{path.stem}.stamp.ipynb")
     nbformat.write(nb, tmp)

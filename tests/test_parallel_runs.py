@@ -1,0 +1,119 @@
+"""Several notebooks at a time (`bertology build --jobs N`): the scheduler, its order and its failures."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bertology_lib.book import execution
+from bertology_lib.errors import ParameterError
+
+
+def job(name: str, seconds: float = 0.0, code: int = 0, mark: Path | None = None) -> tuple[str, list[str]]:
+    """A stand-in notebook run: sleeps, appends its name and times to ``mark``, exits with ``code``."""
+    script = (f"import time, sys; t0 = time.time(); time.sleep({seconds}); "
+              + (f"open({str(mark)!r}, 'a').write(f'{name} {{t0}} {{time.time()}}\\n'); " if mark else "")
+              + f"print('last line of {name}'); sys.exit({code})")
+    return name, [sys.executable, "-c", script]
+
+
+def spans(mark: Path) -> dict[str, tuple[float, float]]:
+    return {n: (float(a), float(b)) for n, a, b in (line.split() for line in mark.read_text().splitlines())}
+
+
+def test_jobs_run_side_by_side_and_wait_for_what_they_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(execution, "AFTER", {"reader": ("trainer",)})
+    mark = tmp_path / "mark.txt"
+    lines = []
+    done = execution.execute_parallel([job("trainer", 1.0, mark=mark), job("other", 1.0, mark=mark),
+                                       job("reader", 0.1, mark=mark)], 2, tmp_path, echo=lines.append,
+                                      poll_s=0.05)
+    s = spans(mark)
+    assert s["other"][0] < s["trainer"][1]  # the two independent jobs overlapped
+    assert s["reader"][0] >= s["trainer"][1]  # the reader started after its trainer ended, although a slot was free
+    assert {n for n, _ in done} == {"trainer", "other", "reader"} and all(t > 0 for _, t in done)
+    assert (tmp_path / execution.LOGS / "reader.log").read_text().strip() == "last line of reader"
+    assert any(line.startswith("  finished reader") for line in lines)
+
+
+def test_one_job_at_a_time_keeps_the_order(tmp_path):
+    mark = tmp_path / "mark.txt"
+    execution.execute_parallel([job("a", 0.2, mark=mark), job("b", 0.0, mark=mark)], 1, tmp_path,
+                               echo=lambda _: None, poll_s=0.05)
+    s = spans(mark)
+    assert s["b"][0] >= s["a"][1]
+
+
+def test_a_failed_job_stops_new_ones_and_names_itself(tmp_path):
+    mark = tmp_path / "mark.txt"
+    t0 = time.time()
+    with pytest.raises(execution.NotebookRunError) as e:
+        execution.execute_parallel([job("bad", 0.0, code=3), job("slow", 0.5, mark=mark), job("later", 0.0, mark=mark)],
+                                   2, tmp_path, echo=lambda _: None, poll_s=0.05)
+    msg = str(e.value)
+    assert "bad (exit 3: last line of bad; log _build/logs/bad.log)" in msg
+    assert "not started: later" in msg
+    assert "slow" in spans(mark) and "later" not in spans(mark)  # the running job finished, no new one began
+    assert time.time() - t0 < 30
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5])
+def test_jobs_must_be_a_positive_int(tmp_path, bad):
+    with pytest.raises(ParameterError, match="jobs=.* is not allowed; allowed: an int >= 1"):
+        execution.execute_parallel([], bad, tmp_path)
+
+
+def test_every_dependency_names_a_book_notebook():
+    from bertology_lib.book.specs import SPECS
+
+    for name, deps in execution.AFTER.items():
+        assert name in SPECS and set(deps) <= set(SPECS), name
+
+
+def test_child_command_runs_one_notebook_as_the_parent_would(tmp_path):
+    from bertology_lib.book import cli
+
+    nb = tmp_path / "survey_02_architecture.ipynb"
+    base = [sys.executable, "-m", "bertology_lib.book.cli", "run", str(nb)]
+    assert cli._child_command(nb, {"seed": 1}, "in-place", nb, False) == base + ["-p", "seed=1", "--in-place"]
+    out = tmp_path / "out" / nb.name
+    assert cli._child_command(nb, {}, "output-dir", out, True) == base + ["--output-dir", str(out.parent), "--yes"]
+    assert cli._child_command(nb, {}, "folder", out, False) == base
+
+
+def test_a_stamp_keeps_the_library_hash_taken_when_the_run_started(tmp_path):
+    import nbformat
+
+    from bertology_lib.book import stamps
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("from bertology_lib import stats")])
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    stamps.stamp(path, {}, {"threads": 1}, lib="before")
+    assert stamps.read_stamp(path)["inputs_sha"] == stamps.inputs_sha(path, {}, "before")
+    assert stamps.read_stamp(path)["inputs_sha"] != stamps.inputs_sha(path, {})
+
+
+@pytest.mark.slow  # two smoke notebooks through the bertology command, side by side (~40 s)
+def test_run_with_two_jobs_writes_both_notebooks_and_stamps_them(tmp_path):
+    import os
+    import subprocess
+
+    from bertology_lib.book import stamps
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "out"
+    env = {**os.environ, "BERTOLOGY_CACHE": str(tmp_path / "cache"), "BERTOLOGY_THREADS": "1"}
+    r = subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", "run", "survey_02_architecture",
+                        "physics_01_biographies", "--profile", "smoke", "--output-dir", str(out), "--jobs", "2"],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "2 notebooks, 2 at a time" in r.stdout and "wall, 2 at a time" in r.stdout
+    assert "shared model first: the mini-BERT (profile smoke, seed 0" in r.stdout
+    for name in ("survey_02_architecture", "physics_01_biographies"):
+        stamp = stamps.read_stamp(out / f"{name}.ipynb")
+        assert stamp["params"] == {"profile": "smoke"} and stamp["environment"]["threads"] == 1
+        assert (root / execution.LOGS / f"{name}.log").is_file()
