@@ -12,24 +12,25 @@ from bertology_lib.book import execution
 from bertology_lib.errors import ParameterError
 
 
-def job(name: str, seconds: float = 0.0, code: int = 0, mark: Path | None = None) -> tuple[str, list[str]]:
+def job(name: str, seconds: float = 0.0, code: int = 0, mark: Path | None = None, after: tuple[str, ...] = ()
+        ) -> tuple[str, list[str], tuple[str, ...]]:
     """A stand-in notebook run: sleeps, appends its name and times to ``mark``, exits with ``code``."""
     script = (f"import time, sys; t0 = time.time(); time.sleep({seconds}); "
               + (f"open({str(mark)!r}, 'a').write(f'{name} {{t0}} {{time.time()}}\\n'); " if mark else "")
               + f"print('last line of {name}'); sys.exit({code})")
-    return name, [sys.executable, "-c", script]
+    return name, [sys.executable, "-c", script], after
 
 
 def spans(mark: Path) -> dict[str, tuple[float, float]]:
     return {n: (float(a), float(b)) for n, a, b in (line.split() for line in mark.read_text().splitlines())}
 
 
-def test_jobs_run_side_by_side_and_wait_for_what_they_read(tmp_path, monkeypatch):
-    monkeypatch.setattr(execution, "AFTER", {"reader": ("trainer",)})
+def test_jobs_run_side_by_side_and_wait_for_what_they_read(tmp_path):
     mark = tmp_path / "mark.txt"
     lines = []
     done = execution.execute_parallel([job("trainer", 1.0, mark=mark), job("other", 1.0, mark=mark),
-                                       job("reader", 0.1, mark=mark)], 2, tmp_path, echo=lines.append,
+                                       job("reader", 0.1, mark=mark, after=("trainer",))], 2, tmp_path,
+                                      echo=lines.append,
                                       poll_s=0.05)
     s = spans(mark)
     assert s["other"][0] < s["trainer"][1]  # the two independent jobs overlapped
@@ -73,6 +74,20 @@ def test_every_dependency_names_a_book_notebook():
         assert name in SPECS and set(deps) <= set(SPECS), name
 
 
+def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
+    from bertology_lib.book import cli
+
+    nbs = ["physics_05_probing", "survey_03_1_syntax", "duplication_02_boost", "survey_02_architecture"]
+    todo = [(tmp_path / f"{n}.ipynb", {"seed": 1} if n == "survey_02_architecture" else {}, tmp_path / f"{n}.ipynb")
+            for n in nbs]
+    jobs = {name: (cmd, after) for name, cmd, after in cli._parallel_jobs(todo, "in-place", False)}
+    assert list(jobs)[:2] == ["mini-bert-quick-seed0", "mini-bert-quick-seed1"]  # one per profile and seed, first
+    assert jobs["mini-bert-quick-seed0"][0][-5:] == ["train-minibert", "--profile", "quick", "--seed", "0"]
+    assert jobs["physics_05_probing"][1] == ("physics_03_pretrain_finetune",)
+    assert jobs["survey_03_1_syntax"][1] == jobs["duplication_02_boost"][1] == ("mini-bert-quick-seed0",)
+    assert jobs["survey_02_architecture"][1] == ("mini-bert-quick-seed1",)
+
+
 def test_child_command_runs_one_notebook_as_the_parent_would(tmp_path):
     from bertology_lib.book import cli
 
@@ -112,7 +127,7 @@ def test_run_with_two_jobs_writes_both_notebooks_and_stamps_them(tmp_path):
                        cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "2 notebooks, 2 at a time" in r.stdout and "wall, 2 at a time" in r.stdout
-    assert "shared model first: the mini-BERT (profile smoke, seed 0" in r.stdout
+    assert "finished mini-bert-smoke-seed0" in r.stdout
     for name in ("survey_02_architecture", "physics_01_biographies"):
         stamp = stamps.read_stamp(out / f"{name}.ipynb")
         assert stamp["params"] == {"profile": "smoke"} and stamp["environment"]["threads"] == 1

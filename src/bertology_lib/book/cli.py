@@ -120,19 +120,26 @@ def _child_command(path: Path, params: dict[str, Any], mode: str, out: Path, yes
     return cmd + (["--yes"] if yes else [])
 
 
-def _train_shared_models(plan: list[tuple[Path, dict[str, Any]]]) -> None:
-    """Before several notebooks start at once: train the mini-BERT every survey and duplication notebook reads
-    (one per profile and seed asked for), so that no two of them train it side by side."""
-    from bertology_lib.models.registry import model_path
-
-    wanted = set()
-    for path, p in plan:
+def _parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes: bool
+                   ) -> list[tuple[str, list[str], tuple[str, ...]]]:
+    """The jobs of a ``--jobs`` run: one per notebook (:func:`_child_command`), each waiting for the notebooks
+    :data:`~bertology_lib.book.execution.AFTER` names, and before them one ``train-minibert`` job per profile
+    and seed that the survey and duplication notebooks ask for (they read the mini-BERT; cached after the first
+    time), which those notebooks wait for, so that no two of them train it side by side."""
+    jobs: list[tuple[str, list[str], tuple[str, ...]]] = []
+    notebooks = []
+    for path, p, out in todo:
         spec = get_spec(path.stem)
+        after = execution.AFTER.get(path.stem, ())
         if spec.part in ("survey", "duplication"):
-            wanted.add((p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)))
-    for profile, seed in sorted(wanted):
-        typer.echo(f"shared model first: the mini-BERT (profile {profile}, seed {seed}; cached after the first time)")
-        model_path("mini-bert", profile=profile, seed=seed)
+            profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
+            name = f"mini-bert-{profile}-seed{seed}"
+            if name not in {j[0] for j in jobs}:
+                jobs.append((name, [sys.executable, "-m", "bertology_lib.book.cli", "train-minibert", "--profile",
+                                    str(profile), "--seed", str(seed)] + (["--yes"] if yes else []), ()))
+            after = (*after, name)
+        notebooks.append((path.stem, _child_command(path, p, mode, out, yes), after))
+    return jobs + notebooks
 
 
 def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path | None = None,
@@ -142,7 +149,7 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
     ``mode``: ``folder`` (``_build/runs/<notebook>-<params>/``), ``in-place`` (over the book's notebook,
     stamped; with ``skip_up_to_date`` a current stamp skips it) or ``output-dir`` (``output_dir/<name>``).
     ``jobs`` > 1: that many notebooks at a time, each in its own process
-    (:func:`bertology_lib.book.execution.execute_parallel`), the mini-BERT trained first.
+    (:func:`bertology_lib.book.execution.execute_parallel`, :func:`_parallel_jobs`).
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ParameterError(f"--jobs {jobs!r} is not allowed; allowed: an int >= 1")
@@ -181,11 +188,9 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
         times.append((path.stem, execution.execute(path, p, out, root, echo=typer.echo)))
         stamps.stamp(out, p, env, lib=lib)
     if todo:
-        _train_shared_models([(path, p) for path, p, _ in todo])
         typer.echo(f"{len(todo)} notebooks, {jobs} at a time:")
         t0 = time.perf_counter()
-        times += execution.execute_parallel([(path.stem, _child_command(path, p, mode, out, yes))
-                                             for path, p, out in todo], jobs, root, echo=typer.echo)
+        times += execution.execute_parallel(_parallel_jobs(todo, mode, yes), jobs, root, echo=typer.echo)
         side_by_side = time.perf_counter() - t0
     if times:
         typer.echo("\nwall time per notebook:")

@@ -326,24 +326,26 @@ def execute(path: Path, params: dict[str, Any], output: Path, root: Path,
 
 # -- several notebooks at a time -------------------------------------------------------------------
 # Notebooks that read models another notebook trains and caches: with several jobs they start only when
-# that notebook has finished (run one at a time, the book order already puts it first). Models shared more
-# widely (the mini-BERT) are trained before the jobs start (``bertology build --jobs``).
+# that notebook has finished (run one at a time, the book order already puts it first). The mini-BERT, which
+# every survey and duplication notebook reads, is a job of its own that those notebooks wait for
+# (``bertology build --jobs``).
 AFTER: dict[str, tuple[str, ...]] = {
     "physics_01_biographies": ("physics_03_pretrain_finetune",),
     "physics_04_celebrities": ("physics_03_pretrain_finetune",),
     "physics_05_probing": ("physics_03_pretrain_finetune",),
 }
-LOGS = Path("_build") / "logs"  # relative to the checkout: one log per notebook run by execute_parallel
+LOGS = Path("_build") / "logs"  # relative to the checkout: one log per job run by execute_parallel
 
 
-def execute_parallel(jobs: list[tuple[str, list[str]]], n_jobs: int, root: Path,
+def execute_parallel(jobs: list[tuple[str, list[str], tuple[str, ...]]], n_jobs: int, root: Path,
                      echo: Callable[[str], None] = print, poll_s: float = 1.0) -> list[tuple[str, float]]:
-    """Run ``(notebook name, command)`` jobs, at most ``n_jobs`` at a time, in the given order except that a
-    notebook waits for the jobs :data:`AFTER` names; returns ``(name, wall seconds)`` in finishing order.
+    """Run ``(name, command, after)`` jobs, at most ``n_jobs`` at a time, in the given order except that a job
+    waits while a job named in its ``after`` is pending or running; returns ``(name, wall seconds)`` in
+    finishing order.
 
     Each command runs with ``root`` as the working directory and its output in ``_build/logs/<name>.log``.
     A failed job stops new ones from starting; the running ones finish, then :class:`NotebookRunError` names
-    every failed notebook, its log's last line and the log. Ctrl-C stops every job and raises
+    every failed job, its log's last line and the log. Ctrl-C stops every job and raises
     :class:`RunInterrupted`.
     """
     import subprocess
@@ -357,12 +359,12 @@ def execute_parallel(jobs: list[tuple[str, list[str]]], n_jobs: int, root: Path,
     failed: list[str] = []
     try:
         while pending or running:
-            waiting = {n for n, _ in pending} | set(running)
+            waiting = {n for n, _, _ in pending} | set(running)
             for job in list(pending):
                 if len(running) >= n_jobs or failed:
                     break
-                name, cmd = job
-                if any(dep in waiting for dep in AFTER.get(name, ())):
+                name, cmd, after = job
+                if any(dep in waiting for dep in after):
                     continue
                 pending.remove(job)
                 log = open(root / LOGS / f"{name}.log", "w")  # noqa: SIM115 (closed when the job ends)
@@ -384,18 +386,18 @@ def execute_parallel(jobs: list[tuple[str, list[str]]], n_jobs: int, root: Path,
                     lines = (root / LOGS / f"{name}.log").read_text(errors="replace").strip().splitlines()
                     failed.append(f"{name} (exit {proc.returncode}: {lines[-1] if lines else 'no output'}; "
                                   f"log {LOGS / (name + '.log')})")
-                    echo(f"  FAILED {name} after {_clock(secs)}; no new notebook starts")
+                    echo(f"  FAILED {name} after {_clock(secs)}; no new job starts")
             time.sleep(poll_s if running else 0)
     except KeyboardInterrupt:
-        for proc, _, log in running.values():
+        for proc, _, _ in running.values():
             proc.terminate()
         for proc, _, log in running.values():
             proc.wait()
             log.close()
         raise RunInterrupted(f"interrupted: stopped {', '.join(running) or 'nothing'}; "
-                             f"not started: {', '.join(n for n, _ in pending) or 'none'}") from None
+                             f"not started: {', '.join(n for n, _, _ in pending) or 'none'}") from None
     if failed:
-        skipped = f"; not started: {', '.join(n for n, _ in pending)}" if pending else ""
+        skipped = f"; not started: {', '.join(n for n, _, _ in pending)}" if pending else ""
         raise NotebookRunError("failed: " + "; ".join(failed) + skipped)
     return done
 
