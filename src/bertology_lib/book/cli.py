@@ -176,7 +176,7 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
                        "and environment): not re-run")
             fresh += 1
             continue
-        verb = "would run" if dry_run else "running"
+        verb = "would run" if dry_run else "queued" if jobs > 1 else "running"
         typer.echo(f"[{i}/{len(plan)}] {verb} {_show(path, root)} with {p or 'defaults'} -> {_show(out, root)}"
                    + (f" ({why})" if why else ""))
         if dry_run:
