@@ -97,11 +97,12 @@ def test_make_book_force_and_reproduce():
     def dry(*args):
         return subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout
 
-    assert "bertology build --profile quick --force" in dry("book", "FORCE=1")
+    assert "bertology build --profile quick --jobs 1 --force" in dry("book", "FORCE=1")
     assert "--force" not in dry("book") and "--force" not in dry("book", "FORCE=0")
+    assert "bertology build --profile quick --jobs 2" in dry("book", "JOBS=2")
     out = dry("reproduce")
     assert "rm -rf _build/reproduce-cache && mkdir -p _build/reproduce-cache" in out
-    assert f"BERTOLOGY_CACHE={ROOT}/_build/reproduce-cache" in out and "build --profile quick --force" in out
+    assert f"BERTOLOGY_CACHE={ROOT}/_build/reproduce-cache" in out and "build --profile quick --jobs 1 --force" in out
     assert "fresh, empty cache _build/reproduce-cache" in out
 
 
