@@ -82,8 +82,15 @@ def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
             for n in nbs]
     jobs = {name: (cmd, after) for name, cmd, after in cli._parallel_jobs(todo, "in-place", False)}
     assert list(jobs)[:2] == ["mini-bert-quick-seed0", "mini-bert-quick-seed1"]  # one per profile and seed, first
+    assert list(jobs)[-4:] == nbs  # the models first, then the notebooks in their order
     assert jobs["mini-bert-quick-seed0"][0][-5:] == ["train-minibert", "--profile", "quick", "--seed", "0"]
-    assert jobs["physics_05_probing"][1] == ("physics_03_pretrain_finetune",)
+    grid_units = tuple(f"physics-quick-seed0-grid-{a}-s{s}" for a, seeds in
+                       __import__("bertology_lib.experiments.physics.grid", fromlist=["Plan"]).Plan.for_profile(
+                           "quick").grid_seeds.items() for s in seeds)
+    assert jobs["physics_05_probing"][1][0] == "physics_03_pretrain_finetune"
+    assert set(jobs["physics_05_probing"][1][1:]) == set(grid_units)  # it probes the grid's models
+    assert jobs[grid_units[0]][0][-6:] == ["train-physics", grid_units[0].removeprefix("physics-quick-seed0-"),
+                                           "--profile", "quick", "--seed", "0"]
     assert jobs["survey_03_1_syntax"][1] == jobs["duplication_02_boost"][1] == ("mini-bert-quick-seed0",)
     assert jobs["survey_02_architecture"][1] == ("mini-bert-quick-seed1",)
 
@@ -132,3 +139,64 @@ def test_run_with_two_jobs_writes_both_notebooks_and_stamps_them(tmp_path):
         stamp = stamps.read_stamp(out / f"{name}.ipynb")
         assert stamp["params"] == {"profile": "smoke"} and stamp["environment"]["threads"] == 1
         assert (root / execution.LOGS / f"{name}.log").is_file()
+
+
+def test_physics_units_start_longest_first_and_each_notebook_waits_for_its_own():
+    from bertology_lib.book import cli
+    from bertology_lib.experiments.physics.jobs import units
+
+    todo = [(Path(f"{n}.ipynb"), {}, Path(f"{n}.ipynb")) for n in ("physics_02_mixed_training", "physics_06_bert")]
+    jobs = cli._parallel_jobs(todo, "in-place", False)
+    cost = {f"physics-quick-seed0-{u.name}": u.cost for u in units("quick")}
+    models = [name for name, _, _ in jobs if name in cost]
+    assert [cost[n] for n in models] == sorted((cost[n] for n in models), reverse=True)
+    after = {name: set(deps) for name, _, deps in jobs}
+    assert all(n.split("-seed0-")[1].startswith("mixed-") for n in after["physics_02_mixed_training"])
+    assert {n.split("-seed0-")[1] for n in after["physics_06_bert"]} == {
+        "bert-single-s0", "bert-multi5+permute-s0", "grid-single-s0", "grid-multi5+permute-s0"}
+    assert set(models) == after["physics_02_mixed_training"] | after["physics_06_bert"]  # nothing trained for no one
+
+
+def test_an_unknown_physics_unit_is_refused_with_the_allowed_names(tmp_cache):
+    from typer.testing import CliRunner
+
+    from bertology_lib.book import cli
+    from bertology_lib.experiments.physics.jobs import run_unit
+
+    with pytest.raises(ParameterError, match=r"unit='grid-nope-s0' is not a physics unit .*allowed: .*grid-single-s0"):
+        run_unit("smoke", 0, "grid-nope-s0")
+    r = CliRunner().invoke(cli.app, ["train-physics", "grid-nope-s0", "--profile", "smoke"])
+    assert r.exit_code != 0 and "allowed: " in str(r.exception)
+    assert not any(tmp_cache.rglob("*"))  # refused before any work
+
+
+def test_physics_notebooks_at_smoke_train_their_own_models():
+    from bertology_lib.book import cli
+
+    jobs = cli._parallel_jobs([(Path("physics_03_pretrain_finetune.ipynb"), {"profile": "smoke"},
+                                Path("physics_03_pretrain_finetune.ipynb"))], "in-place", False)
+    assert [(n, after) for n, _, after in jobs] == [("physics_03_pretrain_finetune", ())]
+
+
+@pytest.mark.slow  # trains every physics model at smoke (~1 min)
+def test_after_the_physics_units_the_notebooks_calls_train_nothing(tmp_cache):
+    """The units create exactly the cache entries the notebooks' calls would: after every unit has run, the
+    calls of physics_02/03/04/06 (as the notebooks make them, at smoke) find every model in the cache."""
+    from bertology_lib.cache import ArtifactCache
+    from bertology_lib.experiments.physics import grid as px
+    from bertology_lib.experiments.physics.config import PhysicsConfig
+    from bertology_lib.experiments.physics.jobs import units
+
+    for unit in units("smoke"):
+        unit.run(None)
+    cache = ArtifactCache()
+    before = {e.path for e in cache.entries()}
+    base, plan = PhysicsConfig.for_profile("smoke"), px.Plan.for_profile("smoke")
+    px.finetune_grid(base, seeds=dict(plan.grid_seeds), progress=False)  # physics_03
+    px.mixed_grid(base, seeds=list(plan.mixed_seeds), curve_points=plan.curve_points, progress=False)  # physics_02
+    px.n_sweep(base, plan.n_sweep, seed=0, curve_points=plan.curve_points, progress=False)
+    px.n_sweep(base, [base.n_people], qa_shares=plan.qa_shares, seed=0, curve_points=plan.curve_points, progress=False)
+    px.celebrity_grid(base, seeds=list(plan.celebrity_seeds), settings=px.SETTINGS, progress=False)  # physics_04
+    px.bert_grid(base, seeds=list(plan.bert_seeds), progress=False)  # physics_06
+    px.finetune_grid(base, ["single", "multi5+permute"], seeds=list(plan.bert_seeds), methods=["full"], progress=False)
+    assert {e.path for e in cache.entries()} == before

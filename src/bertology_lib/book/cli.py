@@ -1,7 +1,7 @@
 """The ``bertology`` command: list, run, build, claims, cache.
 
 Every failure exits non-zero with one line saying what failed and where; every value is checked before
-any work. Commands that compute (``run``, ``build``, ``regression``, ``train-minibert``) apply the thread
+any work. Commands that compute (``run``, ``build``, ``regression``, ``train-minibert``, ``train-physics``) apply the thread
 policy first and print the thread count once; notebooks run through :mod:`bertology_lib.book.execution`.
 """
 
@@ -123,23 +123,38 @@ def _child_command(path: Path, params: dict[str, Any], mode: str, out: Path, yes
 def _parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes: bool
                    ) -> list[tuple[str, list[str], tuple[str, ...]]]:
     """The jobs of a ``--jobs`` run: one per notebook (:func:`_child_command`), each waiting for the notebooks
-    :data:`~bertology_lib.book.execution.AFTER` names, and before them one ``train-minibert`` job per profile
-    and seed that the survey and duplication notebooks ask for (they read the mini-BERT; cached after the first
-    time), which those notebooks wait for, so that no two of them train it side by side."""
-    jobs: list[tuple[str, list[str], tuple[str, ...]]] = []
+    :data:`~bertology_lib.book.execution.AFTER` names, and before them the models the notebooks read, as jobs
+    of their own that those notebooks wait for (so that no two processes train the same model side by side):
+    one ``train-minibert`` job per profile and seed that the survey and duplication notebooks ask for, and for
+    the physics notebooks (beyond smoke) one ``train-physics`` job per unit of
+    :func:`bertology_lib.experiments.physics.jobs.units`, longest first, so that the 2 cores train the
+    physics models side by side instead of one notebook's models one after another."""
+    jobs: dict[str, tuple[str, list[str], tuple[str, ...]]] = {}
+    cost: dict[str, int] = {}  # physics units' training steps: they start longest first, after the mini-BERTs
     notebooks = []
+    base_cmd = [sys.executable, "-m", "bertology_lib.book.cli"]
     for path, p, out in todo:
         spec = get_spec(path.stem)
         after = execution.AFTER.get(path.stem, ())
+        profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
         if spec.part in ("survey", "duplication"):
-            profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
             name = f"mini-bert-{profile}-seed{seed}"
-            if name not in {j[0] for j in jobs}:
-                jobs.append((name, [sys.executable, "-m", "bertology_lib.book.cli", "train-minibert", "--profile",
-                                    str(profile), "--seed", str(seed)] + (["--yes"] if yes else []), ()))
+            jobs.setdefault(name, (name, [*base_cmd, "train-minibert", "--profile", str(profile), "--seed", str(seed)]
+                                   + (["--yes"] if yes else []), ()))
             after = (*after, name)
+        elif spec.part == "physics" and profile != "smoke":  # at smoke a model trains in less than a process starts
+            from bertology_lib.experiments.physics.jobs import units
+
+            for unit in units(str(profile), int(seed)):
+                if path.stem not in unit.readers:
+                    continue
+                name = f"physics-{profile}-seed{seed}-{unit.name}"
+                jobs.setdefault(name, (name, [*base_cmd, "train-physics", unit.name, "--profile", str(profile),
+                                              "--seed", str(seed)] + (["--yes"] if yes else []), ()))
+                cost[name] = unit.cost
+                after = (*after, name)
         notebooks.append((path.stem, _child_command(path, p, mode, out, yes), after))
-    return jobs + notebooks
+    return sorted(jobs.values(), key=lambda j: (j[0] in cost, -cost.get(j[0], 0))) + notebooks
 
 
 def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path | None = None,
@@ -284,6 +299,31 @@ def train_minibert_cmd(
     folder = minibert.train_minibert(cfg)
     evals = minibert.history(folder)["evals"]
     typer.echo(f"{folder}: held-out MLM accuracy {evals[-1]['mlm_acc']:.3f}" if evals else str(folder))
+
+
+@app.command("train-physics")
+def train_physics_cmd(
+    unit: str = typer.Argument(..., help="a unit of experiments.physics.jobs.units, e.g. grid-single-s0"),
+    profile: str = typer.Option("quick", "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
+    seed: int = typer.Option(0, "--seed", help="the physics notebooks' seed parameter (an int >= 0)"),
+    yes: bool = typer.Option(False, "--yes", help="train profile full even without a CUDA GPU"),
+) -> None:
+    """Train (or find in the cache) one unit of the physics notebooks' models (what `build --jobs N` runs side
+    by side before the physics notebooks)."""
+    from bertology_lib.profiles import PROFILE_PARAM, SEED_PARAM
+
+    PROFILE_PARAM.validate(profile)  # before any work: a bad value creates nothing
+    SEED_PARAM.validate(seed)
+    from bertology_lib.experiments.physics import jobs as physics_jobs
+
+    names = [u.name for u in physics_jobs.units(profile, seed)]
+    if unit not in names:
+        raise ParameterError(f"unit={unit!r} is not a physics unit of profile {profile!r}; allowed: {', '.join(names)}")
+    execution.confirm_full({profile}, yes)
+    _threads()
+    start = time.perf_counter()
+    physics_jobs.run_unit(profile, seed, unit)
+    typer.echo(f"{unit}: {time.perf_counter() - start:.1f} s")
 
 
 @app.command()
