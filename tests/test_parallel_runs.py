@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bertology_lib.book import execution
+from bertology_lib.book import cli_jobs, execution
 from bertology_lib.errors import ParameterError
 
 
@@ -75,12 +75,11 @@ def test_every_dependency_names_a_book_notebook():
 
 
 def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
-    from bertology_lib.book import cli
 
     nbs = ["physics_05_probing", "survey_03_1_syntax", "duplication_02_boost", "survey_02_architecture"]
     todo = [(tmp_path / f"{n}.ipynb", {"seed": 1} if n == "survey_02_architecture" else {}, tmp_path / f"{n}.ipynb")
             for n in nbs]
-    jobs = {name: (cmd, after) for name, cmd, after in cli._parallel_jobs(todo, "in-place", False)}
+    jobs = {name: (cmd, after) for name, cmd, after in cli_jobs.parallel_jobs(todo, "in-place", False)}
     assert list(jobs)[:2] == ["mini-bert-quick-seed0", "mini-bert-quick-seed1"]  # one per profile and seed, first
     assert list(jobs)[-4:] == nbs  # the models first, then the notebooks in their order
     assert jobs["mini-bert-quick-seed0"][0][-5:] == ["train-minibert", "--profile", "quick", "--seed", "0"]
@@ -96,14 +95,13 @@ def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
 
 
 def test_child_command_runs_one_notebook_as_the_parent_would(tmp_path):
-    from bertology_lib.book import cli
 
     nb = tmp_path / "survey_02_architecture.ipynb"
     base = [sys.executable, "-m", "bertology_lib.book.cli", "run", str(nb)]
-    assert cli._child_command(nb, {"seed": 1}, "in-place", nb, False) == base + ["-p", "seed=1", "--in-place"]
+    assert cli_jobs.child_command(nb, {"seed": 1}, "in-place", nb, False) == base + ["-p", "seed=1", "--in-place"]
     out = tmp_path / "out" / nb.name
-    assert cli._child_command(nb, {}, "output-dir", out, True) == base + ["--output-dir", str(out.parent), "--yes"]
-    assert cli._child_command(nb, {}, "folder", out, False) == base
+    assert cli_jobs.child_command(nb, {}, "output-dir", out, True) == base + ["--output-dir", str(out.parent), "--yes"]
+    assert cli_jobs.child_command(nb, {}, "folder", out, False) == base
 
 
 def test_a_stamp_keeps_the_library_hash_taken_when_the_run_started(tmp_path):
@@ -142,11 +140,10 @@ def test_run_with_two_jobs_writes_both_notebooks_and_stamps_them(tmp_path):
 
 
 def test_physics_units_start_longest_first_and_each_notebook_waits_for_its_own():
-    from bertology_lib.book import cli
     from bertology_lib.experiments.physics.jobs import units
 
     todo = [(Path(f"{n}.ipynb"), {}, Path(f"{n}.ipynb")) for n in ("physics_02_mixed_training", "physics_06_bert")]
-    jobs = cli._parallel_jobs(todo, "in-place", False)
+    jobs = cli_jobs.parallel_jobs(todo, "in-place", False)
     cost = {f"physics-quick-seed0-{u.name}": u.cost for u in units("quick")}
     models = [name for name, _, _ in jobs if name in cost]
     assert [cost[n] for n in models] == sorted((cost[n] for n in models), reverse=True)
@@ -171,9 +168,8 @@ def test_an_unknown_physics_unit_is_refused_with_the_allowed_names(tmp_cache):
 
 
 def test_physics_notebooks_at_smoke_train_their_own_models():
-    from bertology_lib.book import cli
 
-    jobs = cli._parallel_jobs([(Path("physics_03_pretrain_finetune.ipynb"), {"profile": "smoke"},
+    jobs = cli_jobs.parallel_jobs([(Path("physics_03_pretrain_finetune.ipynb"), {"profile": "smoke"},
                                 Path("physics_03_pretrain_finetune.ipynb"))], "in-place", False)
     assert [(n, after) for n, _, after in jobs] == [("physics_03_pretrain_finetune", ())]
 

@@ -21,7 +21,7 @@ import typer
 
 from bertology_lib import cache as cache_mod
 from bertology_lib.book import claims as claims_mod
-from bertology_lib.book import execution, null_run, stamps
+from bertology_lib.book import cli_jobs, execution, null_run, stamps
 from bertology_lib.book.cli_cache import cache_app
 from bertology_lib.book.specs import SPECS, get_spec, notebook_paths, repo_root, validate_values
 from bertology_lib.errors import BertologyError, ParameterError
@@ -111,52 +111,6 @@ def _threads(jobs: int = 1) -> int:
     return n
 
 
-def _child_command(path: Path, params: dict[str, Any], mode: str, out: Path, yes: bool) -> list[str]:
-    """The ``bertology run`` command that executes one notebook as :func:`_run` would, in its own process."""
-    cmd = [sys.executable, "-m", "bertology_lib.book.cli", "run", str(path)]
-    for k, v in params.items():
-        cmd += ["-p", f"{k}={v}"]
-    cmd += {"in-place": ["--in-place"], "output-dir": ["--output-dir", str(out.parent)], "folder": []}[mode]
-    return cmd + (["--yes"] if yes else [])
-
-
-def _parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes: bool
-                   ) -> list[tuple[str, list[str], tuple[str, ...]]]:
-    """The jobs of a ``--jobs`` run: one per notebook (:func:`_child_command`), each waiting for the notebooks
-    :data:`~bertology_lib.book.execution.AFTER` names, and before them the models the notebooks read, as jobs
-    of their own that those notebooks wait for (so that no two processes train the same model side by side):
-    one ``train-minibert`` job per profile and seed that the survey and duplication notebooks ask for, and for
-    the physics notebooks (beyond smoke) one ``train-physics`` job per unit of
-    :func:`bertology_lib.experiments.physics.jobs.units`, longest first, so that the 2 cores train the
-    physics models side by side instead of one notebook's models one after another."""
-    jobs: dict[str, tuple[str, list[str], tuple[str, ...]]] = {}
-    cost: dict[str, int] = {}  # physics units' training steps: they start longest first, after the mini-BERTs
-    notebooks = []
-    base_cmd = [sys.executable, "-m", "bertology_lib.book.cli"]
-    for path, p, out in todo:
-        spec = get_spec(path.stem)
-        after = execution.AFTER.get(path.stem, ())
-        profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
-        if spec.part in ("survey", "duplication"):
-            name = f"mini-bert-{profile}-seed{seed}"
-            jobs.setdefault(name, (name, [*base_cmd, "train-minibert", "--profile", str(profile), "--seed", str(seed)]
-                                   + (["--yes"] if yes else []), ()))
-            after = (*after, name)
-        elif spec.part == "physics" and profile != "smoke":  # at smoke a model trains in less than a process starts
-            from bertology_lib.experiments.physics.jobs import units
-
-            for unit in units(str(profile), int(seed)):
-                if path.stem not in unit.readers:
-                    continue
-                name = f"physics-{profile}-seed{seed}-{unit.name}"
-                jobs.setdefault(name, (name, [*base_cmd, "train-physics", unit.name, "--profile", str(profile),
-                                              "--seed", str(seed)] + (["--yes"] if yes else []), ()))
-                cost[name] = unit.cost
-                after = (*after, name)
-        notebooks.append((path.stem, _child_command(path, p, mode, out, yes), after))
-    return sorted(jobs.values(), key=lambda j: (j[0] in cost, -cost.get(j[0], 0))) + notebooks
-
-
 def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path | None = None,
          skip_up_to_date: bool = False, yes: bool = False, dry_run: bool = False, jobs: int = 1) -> tuple[int, int]:
     """Validate every notebook's parameters, then execute them; returns (up to date, executed).
@@ -164,7 +118,7 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
     ``mode``: ``folder`` (``_build/runs/<notebook>-<params>/``), ``in-place`` (over the book's notebook,
     stamped; with ``skip_up_to_date`` a current stamp skips it) or ``output-dir`` (``output_dir/<name>``).
     ``jobs`` > 1: that many notebooks at a time, each in its own process
-    (:func:`bertology_lib.book.execution.execute_parallel`, :func:`_parallel_jobs`).
+    (:func:`bertology_lib.book.execution.execute_parallel`, :func:`bertology_lib.book.cli_jobs.parallel_jobs`).
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ParameterError(f"--jobs {jobs!r} is not allowed; allowed: an int >= 1")
@@ -205,7 +159,7 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
     if todo:
         typer.echo(f"{len(todo)} notebooks, {jobs} at a time:")
         t0 = time.perf_counter()
-        times += execution.execute_parallel(_parallel_jobs(todo, mode, yes), jobs, root, echo=typer.echo)
+        times += execution.execute_parallel(cli_jobs.parallel_jobs(todo, mode, yes), jobs, root, echo=typer.echo)
         side_by_side = time.perf_counter() - t0
     if times:
         typer.echo("\nwall time per notebook:")

@@ -1,0 +1,62 @@
+"""The jobs of ``bertology run/build --jobs N``: which processes run side by side and what each waits for.
+
+A notebook runs as its own ``bertology run`` process (:func:`child_command`); the models notebooks share
+train first as jobs of their own (``train-minibert``, ``train-physics``) that those notebooks wait for.
+:func:`bertology_lib.book.execution.execute_parallel` runs the list.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from bertology_lib.book import execution
+from bertology_lib.book.specs import get_spec
+
+
+def child_command(path: Path, params: dict[str, Any], mode: str, out: Path, yes: bool) -> list[str]:
+    """The ``bertology run`` command that executes one notebook as ``bertology run`` would, in its own
+    process."""
+    cmd = [sys.executable, "-m", "bertology_lib.book.cli", "run", str(path)]
+    for k, v in params.items():
+        cmd += ["-p", f"{k}={v}"]
+    cmd += {"in-place": ["--in-place"], "output-dir": ["--output-dir", str(out.parent)], "folder": []}[mode]
+    return cmd + (["--yes"] if yes else [])
+
+
+def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes: bool
+                  ) -> list[tuple[str, list[str], tuple[str, ...]]]:
+    """The jobs of a ``--jobs`` run: one per notebook (:func:`child_command`), each waiting for the notebooks
+    :data:`~bertology_lib.book.execution.AFTER` names, and before them the models the notebooks read, as jobs
+    of their own that those notebooks wait for (so that no two processes train the same model side by side):
+    one ``train-minibert`` job per profile and seed that the survey and duplication notebooks ask for, and for
+    the physics notebooks (beyond smoke) one ``train-physics`` job per unit of
+    :func:`bertology_lib.experiments.physics.jobs.units`, longest first, so that the 2 cores train the
+    physics models side by side instead of one notebook's models one after another."""
+    jobs: dict[str, tuple[str, list[str], tuple[str, ...]]] = {}
+    cost: dict[str, int] = {}  # physics units' training steps: they start longest first, after the mini-BERTs
+    notebooks = []
+    base_cmd = [sys.executable, "-m", "bertology_lib.book.cli"]
+    for path, p, out in todo:
+        spec = get_spec(path.stem)
+        after = execution.AFTER.get(path.stem, ())
+        profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
+        if spec.part in ("survey", "duplication"):
+            name = f"mini-bert-{profile}-seed{seed}"
+            jobs.setdefault(name, (name, [*base_cmd, "train-minibert", "--profile", str(profile), "--seed", str(seed)]
+                                   + (["--yes"] if yes else []), ()))
+            after = (*after, name)
+        elif spec.part == "physics" and profile != "smoke":  # at smoke a model trains in less than a process starts
+            from bertology_lib.experiments.physics.jobs import units
+
+            for unit in units(str(profile), int(seed)):
+                if path.stem not in unit.readers:
+                    continue
+                name = f"physics-{profile}-seed{seed}-{unit.name}"
+                jobs.setdefault(name, (name, [*base_cmd, "train-physics", unit.name, "--profile", str(profile),
+                                              "--seed", str(seed)] + (["--yes"] if yes else []), ()))
+                cost[name] = unit.cost
+                after = (*after, name)
+        notebooks.append((path.stem, child_command(path, p, mode, out, yes), after))
+    return sorted(jobs.values(), key=lambda j: (j[0] in cost, -cost.get(j[0], 0))) + notebooks
