@@ -67,6 +67,33 @@ def test_a_stamp_without_environment_is_stale_but_its_hash_stays_comparable(tmp_
     assert "no environment" in stamps.stale_reason(path, {}, env=ENV)
 
 
+def test_a_changed_claim_spec_stales_the_notebook_that_records_it_and_no_other(tmp_path, monkeypatch):
+    """Spec modules are loaded by name, so no import closure reaches them: the stamp hashes the specs of the
+    claims a notebook records (literal ids, and f-string ids by their head) beside its library closure."""
+    import dataclasses
+
+    from bertology_lib.book.claims.registry import REGISTRY, load_all
+    from bertology_lib.book.claims.rules import IntervalAbove
+
+    load_all()
+    syntax = unstamped_copy(ROOT / "notebooks" / "survey_03_1_syntax.ipynb", tmp_path / "survey_03_1_syntax.ipynb")
+    emb = unstamped_copy(ROOT / "notebooks" / "survey_04_1_embeddings.ipynb", tmp_path / "survey_04_1_embeddings.ipynb")
+    ids = stamps.recorded_claim_ids(syntax, REGISTRY)
+    assert "survey3.1.npi_scope" in ids and "survey3.1.insensitive_to_object_removal" in ids
+    assert "survey4.1.anisotropy_minilm" in stamps.recorded_claim_ids(emb, REGISTRY)  # an f-string id
+    for path in (syntax, emb):
+        stamps.stamp(path, {}, ENV)
+        assert stamps.up_to_date(path, {}, env=ENV)
+    spec = REGISTRY["survey3.1.npi_scope"]
+    monkeypatch.setitem(REGISTRY, spec.id, dataclasses.replace(spec, rule=IntervalAbove(0.1)))
+    assert stamps.stale_reason(syntax, {}, env=ENV) == "the registered specs of its claims changed"
+    assert stamps.up_to_date(emb, {}, env=ENV)
+    nb = json.loads(syntax.read_text())  # a stamp from before the claims hash: judged on the rest only
+    del nb["metadata"][stamps.STAMP]["claims_sha"]
+    syntax.write_text(json.dumps(nb))
+    assert stamps.up_to_date(syntax, {}, env=ENV)
+
+
 def test_build_says_how_many_notebooks_are_up_to_date(checkout, monkeypatch):
     env = dict(ENV)
     monkeypatch.setattr(stamps, "current_environment", lambda: dict(env))

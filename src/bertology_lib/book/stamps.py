@@ -4,8 +4,10 @@ A stamp (notebook metadata ``bertology_run``) hashes the notebook's cells (not o
 parameters), the parameters it ran with, and the library modules it imports, directly or through other
 library modules (:func:`library_closure`); beside the hash it records the environment that changes the
 numbers (:func:`bertology_lib.runtime.environment`: torch, transformers and numpy versions and the thread
-count). A notebook is up to date when the hash *and* the environment match (:func:`stale_reason`), so
-another stack or another thread count re-executes. :func:`imported_modules` is also what the import-rule
+count), and the registered specs of the claims the notebook records (:func:`claims_sha`: statement, rule,
+checks, paper number; the spec modules are loaded by name, so no import closure reaches them). A notebook is up
+to date when the hashes *and* the environment match (:func:`stale_reason`), so another stack, another thread
+count or a changed rule re-executes. :func:`imported_modules` is also what the import-rule
 test reads.
 """
 
@@ -72,6 +74,49 @@ def checker_modules(known: Mapping[str, Path]) -> dict[str, str]:
     return out
 
 
+def notebook_code(notebook: Path) -> str:
+    """The Python of a notebook's code cells, without IPython magics and shell lines."""
+    nb = json.loads(Path(notebook).read_text())
+    return "\n".join(
+        "\n".join(line for line in "".join(c["source"]).splitlines() if not line.lstrip().startswith(("%", "!")))
+        for c in nb["cells"] if c["cell_type"] == "code")
+
+
+def recorded_claim_ids(notebook: Path, registered: Any) -> list[str]:
+    """The registered claim ids that a notebook's code names as string literals (``record_claim("id", ...)``,
+    or ids kept in a dict or tuple and recorded in a loop); for an id built at run time (an f-string such as
+    ``f"survey4.1.{name}"``) every registered id that starts with the f-string's literal head (up to its last dot)."""
+    import ast
+
+    try:
+        tree = ast.parse(notebook_code(notebook))
+    except SyntaxError:
+        return sorted(registered)
+    literals = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    heads = {n.values[0].value.rsplit(".", 1)[0] + "." for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)
+             and n.values and isinstance(n.values[0], ast.Constant) and "." in str(n.values[0].value)}
+    return sorted(i for i in registered if i in literals or any(i.startswith(h) for h in heads))
+
+
+def claims_sha(notebook: Path) -> str:
+    """SHA-256 over the registered specs (:mod:`bertology_lib.book.claims.registry`) of the claims the notebook
+    records (:func:`recorded_claim_ids`): a changed rule, threshold, check list, statement or paper number
+    stales the notebook that records the claim and no other."""
+    import dataclasses
+    import hashlib
+
+    from bertology_lib.book.claims.registry import load_all
+
+    reg = load_all()
+    h = hashlib.sha256()
+    for cid in recorded_claim_ids(notebook, reg):
+        spec = reg[cid]
+        fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if f.compare}
+        fields["rule"] = spec.rule_id
+        h.update(json.dumps(fields, sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
 def library_closure(notebook: Path | None = None) -> list[Path]:
     """The library files a notebook's results can depend on: the package modules its code cells import,
     and everything those import in turn (a notebook that cannot be parsed, or no notebook: all of them).
@@ -84,10 +129,7 @@ def library_closure(notebook: Path | None = None) -> list[Path]:
     known = library_modules()
     if notebook is None:
         return sorted(known.values())
-    nb = json.loads(Path(notebook).read_text())
-    code = "\n".join(
-        "\n".join(line for line in "".join(c["source"]).splitlines() if not line.lstrip().startswith(("%", "!")))
-        for c in nb["cells"] if c["cell_type"] == "code")
+    code = notebook_code(notebook)
     try:
         todo = imported_modules(code, "__notebook__", False, known)
     except SyntaxError:
@@ -168,7 +210,7 @@ def inputs_sha(path: Path, params: dict[str, Any], lib: str | None = None) -> st
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-STAMP = "bertology_run"  # notebook metadata key: {"inputs_sha": ..., "params": ..., "environment": ...}
+STAMP = "bertology_run"  # notebook metadata: {"inputs_sha": ..., "claims_sha": ..., "params": ..., "environment": ...}
 
 
 def current_environment() -> dict[str, Any]:
@@ -186,8 +228,8 @@ def stamp(path: Path, params: dict[str, Any], env: Mapping[str, Any] | None = No
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params, lib), "params": params,
-                          "environment": dict(env) if env is not None else current_environment()}
+    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params, lib), "claims_sha": claims_sha(path),
+                          "params": params, "environment": dict(env) if env is not None else current_environment()}
     tmp = path.with_name(f".{path.stem}.stamp.ipynb")
     nbformat.write(nb, tmp)
     os.replace(tmp, path)
@@ -207,6 +249,8 @@ def stale_reason(path: Path, params: dict[str, Any], lib: str | None = None,
         return "never executed in place (no stamp)"
     if s.get("inputs_sha") != inputs_sha(path, params, lib):
         return "its cells, parameters or library sources changed"
+    if "claims_sha" in s and s["claims_sha"] != claims_sha(path):  # stamps from before 2026-12-03 lack it
+        return "the registered specs of its claims changed"
     env = dict(env) if env is not None else current_environment()
     old = s.get("environment")
     if not old:
