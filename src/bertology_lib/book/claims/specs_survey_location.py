@@ -349,6 +349,18 @@ register(
         "sentences (interval above 0), i.e. that it reads agreement from context, not from the verb's form alone.",
     ),
     ClaimSpec(
+        "survey4.3.chunks_decodable",
+        "BERT's states encode constituents, as Tenney et al.'s edge probes find: a linear probe reads each word's chunk tag (held-out sentences, the layer chosen on validation sentences) beyond the stronger of the random-init twin and each word's most frequent training tag (toy, mini-BERT; 95% interval resampling test sentences)",
+        "Rogers et al. 2020 §3.1, §4.3; Tenney et al. 2019b (edge probing), Table 2",
+        paper="constituents encoded well above lexical baselines (BERT-large)",
+        rule=IntervalAbove(0.0),
+        unit="accuracy over the stronger baseline",
+        note="word-level stand-in for the span-labelling constituent probe: the BIO chunk tag of every word (the same "
+        "probes as survey4.3.constituents_before_roles). The per-word majority is the lexical baseline Tenney et al. "
+        "compare with (their non-contextual layer 0); a probe that only recognises words cannot beat it on words whose "
+        "tag depends on context.",
+    ),
+    ClaimSpec(
         "survey4.3.constituents_before_roles",
         "Syntax before semantics, as in Tenney et al.'s edge probes: constituents (each word's chunk tag) are resolved at a lower expected layer than semantic roles (toy, mini-BERT; held-out sentences, 95% interval)",
         "Rogers et al. 2020 §4.3; Tenney et al. 2019 §3, Fig. 1",

@@ -94,7 +94,7 @@ register(
         paper="worse at scope than at licensors",
         rule=BeatsBaseline("the unlicensed items"),
         unit="scope intrusion",
-        checks=("detects_licensor",),
+        checks=("detects_licensor", "mlm_beats_ngram"),
         note="the plain word is right on both the scope and the unlicensed items, so chance or a fixed taste for the NPI "
         "or the plain word scores 0 (against a constant chance line, a model that always picks the NPI would pass); "
         "instrument: the model must detect licensors (the licensing effect of survey3.1.npi_licensing above 0), else "
@@ -107,7 +107,7 @@ register(
         paper="predictions not altered",
         rule=IntervalAbove(0.8),
         unit="same preference",
-        checks=("beats_twin",),
+        checks=("beats_twin", "mlm_beats_ngram"),
         null=(1.0, 0.98, 1.0),
         note="an untrained network's preferences do not depend on order either, so the claim is only evidence when "
         "the model knows the items: it must beat its random-init twin on the unshuffled items",
@@ -119,7 +119,7 @@ register(
         paper="predictions not altered",
         rule=IntervalAbove(0.8),
         unit="same preference",
-        checks=("beats_twin",),
+        checks=("beats_twin", "mlm_beats_ngram"),
         null=(1.0, 0.98, 1.0),
         note="as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing the "
         "damage could take away), so the model must beat its random-init twin on the intact items",
@@ -131,10 +131,22 @@ register(
         paper="predictions not altered",
         rule=IntervalAbove(0.8),
         unit="same preference",
-        checks=("beats_twin",),
+        checks=("beats_twin", "mlm_beats_ngram"),
         null=(1.0, 0.98, 1.0),
         note="as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing the "
         "damage could take away), so the model must beat its random-init twin on the intact items",
+    ),
+    ClaimSpec(
+        "survey3.1.insensitive_to_object_removal",
+        "BERT's cloze preferences are largely unchanged when the main clause's object is removed (the whole object phrase; agreement items whose main clause has an object; share whose right/wrong answer stays the same, 95% Wilson interval)",
+        "Rogers et al. 2020 §3.1; Ettinger 2020",
+        paper="predictions not altered",
+        rule=IntervalAbove(0.8),
+        unit="same preference",
+        checks=("beats_twin", "mlm_beats_ngram"),
+        null=(1.0, 0.98, 1.0),
+        note="as survey3.1.insensitive_to_shuffling; items whose main clause has no object are left out (the "
+        "transform would leave them intact and count as unchanged)",
     ),
     ClaimSpec(
         "survey3.1.perturbed_masking_arcs",

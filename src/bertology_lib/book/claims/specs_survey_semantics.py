@@ -37,7 +37,7 @@ register(
     ),
     ClaimSpec(
         "survey3.2.numbers_hard",
-        "BERT struggles with numbers: magnitude read from its number states does not carry beyond the numbers a probe was trained on (comparison probes scored on held-out numbers of the upper half of the range, trained on the whole range vs on the lower half only; 95% interval)",
+        "A pre-trained encoder struggles with numbers (MiniLM, the sentence encoder, as BERT in the paper): magnitude read from its number states does not carry beyond the numbers a probe was trained on (comparison probes scored on held-out numbers of the upper half of the range, trained on the whole range vs on the lower half only; 95% interval)",
         "Rogers et al. 2020 §3.2; Wallace et al. 2019, Fig. 1",
         paper="magnitude decoded within the training range; probes fail to extrapolate",
         rule=IntervalAbove(0.0),
@@ -94,7 +94,7 @@ register(
     ),
     ClaimSpec(
         "survey3.2.addition_hard",
-        "BERT struggles with addition beyond the numbers it was probed on: the sum of two held-out numbers from the upper half of the range is decoded worse by a probe trained on the lower half than by one trained on the whole range (mean absolute error as a share of the largest sum, paired by pair, 95% interval)",
+        "A pre-trained encoder struggles with addition beyond the numbers it was probed on (MiniLM, as BERT in the paper): the sum of two held-out numbers from the upper half of the range is decoded worse by a probe trained on the lower half than by one trained on the whole range (mean absolute error as a share of the largest sum, paired by pair, 95% interval)",
         "Rogers et al. 2020 §3.2; Wallace et al. 2019 §3-§5 (addition, extrapolation)",
         paper="addition decoded within the training range; probes fail to extrapolate",
         rule=IntervalAbove(0.05),

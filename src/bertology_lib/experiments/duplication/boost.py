@@ -149,25 +149,30 @@ def floor_gap(results: Mapping[str, Sequence[ft.FinetuneResult]], task, baseline
     return stats.one_sample_interval([r.score(split, metric) - floor for r in base])
 
 
-def detectable_gain(results: Mapping[str, Sequence[ft.FinetuneResult]], variant: str, baseline: str = "baseline",
-                    split: str = "test", metric: str | None = None, alpha: float = 0.05,
-                    power: float = 0.8) -> dict[str, float]:
-    """How large a gain of ``variant`` over ``baseline`` this comparison could detect: with k seeds whose paired
-    differences have standard deviation sd, the smallest true gain a two-sided paired t test at level ``alpha``
-    finds with probability ``power``, (t(1 - alpha/2, k-1) + t(power, k-1)) x sd / sqrt(k) (the usual normal-theory
-    approximation with t quantiles). Returns ``seeds``, ``sd_gain`` and ``detectable`` (metric units; NaN when
-    every seed gave the same gain, e.g. both variants at the task's floor: the spread is unknown, not zero)."""
+def detectable_difference(diffs: Sequence[float], alpha: float = 0.05, power: float = 0.8) -> dict[str, float]:
+    """How large a true mean difference a paired comparison with these per-seed differences could detect: with k
+    differences of standard deviation sd, the smallest one a two-sided paired t test at level ``alpha`` finds with
+    probability ``power``, (t(1 - alpha/2, k-1) + t(power, k-1)) x sd / sqrt(k) (the usual normal-theory
+    approximation with t quantiles). Returns ``seeds``, ``sd_gain`` and ``detectable`` (the units of ``diffs``; NaN
+    when every difference is the same, e.g. both sides at the task's floor: the spread is unknown, not zero)."""
     from scipy import stats as scipy_stats
 
-    if variant not in results or baseline not in results:
-        raise ParameterError(f"variant={variant!r} or baseline={baseline!r} is not in the results; allowed: "
-                             f"{', '.join(results)}")
-    gains = np.array([a.score(split, metric) - b.score(split, metric)
-                      for a, b in zip(results[variant], results[baseline])])
+    gains = np.asarray(diffs, dtype=float)
     k = len(gains)
     if k < 2:
         raise ParameterError(f"{k} paired seed(s); allowed: at least 2 seeds to estimate the spread")
     sd = float(gains.std(ddof=1))
     t = scipy_stats.t.ppf(1 - alpha / 2, k - 1) + scipy_stats.t.ppf(power, k - 1)
     return {"seeds": k, "sd_gain": sd, "detectable": float(t * sd / np.sqrt(k)) if sd > 0 else float("nan")}
+
+
+def detectable_gain(results: Mapping[str, Sequence[ft.FinetuneResult]], variant: str, baseline: str = "baseline",
+                    split: str = "test", metric: str | None = None, alpha: float = 0.05,
+                    power: float = 0.8) -> dict[str, float]:
+    """:func:`detectable_difference` of ``variant``'s gains over ``baseline``, paired by seed (metric units)."""
+    if variant not in results or baseline not in results:
+        raise ParameterError(f"variant={variant!r} or baseline={baseline!r} is not in the results; allowed: "
+                             f"{', '.join(results)}")
+    return detectable_difference([a.score(split, metric) - b.score(split, metric)
+                                  for a, b in zip(results[variant], results[baseline])], alpha, power)
 
