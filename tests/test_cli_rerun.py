@@ -94,6 +94,32 @@ def test_a_changed_claim_spec_stales_the_notebook_that_records_it_and_no_other(t
     assert stamps.up_to_date(syntax, {}, env=ENV)
 
 
+def test_the_notebook_registry_stales_only_the_notebook_whose_entry_changed(tmp_path, monkeypatch):
+    """Every notebook imports the registry (:mod:`bertology_lib.book.specs`): adding, renaming or re-parametrising
+    another notebook leaves a stamp valid, a change to the notebook's own entry or to the registry's code does not."""
+    import dataclasses
+
+    from bertology_lib.book import specs
+
+    syntax = unstamped_copy(ROOT / "notebooks" / "survey_03_1_syntax.ipynb", tmp_path / "survey_03_1_syntax.ipynb")
+    stamps.stamp(syntax, {}, ENV)
+    other = specs.SPECS["survey_05_3_objectives"]
+    monkeypatch.setitem(specs.SPECS, other.name, dataclasses.replace(other, title="renamed"))
+    monkeypatch.setitem(specs.SPECS, "survey_09_new", dataclasses.replace(other, name="survey_09_new"))
+    assert stamps.up_to_date(syntax, {}, env=ENV)
+    own = specs.SPECS["survey_03_1_syntax"]
+    monkeypatch.setitem(specs.SPECS, own.name, dataclasses.replace(own, title="renamed"))
+    assert "library sources changed" in stamps.stale_reason(syntax, {}, env=ENV)
+    src = Path(specs.__file__).read_text()
+    registry = tmp_path / "specs.py"
+    registry.write_text(src + '\n_survey3("survey_09_new", "§9", real=False)\n')
+    assert stamps.hashed_source(registry, stamps.SPECS_MODULE) == stamps.hashed_source(Path(specs.__file__),
+                                                                                         stamps.SPECS_MODULE)
+    registry.write_text(src.replace("def get_spec(name: str)", "def get_spec(name: str, x=1)"))
+    assert stamps.hashed_source(registry, stamps.SPECS_MODULE) != stamps.hashed_source(Path(specs.__file__),
+                                                                                         stamps.SPECS_MODULE)
+
+
 def test_build_says_how_many_notebooks_are_up_to_date(checkout, monkeypatch):
     env = dict(ENV)
     monkeypatch.setattr(stamps, "current_environment", lambda: dict(env))

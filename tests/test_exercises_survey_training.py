@@ -160,6 +160,45 @@ def mean_span_length(p, max_len):
 print(f"span masking (p = {pre.SPAN_P}, at most 10 words): {mean_span_length(pre.SPAN_P, 10):.2f} words per span")
 print(check("ex-survey53-span", mean_span_length))'''
 
+SOLUTIONS["ex-survey54-nsp-params"] = '''\
+# Exercise: ex-survey54-nsp-params
+# Write nsp_head_params(d_model): the parameters next-sentence prediction adds to a lab BERT of width d_model
+# (the pooler, a dense layer on [CLS], and the two-way classifier on top of it).
+# Check it with check("ex-survey54-nsp-params", nsp_head_params).
+from transformers import BertForPreTraining
+
+from bertology_lib.book.exercises import check
+
+
+def nsp_head_params(d_model):
+    pooler = d_model * d_model + d_model  # dense d -> d with bias (then tanh)
+    return pooler + d_model * 2 + 2  # and the is-next / not-next classifier with bias
+
+
+trained = BertForPreTraining.from_pretrained(pre.pretrain_lab(grid[nsp][0], mb_cfg) / "final")
+added = sum(p.numel() for m in (trained.bert.pooler, trained.cls.seq_relationship) for p in m.parameters())
+assert added == nsp_head_params(sizes.lab_d_model)
+print(f"width {sizes.lab_d_model}: NSP adds {added:,} parameters to a lab BERT of {int(lab.params.iloc[0]):,}")
+print(check("ex-survey54-nsp-params", nsp_head_params))'''
+
+SOLUTIONS["ex-survey54-overlap"] = '''\
+# Exercise: ex-survey54-overlap
+# Write noun_overlap_rate(sentences): the share of ordered pairs of distinct toy sentences that share a NOUN or
+# PROPN lemma. Check it with check("ex-survey54-overlap", noun_overlap_rate).
+from bertology_lib.book.exercises import check
+
+
+def noun_overlap_rate(sentences):
+    nouns = [{lem for lem, u in zip(s.lemmas, s.upos) if u in ("NOUN", "PROPN")} for s in sentences]
+    shared = sum(bool(a & b) for i, a in enumerate(nouns) for j, b in enumerate(nouns) if i != j)
+    return shared / (len(nouns) * (len(nouns) - 1))
+
+
+rate = noun_overlap_rate(minibert.corpus(mb_cfg)[1][:300])
+print(f"{rate:.3f} of random pairs share a noun: the shared-noun detector scores {1 - rate / 2:.3f}; "
+      f"the NSP head's training accuracy is {lab[lab.variant == nsp].nsp_acc.mean():.3f}")
+print(check("ex-survey54-overlap", noun_overlap_rate))'''
+
 SOLUTIONS["ex-survey6-head-params"] = '''\
 # Exercise: ex-survey6-head-params
 # Write params_removed(d_model, n_heads, n_removed): how many parameters heads.prune_heads deletes when
@@ -348,6 +387,7 @@ NOTEBOOKS = {
     "survey_05_training": ("ex-survey5-lora-params", "ex-survey5-paired"),
     "survey_05_2_architecture": ("ex-survey52-block-params", "ex-survey52-width"),
     "survey_05_3_objectives": ("ex-survey53-partial", "ex-survey53-span"),
+    "survey_05_4_nsp": ("ex-survey54-nsp-params", "ex-survey54-overlap"),
     "survey_06_model_size": ("ex-survey6-head-params", "ex-survey6-magnitude"),
     "survey_07_directions": ("ex-survey7-bow-rates", "ex-survey7-overlap"),
     "duplication_01_reconstruction": ("ex-dup1-reconstruction", "ex-dup1-cka"),
@@ -361,7 +401,7 @@ LABELS = [label for pair in NOTEBOOKS.values() for label in pair]
 
 
 def test_every_exercise_has_a_checker_and_a_solution_cell_that_follows_the_conventions():
-    cells.assert_conventions(SOLUTIONS, LABELS, 14)
+    cells.assert_conventions(SOLUTIONS, LABELS, 16)
 
 
 def test_notebook_solution_cells_are_the_tested_ones():
@@ -909,3 +949,35 @@ def test_dup2_wrong_answers():
     cells.fails("ex-dup2-ensemble", lambda m, g: float((sum(torch.as_tensor(x).log() for x in m).argmax(-1)
                                                    == torch.as_tensor(g)).double().mean()), "log-probabilities")
     cells.fails("ex-dup2-ensemble", lambda m, g: 100.0, "share")
+
+
+# ================================================================================ survey_05_4_nsp
+
+
+def test_survey54_solutions_pass(tmp_cache, capsys):
+    from bertology_lib.experiments.survey import pretraining as pre
+    from bertology_lib.experiments.survey import training as tv
+    from bertology_lib.models import minibert
+
+    sizes = tv.TrainingSizes.for_profile("smoke")
+    mb_cfg = minibert.MiniBertConfig.for_profile("smoke")
+    grid = pre.objective_grid(sizes, [0])
+    nsp = "whole word + NSP"
+    lab = pd.DataFrame({"variant": [nsp], "params": [1000], "nsp_acc": [0.5]})
+    out = cells.solve(SOLUTIONS, "ex-survey54-nsp-params", capsys, pre=pre, grid=grid, nsp=nsp, mb_cfg=mb_cfg,
+                      sizes=sizes, lab=lab)
+    assert f"NSP adds {sizes.lab_d_model ** 2 + 3 * sizes.lab_d_model + 2:,} parameters" in out
+    out = cells.solve(SOLUTIONS, "ex-survey54-overlap", capsys, minibert=minibert, mb_cfg=mb_cfg, lab=lab, nsp=nsp)
+    assert "the shared-noun detector scores" in out
+
+
+def test_survey54_wrong_answers():
+    from bertology_lib.book.exercises import survey_training2 as st2
+
+    cells.fails("ex-survey54-nsp-params", lambda d: 2 * d + 2, "pooler")
+    cells.fails("ex-survey54-nsp-params", lambda d: d * d + 2 * d, "biases")
+    cells.fails("ex-survey54-nsp-params", lambda d: d * d + d, "not yet")
+    cells.fails("ex-survey54-nsp-params", lambda d: 0.5, "whole number")
+    cells.fails("ex-survey54-overlap", lambda s: st2.survey54_overlap_truth(s) * (len(s) - 1) / len(s), "distinct")
+    cells.fails("ex-survey54-overlap", lambda s: st2.survey54_overlap_truth(s) + 0.01, "not yet")
+    cells.fails("ex-survey54-overlap", lambda s: "x", "number")

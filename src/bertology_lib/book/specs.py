@@ -141,7 +141,9 @@ _survey3("survey_04_3_layers", "§4.3 BERT layers", real=True)
 _survey3("survey_05_training", "§5 Training BERT", real=True)
 register(NotebookSpec(name="survey_05_2_architecture", title="§5 Pre-training choices I: depth vs heads",
                       part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
-register(NotebookSpec(name="survey_05_3_objectives", title="§5 Pre-training choices II: masking and NSP",
+register(NotebookSpec(name="survey_05_3_objectives", title="§5 Pre-training choices II: what to mask",
+                      part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
+register(NotebookSpec(name="survey_05_4_nsp", title="§5 Pre-training choices III: next-sentence prediction",
                       part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
 _survey3("survey_06_model_size", "§6 How big should BERT be?", real=False)
 _survey3("survey_07_directions", "§7 Directions: behavioural tests and shallow heuristics", real=False)

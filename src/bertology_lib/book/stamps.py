@@ -2,7 +2,8 @@
 
 A stamp (notebook metadata ``bertology_run``) hashes the notebook's cells (not outputs, not the injected
 parameters), the parameters it ran with, and the library modules it imports, directly or through other
-library modules (:func:`library_closure`); beside the hash it records the environment that changes the
+library modules (:func:`library_closure`; of the notebook registry only the notebook's own entry,
+:func:`notebook_spec_text`); beside the hash it records the environment that changes the
 numbers (:func:`bertology_lib.runtime.environment`: torch, transformers and numpy versions and the thread
 count), and the registered specs of the claims the notebook records (:func:`claims_sha`: statement, rule,
 checks, paper number; the spec modules are loaded by name, so no import closure reaches them). A notebook is up
@@ -60,6 +61,7 @@ def imported_modules(source: str, module: str, is_package: bool, known: Mapping[
 
 
 EXERCISES = "bertology_lib.book.exercises"
+SPECS_MODULE = "bertology_lib.book.specs"  # the notebook registry: a notebook depends on its own entry only
 _CHECKER_RE = re.compile(r"""@checker\(\s*["']([^"']+)["']""")
 _LABEL_RE = re.compile(r"""["'](ex-[A-Za-z0-9_.-]+)["']""")
 
@@ -162,7 +164,9 @@ def hashed_source(path: Path, module: str, checker_names: frozenset[str] = froze
     without docstrings, so that comments, docstrings and layout do not stale a stamp; for the exercises
     package also without its imports of the checker modules named in ``checker_names`` (a notebook follows
     only its own checkers, :func:`library_closure`), so registering a new part's checkers leaves every other
-    notebook's stamp valid. A file that does not parse is hashed as it is."""
+    notebook's stamp valid; for the notebook registry (:data:`SPECS_MODULE`) without its top-level registration
+    statements, whose entry for the notebook :func:`library_sha` hashes instead (:func:`notebook_spec_text`), so
+    adding or renaming another notebook leaves every stamp valid. A file that does not parse is hashed as it is."""
     import ast
 
     try:
@@ -173,6 +177,9 @@ def hashed_source(path: Path, module: str, checker_names: frozenset[str] = froze
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.body and _is_docstring(node.body[0]):
                 node.body = node.body[1:] or [ast.Pass()]
+    if module == SPECS_MODULE:  # the registrations, statements at the top level; each notebook hashes its own
+        tree.body = [n for n in tree.body if not (isinstance(n, ast.For) or (
+            isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)))]
     if module == EXERCISES:
         tree.body = [n for n in tree.body if not (
             isinstance(n, ast.ImportFrom) and n.module == EXERCISES and not n.level
@@ -194,7 +201,26 @@ def library_sha(notebook: Path | None = None) -> str:
     for f in library_closure(notebook):
         h.update(str(f.relative_to(pkg)).encode())
         h.update(hashed_source(f, names[f], checkers))
+        if names[f] == SPECS_MODULE and notebook is not None:
+            h.update(notebook_spec_text(Path(notebook).stem).encode())
     return h.hexdigest()
+
+
+def notebook_spec_text(name: str) -> str:
+    """The registry entry of notebook ``name`` (:mod:`bertology_lib.book.specs`) as stable text: title, part and
+    every parameter's name, default, doc, type, bounds and validator (by name); empty for an unregistered
+    notebook."""
+    import dataclasses
+
+    from bertology_lib.book.specs import SPECS
+
+    spec = SPECS.get(name)
+    if spec is None:
+        return ""
+    params = [{**{f.name: getattr(p, f.name) for f in dataclasses.fields(p) if f.name != "check"},
+               "check": getattr(p.check, "__qualname__", None)} for p in spec.params]
+    return json.dumps({"name": spec.name, "title": spec.title, "part": spec.part, "params": params},
+                      sort_keys=True, default=lambda v: getattr(v, "__name__", repr(v)))
 
 
 def inputs_sha(path: Path, params: dict[str, Any], lib: str | None = None) -> str:

@@ -1,7 +1,7 @@
 """Figures of the survey's §5, training BERT: fine-tuning strategies, what fine-tuning changes,
 seed variance, pre-training variants.
 
-Notebooks: ``survey_05_training``, ``survey_05_2_architecture``, ``survey_05_3_objectives``.
+Notebooks: ``survey_05_training``, ``survey_05_2_architecture``, ``survey_05_3_objectives``, ``survey_05_4_nsp``.
 """
 
 from __future__ import annotations

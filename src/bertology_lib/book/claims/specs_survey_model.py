@@ -53,6 +53,10 @@ register(
         note=ITEMS + "; our spans are longer than SpanBERT's (mean 4.46 words, not 3.8) and there is no span-boundary "
              "objective; " + THREE,
     ),
+)
+
+register(
+    "survey_05_4_nsp",
     ClaimSpec(
         "training.nsp_not_needed",
         "Dropping next-sentence prediction does not hurt downstream (within 1 point)",

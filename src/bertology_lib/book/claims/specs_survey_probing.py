@@ -7,6 +7,20 @@ see :mod:`bertology_lib.book.claims.registry`.
 from bertology_lib.book.claims.registry import ClaimSpec, register
 from bertology_lib.book.claims.rules import AtLeast, AtMost, BeatsBaseline, IntervalAbove, WithinRelative
 
+
+AS_SHUFFLING = ("as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing "
+                "the damage could take away), so the model must beat its random-init twin on the intact items")
+
+
+def _insensitive(name: str, damage: str, scope: str, note: str, share: str = "share of agreement items") -> ClaimSpec:
+    """Ettinger's insensitivity claims (§3.1): the cloze preference survives a damaged sentence."""
+    return ClaimSpec(f"survey3.1.insensitive_to_{name}",
+                     f"BERT's cloze preferences are largely unchanged when {damage} ({scope}{share} whose right/wrong "
+                     "answer stays the same, 95% Wilson interval)",
+                     "Rogers et al. 2020 §3.1; Ettinger 2020", paper="predictions not altered", rule=IntervalAbove(0.8),
+                     unit="same preference", checks=("beats_twin", "mlm_beats_ngram"), null=(1.0, 0.98, 1.0), note=note)
+
+
 register(
     "survey_02_architecture",
     ClaimSpec(
@@ -100,54 +114,17 @@ register(
         "instrument: the model must detect licensors (the licensing effect of survey3.1.npi_licensing above 0), else "
         "an out-of-scope licensor cannot mislead it",
     ),
-    ClaimSpec(
-        "survey3.1.insensitive_to_shuffling",
-        "BERT's cloze preferences are largely unchanged when word order is shuffled (share of agreement items whose right/wrong answer stays the same, 95% Wilson interval)",
-        "Rogers et al. 2020 §3.1; Ettinger 2020",
-        paper="predictions not altered",
-        rule=IntervalAbove(0.8),
-        unit="same preference",
-        checks=("beats_twin", "mlm_beats_ngram"),
-        null=(1.0, 0.98, 1.0),
-        note="an untrained network's preferences do not depend on order either, so the claim is only evidence when "
-        "the model knows the items: it must beat its random-init twin on the unshuffled items",
-    ),
-    ClaimSpec(
-        "survey3.1.insensitive_to_truncation",
-        "BERT's cloze preferences are largely unchanged when the sentence is truncated (the first half of the words before the masked verb and all words after it removed; share of agreement items whose right/wrong answer stays the same, 95% Wilson interval)",
-        "Rogers et al. 2020 §3.1; Ettinger 2020",
-        paper="predictions not altered",
-        rule=IntervalAbove(0.8),
-        unit="same preference",
-        checks=("beats_twin", "mlm_beats_ngram"),
-        null=(1.0, 0.98, 1.0),
-        note="as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing the "
-        "damage could take away), so the model must beat its random-init twin on the intact items",
-    ),
-    ClaimSpec(
-        "survey3.1.insensitive_to_subject_removal",
-        "BERT's cloze preferences are largely unchanged when the main clause's subject is removed (the whole subject phrase; share of agreement items whose right/wrong answer stays the same, 95% Wilson interval)",
-        "Rogers et al. 2020 §3.1; Ettinger 2020",
-        paper="predictions not altered",
-        rule=IntervalAbove(0.8),
-        unit="same preference",
-        checks=("beats_twin", "mlm_beats_ngram"),
-        null=(1.0, 0.98, 1.0),
-        note="as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing the "
-        "damage could take away), so the model must beat its random-init twin on the intact items",
-    ),
-    ClaimSpec(
-        "survey3.1.insensitive_to_object_removal",
-        "BERT's cloze preferences are largely unchanged when the main clause's object is removed (the whole object phrase; agreement items whose main clause has an object; share whose right/wrong answer stays the same, 95% Wilson interval)",
-        "Rogers et al. 2020 §3.1; Ettinger 2020",
-        paper="predictions not altered",
-        rule=IntervalAbove(0.8),
-        unit="same preference",
-        checks=("beats_twin", "mlm_beats_ngram"),
-        null=(1.0, 0.98, 1.0),
-        note="as survey3.1.insensitive_to_shuffling; items whose main clause has no object are left out (the "
-        "transform would leave them intact and count as unchanged)",
-    ),
+    _insensitive("shuffling", "word order is shuffled", "",
+                 "an untrained network's preferences do not depend on order either, so the claim is only evidence "
+                 "when the model knows the items: it must beat its random-init twin on the unshuffled items"),
+    _insensitive("truncation", "the sentence is truncated", "the first half of the words before the masked verb "
+                 "and all words after it removed; ", AS_SHUFFLING),
+    _insensitive("subject_removal", "the main clause's subject is removed", "the whole subject phrase; ",
+                 AS_SHUFFLING),
+    _insensitive("object_removal", "the main clause's object is removed", "the whole object phrase; agreement "
+                 "items whose main clause has an object; ", "as survey3.1.insensitive_to_shuffling; items whose main "
+                 "clause has no object are left out (the transform would leave them intact and count as unchanged)",
+                 share="share"),
     ClaimSpec(
         "survey3.1.perturbed_masking_arcs",
         "Without any trained probe, words linked by a dependency arc influence each other more than unlinked words at the same distance (perturbed masking: normalised impact, linked minus unlinked, trained model minus its random-init twin, 95% interval resampling sentences)",

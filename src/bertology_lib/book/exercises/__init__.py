@@ -29,7 +29,7 @@ checker registered for the exercise label with :func:`checker`; the returned
 :class:`Feedback` says what is wrong without giving the answer away.
 
 Modules: ``export`` (student and teacher notebooks), ``checks`` (the checker registry), and one module
-of checkers per book part (``survey``, ``survey_knowledge`` (§2-§3.3), ``survey_knowledge2`` (§3.4, §4), ``survey_training`` (§5), ``survey_size`` (§6, §7), ``survey_real`` (§6 II, §7 II), ``physics`` (physics 01-03), ``physics2`` (physics 04-06), ``duplication``, ``duplication2`` (duplication 02-03)), imported here so that every
+of checkers per book part (``survey``, ``survey_knowledge`` (§2-§3.3), ``survey_knowledge2`` (§3.4, §4), ``survey_training`` (§5), ``survey_training2`` (§5 III), ``survey_size`` (§6, §7), ``survey_real`` (§6 II, §7 II), ``physics`` (physics 01-03), ``physics2`` (physics 04-06), ``duplication``, ``duplication2`` (duplication 02-03)), imported here so that every
 checker is registered. Used by every notebook's exercises and ``bertology export-student``.
 """
 
@@ -44,6 +44,7 @@ from bertology_lib.book.exercises import (  # noqa: F401  (importing them regist
     survey_real,
     survey_size,
     survey_training,
+    survey_training2,
 )
 from bertology_lib.book.exercises.checks import CHECKERS, Feedback, as_number, as_whole_number, check, checker
 from bertology_lib.book.exercises.export import (

@@ -7,14 +7,14 @@ MLM pipeline (:func:`bertology_lib.training.pretrain.pretrain_mlm`) and cached:
   al. 2019: train half the depth, copy the blocks on top, continue) — :func:`variant_grid`, §5;
 * depth vs heads at about equal parameters — :func:`architecture_grid`, §5.2;
 * token / whole-word / span masking with a WordPiece tokenizer, and next-sentence prediction on topical
-  sentence pairs — :func:`objective_grid`, §5.3;
+  sentence pairs — :func:`objective_grid`, §5.3 (masking) and §5.4 (NSP, beside the same whole-word models);
 * training longer (Liu et al. 2019, RoBERTa), read off the mini-BERT's kept checkpoints —
   :func:`checkpoint_pair`, :func:`checkpoint_predictions`, §5.
 
 :func:`evaluate_labs` measures each one by held-out MLM accuracy, a POS probe (layer chosen on validation
 sentences, scored on test sentences) and (optionally) downstream fine-tuning, keeping the per-item scores;
 :func:`lab_gap` and :func:`range_gap` compare variants with intervals over seeds and test items. Used by
-``survey_05_training``, ``survey_05_2_architecture`` and ``survey_05_3_objectives``.
+``survey_05_training``, ``survey_05_2_architecture``, ``survey_05_3_objectives`` and ``survey_05_4_nsp``.
 """
 
 from __future__ import annotations
