@@ -168,6 +168,7 @@ SOLUTIONS["ex-survey54-nsp-params"] = '''\
 from transformers import BertForPreTraining
 
 from bertology_lib.book.exercises import check
+from bertology_lib.models.registry import quiet_hf
 
 
 def nsp_head_params(d_model):
@@ -175,7 +176,8 @@ def nsp_head_params(d_model):
     return pooler + d_model * 2 + 2  # and the is-next / not-next classifier with bias
 
 
-trained = BertForPreTraining.from_pretrained(pre.pretrain_lab(grid[nsp][0], mb_cfg) / "final")
+with quiet_hf():  # no per-shard loading bar
+    trained = BertForPreTraining.from_pretrained(pre.pretrain_lab(grid[nsp][0], mb_cfg) / "final")
 added = sum(p.numel() for m in (trained.bert.pooler, trained.cls.seq_relationship) for p in m.parameters())
 assert added == nsp_head_params(sizes.lab_d_model)
 print(f"width {sizes.lab_d_model}: NSP adds {added:,} parameters to a lab BERT of {int(lab.params.iloc[0]):,}")
