@@ -27,11 +27,11 @@ export PYTHONHASHSEED := 0
 
 .PHONY: test book reproduce venv regression clean browser-deps
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(TORCH_INDEX) "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[book,test]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[book,test]"
 	touch $@
 
 venv: $(VENV)/.installed

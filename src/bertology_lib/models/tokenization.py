@@ -112,9 +112,10 @@ def train_wordpiece_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrain
     words), then into pieces (``##`` continuation prefix) from a vocabulary of at most ``vocab_size``
     entries including the five BERT specials; the BERT template and token type ids as in
     ``kind="bert"``. With a vocabulary smaller than the corpus's word count, rarer words take several
-    pieces: what token-level vs whole-word masking needs to differ. The Rust trainer breaks frequency
-    ties in hash order, so two trainings on the same texts can differ in a few rare pieces: train once
-    and keep the result (the lab BERTs cache theirs, see ``training_variants.lab_tokenizer``).
+    pieces: what token-level vs whole-word masking needs to differ. The Rust trainer numbers the
+    continuation pieces in hash order, seeded per process, so two trainings on the same texts differ in ids
+    and in some pieces: for a tokenizer that is the same in every process (the lab BERTs' tokenizer) use
+    :func:`bertology_lib.models.wordpiece.train_wordpiece`, which trains through this pipeline.
     """
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 16:
         raise ParameterError(f"vocab_size={vocab_size!r} is out of range; allowed: an int >= 16")

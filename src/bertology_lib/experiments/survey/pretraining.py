@@ -41,7 +41,7 @@ from bertology_lib.interventions.duplication import duplicate_layers
 from bertology_lib.interventions.hooks import blocks
 from bertology_lib.models import minibert
 from bertology_lib.models.registry import quiet_hf
-from bertology_lib.models.tokenization import train_wordpiece_tokenizer
+from bertology_lib.models.wordpiece import train_wordpiece
 from bertology_lib.training import finetune as ft
 from bertology_lib.training.loop import TrainConfig
 from bertology_lib.training.masking import CORRUPTIONS, UNITS, topic_partners
@@ -52,6 +52,7 @@ VERSION = 1
 MASKINGS = CORRUPTIONS
 LAB_TOKENIZERS = ("word", "wordpiece")
 WORDPIECE_VOCAB = 2000  # pieces of the lab WordPiece tokenizer (the toy corpus has ~6.6k word forms)
+WORDPIECE_KEY = {"trainer": "same-in-every-process"}  # in the keys of the WordPiece tokenizer and its lab BERTs
 SPAN_P = 0.2  # SpanBERT's p; span_groups clamps draws at 10 words: mean 4.46 (SpanBERT resamples them: 3.8)
 _NEW_LAB_FIELDS = {"tokenizer": "word", "unit": "word", "nsp": False}  # left out of keys at these values
 
@@ -120,8 +121,8 @@ class LabConfig:
 
 
 def lab_tokenizer(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, cache: ArtifactCache | None = None):
-    """The tokenizer of lab BERT ``cfg``: the toy word-level one, or the corpus's WordPiece (trained once,
-    cached, because the trainer breaks ties in hash order)."""
+    """The tokenizer of lab BERT ``cfg``: the toy word-level one, or the corpus's WordPiece
+    (:func:`~bertology_lib.models.wordpiece.train_wordpiece`: the same in every process; cached)."""
     from transformers import AutoTokenizer
 
     if cfg.tokenizer == "word":
@@ -130,9 +131,9 @@ def lab_tokenizer(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, cache: Artifa
 
     def build(folder: Path) -> None:
         texts = [s.text for s in minibert.corpus(mb_cfg)[0]]
-        train_wordpiece_tokenizer(texts, WORDPIECE_VOCAB).save_pretrained(folder)
+        train_wordpiece(texts, WORDPIECE_VOCAB).save_pretrained(folder)
 
-    folder = cache.get_or_create("lab-tokenizer", {"kind": "wordpiece", "vocab_size": WORDPIECE_VOCAB,
+    folder = cache.get_or_create("lab-tokenizer", {"kind": "wordpiece", "vocab_size": WORDPIECE_VOCAB, **WORDPIECE_KEY,
                                                    "corpus": dataclasses.asdict(mb_cfg.corpus_config())}, build)
     return AutoTokenizer.from_pretrained(folder)
 
@@ -188,8 +189,9 @@ def pretrain_lab(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, texts: Sequenc
         save_json(folder / "history.json", {"losses": losses, "seconds": seconds, "block_steps": cfg.block_steps(),
                                             "config": cfg.to_dict(), **extra})
 
+    pieces = WORDPIECE_KEY if cfg.tokenizer == "wordpiece" else {}
     return cache.get_or_create("lab-bert", {"lab": cfg.to_dict(), "corpus": dataclasses.asdict(mb_cfg.corpus_config()),
-                                            "version": VERSION}, build)
+                                            "version": VERSION, **pieces}, build)
 
 
 def load_lab(folder: Path, head: str = "mlm"):
