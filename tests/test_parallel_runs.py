@@ -76,12 +76,13 @@ def test_every_dependency_names_a_book_notebook():
 
 def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
 
-    nbs = ["physics_05_probing", "survey_03_1_syntax", "duplication_02_boost", "survey_02_architecture"]
-    todo = [(tmp_path / f"{n}.ipynb", {"seed": 1} if n == "survey_02_architecture" else {}, tmp_path / f"{n}.ipynb")
-            for n in nbs]
+    nbs = ["physics_05_probing", "survey_03_1_syntax", "duplication_02_boost", "survey_02_architecture",
+           "survey_05_3_objectives", "survey_06_2_real_encoder"]
+    params = {"survey_02_architecture": {"seed": 1, "model": "mini-bert"}}  # its default is MiniLM
+    todo = [(tmp_path / f"{n}.ipynb", params.get(n, {}), tmp_path / f"{n}.ipynb") for n in nbs]
     jobs = {name: (cmd, after) for name, cmd, after in cli_jobs.parallel_jobs(todo, "in-place", False)}
     assert list(jobs)[:2] == ["mini-bert-quick-seed0", "mini-bert-quick-seed1"]  # one per profile and seed, first
-    assert list(jobs)[-4:] == nbs  # the models first, then the notebooks in their order
+    assert list(jobs)[-6:] == nbs  # the models first, then the notebooks in their order
     assert jobs["mini-bert-quick-seed0"][0][-5:] == ["train-minibert", "--profile", "quick", "--seed", "0"]
     grid_units = tuple(f"physics-quick-seed0-grid-{a}-s{s}" for a, seeds in
                        __import__("bertology_lib.experiments.physics.grid", fromlist=["Plan"]).Plan.for_profile(
@@ -92,6 +93,10 @@ def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
                                            "--profile", "quick", "--seed", "0"]
     assert jobs["survey_03_1_syntax"][1] == jobs["duplication_02_boost"][1] == ("mini-bert-quick-seed0",)
     assert jobs["survey_02_architecture"][1] == ("mini-bert-quick-seed1",)
+    # the §5 lab BERTs' notebook (no model parameter) and a real encoder's start at once
+    assert jobs["survey_05_3_objectives"][1] == jobs["survey_06_2_real_encoder"][1] == ()
+    alone = cli_jobs.parallel_jobs([(tmp_path / "survey_02_architecture.ipynb", {}, tmp_path / "x.ipynb")], "in-place", False)
+    assert [(n, after) for n, _, after in alone] == [("survey_02_architecture", ())]  # MiniLM: no mini-BERT job
 
 
 def test_child_command_runs_one_notebook_as_the_parent_would(tmp_path):

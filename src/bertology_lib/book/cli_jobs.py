@@ -25,12 +25,23 @@ def child_command(path: Path, params: dict[str, Any], mode: str, out: Path, yes:
     return cmd + (["--yes"] if yes else [])
 
 
+def reads_minibert(spec: Any, params: dict[str, Any]) -> bool:
+    """Whether a run of the notebook ``spec`` with ``params`` reads the mini-BERT: a survey or duplication
+    notebook whose ``model`` is the mini-BERT (those with a real encoder or no ``model``, such as the §5 lab
+    BERTs' notebooks, which train their own, start without waiting for it)."""
+    from bertology_lib.models.minibert import NAME
+
+    if spec.part not in ("survey", "duplication") or "model" not in {q.name for q in spec.params}:
+        return False
+    return str(params.get("model", spec.param("model").default)) == NAME
+
+
 def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes: bool
                   ) -> list[tuple[str, list[str], tuple[str, ...]]]:
     """The jobs of a ``--jobs`` run: one per notebook (:func:`child_command`), each waiting for the notebooks
     :data:`~bertology_lib.book.execution.AFTER` names, and before them the models the notebooks read, as jobs
     of their own that those notebooks wait for (so that no two processes train the same model side by side):
-    one ``train-minibert`` job per profile and seed that the survey and duplication notebooks ask for, and for
+    one ``train-minibert`` job per profile and seed that the notebooks ask for (:func:`reads_minibert`), and for
     the physics notebooks (beyond smoke) one ``train-physics`` job per unit of
     :func:`bertology_lib.experiments.physics.jobs.units`, longest first, so that the 2 cores train the
     physics models side by side instead of one notebook's models one after another."""
@@ -42,7 +53,7 @@ def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes:
         spec = get_spec(path.stem)
         after = execution.AFTER.get(path.stem, ())
         profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
-        if spec.part in ("survey", "duplication"):
+        if reads_minibert(spec, p):
             name = f"mini-bert-{profile}-seed{seed}"
             jobs.setdefault(name, (name, [*base_cmd, "train-minibert", "--profile", str(profile), "--seed", str(seed)]
                                    + (["--yes"] if yes else []), ()))
