@@ -132,13 +132,14 @@ def test_run_with_two_jobs_writes_both_notebooks_and_stamps_them(tmp_path):
     root = Path(__file__).resolve().parents[1]
     out = tmp_path / "out"
     env = {**os.environ, "BERTOLOGY_CACHE": str(tmp_path / "cache"), "BERTOLOGY_THREADS": "1"}
-    r = subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", "run", "survey_02_architecture",
+    # duplication_01 reads the mini-BERT by default, so the run trains it first as a job of its own
+    r = subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", "run", "duplication_01_reconstruction",
                         "physics_01_biographies", "--profile", "smoke", "--output-dir", str(out), "--jobs", "2"],
                        cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "2 notebooks, 2 at a time" in r.stdout and "wall, 2 at a time" in r.stdout
     assert "finished mini-bert-smoke-seed0" in r.stdout
-    for name in ("survey_02_architecture", "physics_01_biographies"):
+    for name in ("duplication_01_reconstruction", "physics_01_biographies"):
         stamp = stamps.read_stamp(out / f"{name}.ipynb")
         assert stamp["params"] == {"profile": "smoke"} and stamp["environment"]["threads"] == 1
         assert (root / execution.LOGS / f"{name}.log").is_file()
