@@ -235,8 +235,8 @@ quick = PhysicsConfig.for_profile("quick", augmentation="multi5+permute")
 quick_ds = quick.dataset()
 lengths = [len(x) for x in pbert.bert_tokenizer()(quick_ds.texts(), add_special_tokens=True)["input_ids"]]
 rows = round(quick.batch_size * quick.seq_len / float(np.mean(lengths)))  # biographies per BERT batch
-reads = quick.pretrain_steps * rows / quick.n_people  # readings of each person's biographies, all copies
-targets = reads * 0.15  # each word is picked for prediction with probability 0.15
+reads = quick.bert_steps * rows / quick.n_people  # readings of each person's biographies, all copies
+targets = reads * quick.bert_mask_prob  # each word is picked for prediction with probability bert_mask_prob
 print(f"{rows} biographies per batch: each fact is read {reads:.0f} times, "
       f"each of its words is a target {targets:.1f} times")
 print(check("ex-physics06-targets", targets))
@@ -604,21 +604,27 @@ def test_bert_targets_truth_against_the_batches_bert_trains_on():
     cfg = quick().replace(augmentation="multi5+permute")
     ds, tok = cfg.dataset(), pbert.bert_tokenizer()
     rows = pbert._bert_rows(ds, tok, cfg)
-    batches = mlm_batches(ds.texts(), tok, MLMObjective(mask_prob=0.15, unit="word", seq_len=512, bucket=20), rows)
+    p = cfg.bert_mask_prob
+    batches = mlm_batches(ds.texts(), tok, MLMObjective(mask_prob=p, unit="word", seq_len=512, bucket=20), rows)
     per_epoch = len(batches._batches())
-    exact = cfg.pretrain_steps / per_epoch * 5 * 0.15  # epochs x five biographies x mask probability
+    exact = cfg.bert_steps / per_epoch * 5 * p  # epochs x five biographies x mask probability
     truth = physics2.physics_bert_targets_truth()
     assert truth == pytest.approx(exact, rel=0.03)
     assert ex.check("ex-physics06-targets", exact).ok
     decoder = physics.physics_exposures_truth()[1]
-    assert 4 < decoder / truth < 10  # several times fewer training signals per fact than the decoder
+    at_decoder_steps = truth * cfg.pretrain_steps / cfg.bert_steps * 0.15 / p  # the calibration's first BERT
+    assert 4 < decoder / at_decoder_steps < 10  # several times fewer training signals per fact than the decoder
+    assert 0.5 < decoder / truth < 2  # the quick recipe: about as many as the decoder
 
 
 def test_bert_targets_wrong_answers():
     t, cfg = physics2.physics_bert_targets_truth(), quick()
-    wrong("ex-physics06-targets", t / 0.15, "only when it is masked", t)
+    wrong("ex-physics06-targets", t / cfg.bert_mask_prob, "only when it is masked", t)
     wrong("ex-physics06-targets", t * 0.8, "not only the 80%", t)
     wrong("ex-physics06-targets", t / 5, "five biographies", t)
-    wrong("ex-physics06-targets", cfg.pretrain_steps * cfg.batch_size / cfg.n_people * 0.15, "as many tokens", t)
+    wrong("ex-physics06-targets", t * cfg.pretrain_steps / cfg.bert_steps * 0.15 / cfg.bert_mask_prob,
+          "decoder's 2000 steps", t)
+    wrong("ex-physics06-targets", cfg.bert_steps * cfg.batch_size / cfg.n_people * cfg.bert_mask_prob,
+          "as many tokens", t)
     wrong("ex-physics06-targets", t * 1.3, "not quite", t)
     wrong("ex-physics06-targets", None, "expected a positive number")

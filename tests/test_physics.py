@@ -21,7 +21,7 @@ from bertology_lib.errors import ParameterError
 
 torch.set_num_threads(1)
 
-TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4,
+TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4, bert_steps=4,
             finetune_steps=4, finetune_batch_size=8, finetune_eval_every=2, mixed_steps=4)
 
 

@@ -20,10 +20,11 @@ from bertology_lib.experiments.physics import probing as pp
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
 from bertology_lib.analysis.probing import ProbeConfig
+from bertology_lib.errors import ParameterError
 
 torch.set_num_threads(1)
 
-TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4,
+TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4, bert_steps=4,
             finetune_steps=4, finetune_batch_size=8, finetune_eval_every=2, mixed_steps=4)
 FAST = ProbeConfig(max_iter=30)
 
@@ -227,6 +228,11 @@ def test_bert_pipeline_is_cached_and_comparable(tmp_path):
     assert pbert.bert_pretrain(cfg, cache, lr=5e-4) != pre
     log = ptrain.train_log(pre)
     assert log["steps"] == 4 and log["rows_per_batch"] >= 1 and log["n_params"] > 0
+    assert log["mask_prob"] == cfg.bert_mask_prob == 0.15
+    # the BERT's own steps and masked share: a new cache entry each, the decoder's steps untouched
+    longer = ptrain.train_log(pbert.bert_pretrain(cfg.replace(bert_steps=6, bert_mask_prob=0.4), cache))
+    assert longer["steps"] == 6 and longer["mask_prob"] == 0.4
+    assert pbert.bert_pretrain(cfg, cache, mask_prob=0.4) != pre
     model, tok = pbert.load_bert(pre)
     assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
     out = pbert.bert_extraction(cfg, cache, probe_cfg=FAST)
@@ -331,3 +337,16 @@ def test_q_probe_vocab_names_values_no_training_person_has(tok):
     for a in bios.ATTRIBUTES:  # every person's label is in the pool
         pool = set(pp.attribute_pool(a))
         assert all(pp.attribute_label(p, a) in pool for p in ds.people)
+
+
+def test_the_quick_bert_recipe_and_its_bad_values():
+    """quick trains the BERT 4 x the decoder's steps at 40% masks (benchmarks/README.md, "The physics BERT");
+    full keeps the decoder's steps and the paper's 15%; bad values are refused, naming the value."""
+    quick, full = pcfg.PhysicsConfig.for_profile("quick"), pcfg.PhysicsConfig.for_profile("full")
+    assert (quick.bert_steps, quick.bert_mask_prob) == (4 * quick.pretrain_steps, 0.4)
+    assert (full.bert_steps, full.bert_mask_prob) == (full.pretrain_steps, 0.15)
+    for bad in (dict(bert_steps=0), dict(bert_mask_prob=1.0), dict(bert_mask_prob=0.0)):
+        with pytest.raises(ParameterError, match=f"{next(iter(bad))}={next(iter(bad.values()))!r}"):
+            pcfg.PhysicsConfig(**{**TINY, **bad})
+    with pytest.raises(ParameterError, match="mask_prob=1.5"):
+        pbert.bert_pretrain(pcfg.PhysicsConfig(**TINY), mask_prob=1.5)

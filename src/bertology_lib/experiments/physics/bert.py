@@ -32,6 +32,7 @@ from bertology_lib.training.loop import TrainConfig
 from bertology_lib.training.masking import MaskedOnlyMLM
 from bertology_lib.training.objectives import IGNORE_INDEX, pad_batch
 from bertology_lib.training.pretrain import MLMObjective, mlm_batches, pretrain_mlm
+from bertology_lib.validation import check_fraction
 
 BERT_PIPELINE_VERSION = 1  # bump when BERT training/eval code changes what a cached model would be
 
@@ -43,7 +44,7 @@ def bert_tokenizer():
 
 def _bert_train_config(cfg: PhysicsConfig, lr: float | None) -> TrainConfig:
     return TrainConfig(lr=cfg.lr if lr is None else lr, embedding_lr=cfg.embedding_lr, weight_decay=cfg.weight_decay,
-                                warmup_steps=cfg.warmup_steps, max_steps=cfg.pretrain_steps, batch_size=cfg.batch_size,
+                                warmup_steps=cfg.warmup_steps, max_steps=cfg.bert_steps, batch_size=cfg.batch_size,
                                 seq_len=cfg.seq_len, schedule="cosine", seed=cfg.seed, device=cfg.device,
                                 dtype=cfg.dtype)
 
@@ -55,14 +56,17 @@ def _bert_rows(dataset: bios.BioDataset, tokenizer, cfg: PhysicsConfig) -> int:
 
 
 def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
-                  lr: float | None = None, mask_prob: float = 0.15) -> Path:
+                  lr: float | None = None, mask_prob: float | None = None) -> Path:
     """Pretrain a ``BertForMaskedLM`` on the biographies of ``cfg.dataset()``; returns the cached folder.
 
     Whole-word masking (:class:`bertology_lib.training.loop.MLMBatches`), one biography per row (length-bucketed),
-    as many tokens per step as the decoder's pretraining and the same steps, schedule and seed; ``lr``
-    overrides ``cfg.lr`` (post-LN BERTs may want a lower one). The folder is a plain HF model folder
+    as many tokens per step as the decoder's pretraining, the same schedule and seed, ``cfg.bert_steps`` steps
+    masking ``cfg.bert_mask_prob`` of the words; ``lr`` overrides ``cfg.lr`` (post-LN BERTs may want a lower one)
+    and ``mask_prob`` overrides ``cfg.bert_mask_prob``. The folder is a plain HF model folder
     with the tokenizer, ``physics_config.json`` and ``train_log.json``; load it with :func:`load_bert`.
     """
+    mask_prob = cfg.bert_mask_prob if mask_prob is None else mask_prob
+    check_fraction("mask_prob", mask_prob)
     cache = cache or ArtifactCache()
     tc = _bert_train_config(cfg, lr)
     tc_key = tc.to_dict()

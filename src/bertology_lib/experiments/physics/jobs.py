@@ -75,7 +75,7 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
             else:
                 add(f"decoder-{aug}-s{s}", base.pretrain_steps + base.finetune_steps, BERT_READERS,
                     lambda cache, cfg=cfg: px.finetune_run(cfg, ("full",), cache))
-            add(f"bert-{aug}-s{s}", 2 * base.pretrain_steps, BERT_READERS,
+            add(f"bert-{aug}-s{s}", base.bert_steps + base.finetune_steps, BERT_READERS,
                 lambda cache, a=aug, s=s: px.bert_grid(base, [a], seeds=[s], cache=cache, progress=False))
 
     # physics_02: mixed training of single and multi5+permute, then the N sweep and the QA shares on single
