@@ -16,12 +16,36 @@ SHARED_DATA = Path(os.environ.get("BERTOLOGY_SHARED_DATA", ROOT.parent / "shared
 
 
 def pytest_sessionstart(session):
-    """The thread policy of every entry point (:func:`bertology_lib.runtime.apply_thread_policy`):
-    ``BERTOLOGY_THREADS``, else the free cores; subprocesses and kernels inherit ``OMP_NUM_THREADS``."""
+    """The environment the smoke regression copies were made in (:func:`bertology_lib.book.execution.
+    pin_regression_environment`: 1 thread, the AVX2 code paths), for this process and every nbval kernel: with
+    the free cores as thread count, a copy compared while the load average happened to be low ran at 2 threads
+    and moved a verdict; then the thread policy of every entry point."""
+    from bertology_lib.book.execution import pin_regression_environment
     from bertology_lib.runtime import apply_thread_policy
 
+    pin_regression_environment()
     apply_thread_policy()
     _tolerate_cpu_digits()  # nbval: decimals may move by machine noise, nothing else may (regression_tolerance)
+
+
+def pytest_report_header(config):
+    """The CPU and the pinned environment, so that a regression mismatch on another machine can be read."""
+    import platform
+
+    from bertology_lib.book.execution import PORTABLE_KERNELS
+    from bertology_lib.runtime import THREADS_ENV
+
+    model = next((line.split(":", 1)[1].strip() for line in _cpuinfo().splitlines() if line.startswith("model name")),
+                 platform.processor() or platform.machine())
+    pins = ", ".join(f"{k}={os.environ[k]}" for k in (THREADS_ENV, *PORTABLE_KERNELS) if k in os.environ)
+    return f"cpu: {model}; {pins or 'no pinned code paths'}"
+
+
+def _cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
 
 
 def pytest_collection_modifyitems(config, items):

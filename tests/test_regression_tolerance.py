@@ -21,3 +21,45 @@ def test_verdicts_outcomes_counts_and_real_moves_fail():
     assert not tolerant_equal(REF, REF.replace("(0.046, 0.002, 0.089)", "(0.046, 0.002)"))
     assert not tolerant_equal("ratio 39.5 x", "ratio 44.0 x")
     assert not tolerant_equal(REF, None)
+
+
+def _sanitized(text: str) -> str:
+    """``text`` through tests/regression/sanitize.cfg, pattern by pattern in file order, as nbval applies it."""
+    import re
+    from pathlib import Path
+
+    from nbval.plugin import get_sanitize_patterns
+
+    cfg = (Path(__file__).parent / "regression" / "sanitize.cfg").read_text()
+    for regex, replace in get_sanitize_patterns(cfg):
+        text = re.sub(regex, replace, text)
+    return text
+
+
+FAILED = ("**❔ inconclusive** — ours: (-0.1, -0.35, 0.15) accuracy over [CLS]. Rule: interval of ours - [CLS]: low > 0: "
+          "reproduced; else inconclusive. Instrument: failed: encoder_beats_twin (0.0, -0.1, 0.1) (failed: above the "
+          "twin (interval low > 0)). `survey4.1.mean_pooling_minilm`")
+
+
+def test_a_failed_instruments_estimate_is_noise_and_a_working_ones_is_compared():
+    """Measured on CI 2026-12-03: one sentence of a 20-sentence test moved this claim by 0.05 on another CPU."""
+    moved = FAILED.replace("(-0.1, -0.35, 0.15)", "(-0.05, -0.3, 0.2)").replace("(0.0, -0.1, 0.1)", "(0.2, 0.1, 0.3)")
+    assert _sanitized(FAILED) == _sanitized(moved) and "ours NOISE accuracy" in _sanitized(FAILED)
+    assert _sanitized(FAILED) != _sanitized(FAILED.replace("❔ inconclusive", "✅ reproduced"))
+    assert _sanitized(FAILED) != _sanitized(FAILED.replace("encoder_beats_twin", "other_check"))
+    working = FAILED.split(" Instrument:")[0] + " `survey4.1.mean_pooling_minilm`"
+    assert _sanitized(working) != _sanitized(working.replace("(-0.1, -0.35, 0.15)", "(-0.05, -0.3, 0.2)"))
+    plain = "ours (-0.1, -0.35, 0.15) accuracy over [CLS] (rule: r; instrument failed: c (NOISE) (failed: x))"
+    assert _sanitized(plain) == _sanitized(plain.replace("(-0.1, -0.35, 0.15)", "(-0.05, -0.3, 0.2)"))  # text/plain
+    two = "ours: (1.5, 1.0, 2.0) gap. Rule: r.\nours: (0.5, 0.1, 0.9) gap. Instrument: failed: c (0.1) (failed: x)"
+    assert _sanitized(two).splitlines()[0] == "ours: (1.5, 1.0, 2.0) gap. Rule: r."  # the lookahead stays in its line
+
+
+def test_this_session_compares_in_the_copies_environment():
+    """conftest pinned 1 thread (and the AVX2 code paths on x86-64) for this process and every nbval kernel."""
+    import os
+
+    from bertology_lib.book.execution import _has_avx2
+
+    assert os.environ["BERTOLOGY_THREADS"] == "1" and os.environ["OMP_NUM_THREADS"] == "1"
+    assert not _has_avx2() or "ATEN_CPU_CAPABILITY" in os.environ

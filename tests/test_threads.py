@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from bertology_lib.book import execution
 from bertology_lib.errors import ParameterError
 from bertology_lib.runtime import (
     THREADS_ENV,
@@ -72,10 +73,29 @@ def test_apply_thread_policy_rejects_bad_counts(bad):
 
 
 @pytest.mark.slow  # a pytest subprocess
-def test_the_test_suite_applies_the_policy_at_session_start():
-    """conftest calls apply_thread_policy before collecting: a bad BERTOLOGY_THREADS stops the session."""
-    env = {**os.environ, THREADS_ENV: "zero"}
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+def test_the_test_suite_runs_in_the_regression_environment_whatever_threads_are_asked():
+    """conftest pins the environment the smoke copies were made in before collecting (a BERTOLOGY_THREADS of 2
+    would move their numbers) and says so in the session header, beside the CPU model."""
+    env = {**os.environ, THREADS_ENV: "2"}
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider",
                           str(Path(__file__))], env=env, capture_output=True, text=True,
                          cwd=Path(__file__).parents[1], check=False)
-    assert out.returncode != 0 and "BERTOLOGY_THREADS='zero' is not allowed" in out.stdout + out.stderr
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    header = next(line for line in out.stdout.splitlines() if line.startswith("cpu: "))
+    assert f"{THREADS_ENV}=1" in header
+    assert ("ATEN_CPU_CAPABILITY=avx2" in header) == execution._has_avx2()
+
+
+def test_pin_regression_environment(monkeypatch):
+    monkeypatch.setenv(THREADS_ENV, "3")
+    monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")  # set by the user: kept
+    for k in ("ATEN_CPU_CAPABILITY", "OPENBLAS_CORETYPE", "ONEDNN_MAX_CPU_ISA"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setattr(execution, "_has_avx2", lambda: True)
+    env = execution.pin_regression_environment()
+    assert os.environ[THREADS_ENV] == "1" and env["MKL_CBWR"] == "COMPATIBLE"
+    assert os.environ["ATEN_CPU_CAPABILITY"] == "avx2" and os.environ["OPENBLAS_CORETYPE"] == "Haswell"
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY")
+    monkeypatch.setattr(execution, "_has_avx2", lambda: False)  # an Arm laptop: no x86 code path to pin
+    env = execution.pin_regression_environment()
+    assert "ATEN_CPU_CAPABILITY" not in env and "ATEN_CPU_CAPABILITY" not in os.environ and env[THREADS_ENV] == "1"

@@ -284,8 +284,10 @@ def train_physics_cmd(
 def regression(
     notebooks: Optional[List[str]] = typer.Argument(None, help="notebook paths or names; default: all"),
 ) -> None:
-    """Regenerate the smoke-profile nbval copies in tests/regression/."""
+    """Regenerate the smoke-profile nbval copies in tests/regression/ (at 1 thread and the AVX2 code paths,
+    the environment the test suite compares them in)."""
     root = repo_root()
+    execution.pin_regression_environment()
     _run(notebooks, "smoke", [], mode="output-dir", output_dir=root / "tests" / "regression")
 
 

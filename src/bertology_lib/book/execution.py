@@ -9,6 +9,8 @@ Used by the ``bertology`` command (:mod:`bertology_lib.book.cli`):
   connection (which is also why ipykernel's "running over TCP without encryption" warning is gone), and
   turns a failed cell, a dead kernel or Ctrl-C into one line (:class:`NotebookRunError`,
   :class:`RunInterrupted`) that says where the partial notebook is;
+* :func:`pin_regression_environment` fixes the thread count and the CPU code paths the smoke regression copies
+  are made and compared in, so that they match on another CPU model;
 * :func:`run_folder` names the folder ``bertology run`` writes to: ``_build/runs/<notebook>-<param=value,...>``;
   :func:`run_comparison` reads the executed runs back beside the book's claims (``bertology claims --runs``);
 * :func:`execute_parallel` runs several notebooks at a time, each in its own ``bertology run`` process, in the
@@ -57,6 +59,41 @@ def apply_threads() -> int:
     os.environ[THREADS_ENV] = str(n)
     os.environ["OMP_NUM_THREADS"] = str(n)
     return n
+
+
+# -- the regression copies' environment -----------------------------------------------------------
+# torch's vectorised kernels, MKL, OpenBLAS and oneDNN pinned to their AVX2 code paths: on a CPU with AVX512
+# they would otherwise pick wider kernels that sum in another order (measured here: ATEN_CPU_CAPABILITY alone
+# changes a matmul's bits), so a smoke copy made on one CPU model would not match a run on another.
+PORTABLE_KERNELS = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "OPENBLAS_CORETYPE": "Haswell",
+                    "ONEDNN_MAX_CPU_ISA": "AVX2"}
+REGRESSION_THREADS = 1  # the copies' numbers depend on the thread count; 1 is what a busy 2-core CI has free
+
+
+def _has_avx2() -> bool:
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    try:
+        return " avx2" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+def pin_regression_environment() -> dict[str, str]:
+    """Fix what the smoke regression copies' numbers depend on besides code, for this process and every kernel
+    it starts (``bertology regression`` makes the copies in it, the test suite compares in it): the thread count
+    :data:`REGRESSION_THREADS` (overriding ``BERTOLOGY_THREADS``: the copies hold one count) and, on an x86-64
+    CPU with AVX2, the AVX2 code paths :data:`PORTABLE_KERNELS` (a value already set is kept). Call it before
+    any tensor is computed. Returns what it set."""
+    from bertology_lib.runtime import THREADS_ENV
+
+    env = {THREADS_ENV: str(REGRESSION_THREADS), "OMP_NUM_THREADS": str(REGRESSION_THREADS)}
+    if _has_avx2():
+        env.update({k: os.environ.get(k, v) for k, v in PORTABLE_KERNELS.items()})
+    os.environ.update(env)
+    return env
 
 
 # -- run folders -----------------------------------------------------------------------------------
