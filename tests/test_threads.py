@@ -86,6 +86,16 @@ def test_the_test_suite_runs_in_the_regression_environment_whatever_threads_are_
     assert ("ATEN_CPU_CAPABILITY=avx2" in header) == execution._has_avx2()
 
 
+@pytest.mark.slow  # a pytest subprocess
+def test_a_bad_thread_count_still_stops_the_session():
+    """The pin overrides the count, but a bad BERTOLOGY_THREADS is still named before any test runs."""
+    env = {**os.environ, THREADS_ENV: "zero"}
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                          str(Path(__file__))], env=env, capture_output=True, text=True,
+                         cwd=Path(__file__).parents[1], check=False)
+    assert out.returncode != 0 and "BERTOLOGY_THREADS='zero' is not allowed" in out.stdout + out.stderr
+
+
 def test_pin_regression_environment(monkeypatch):
     monkeypatch.setenv(THREADS_ENV, "3")
     monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")  # set by the user: kept
@@ -99,3 +109,7 @@ def test_pin_regression_environment(monkeypatch):
     monkeypatch.setattr(execution, "_has_avx2", lambda: False)  # an Arm laptop: no x86 code path to pin
     env = execution.pin_regression_environment()
     assert "ATEN_CPU_CAPABILITY" not in env and "ATEN_CPU_CAPABILITY" not in os.environ and env[THREADS_ENV] == "1"
+    monkeypatch.setenv(THREADS_ENV, "-2")
+    with pytest.raises(ParameterError, match=r"BERTOLOGY_THREADS='-2' is not allowed"):
+        execution.pin_regression_environment()
+    assert os.environ[THREADS_ENV] == "-2"  # nothing set on the way

@@ -85,10 +85,12 @@ def pin_regression_environment() -> dict[str, str]:
     """Fix what the smoke regression copies' numbers depend on besides code, for this process and every kernel
     it starts (``bertology regression`` makes the copies in it, the test suite compares in it): the thread count
     :data:`REGRESSION_THREADS` (overriding ``BERTOLOGY_THREADS``: the copies hold one count) and, on an x86-64
-    CPU with AVX2, the AVX2 code paths :data:`PORTABLE_KERNELS` (a value already set is kept). Call it before
-    any tensor is computed. Returns what it set."""
-    from bertology_lib.runtime import THREADS_ENV
+    CPU with AVX2, the AVX2 code paths :data:`PORTABLE_KERNELS` (a value already set is kept). A bad
+    ``BERTOLOGY_THREADS`` is still an error (:class:`~bertology_lib.errors.ParameterError`), not silently
+    replaced. Call it before any tensor is computed. Returns what it set."""
+    from bertology_lib.runtime import THREADS_ENV, thread_count
 
+    thread_count()  # validates the value asked before it is overridden
     env = {THREADS_ENV: str(REGRESSION_THREADS), "OMP_NUM_THREADS": str(REGRESSION_THREADS)}
     if _has_avx2():
         env.update({k: os.environ.get(k, v) for k, v in PORTABLE_KERNELS.items()})
