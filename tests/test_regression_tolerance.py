@@ -23,6 +23,30 @@ def test_verdicts_outcomes_counts_and_real_moves_fail():
     assert not tolerant_equal(REF, None)
 
 
+AMNESIC = ('<span id="claim-survey3.4.amnesic_pos"></span>**❔ inconclusive** — *Removing POS information ...* '
+           "(Rogers et al. 2020 §3.4). Paper: LM relies on POS; ours: (0.001, -0.003, 0.005) MLM acc. drop over "
+           "random. Rule: interval of ours - random projections of the same rank: low > 0: reproduced; high < 0: "
+           "not reproduced; else inconclusive. `survey3.4.amnesic_pos`")
+
+
+def test_a_verdict_may_take_the_step_to_or_from_inconclusive_that_noise_makes_and_no_more():
+    """Measured on CI 2026-12-04: the interval's low end crossed 0 between machines, flipping the smoke verdict."""
+    ci = AMNESIC.replace("❔ inconclusive", "✅ reproduced").replace("(0.001, -0.003, 0.005)", "(0.007, 0.002, 0.011)")
+    assert tolerant_equal(AMNESIC, ci) and tolerant_equal(ci, AMNESIC)
+    low = AMNESIC.replace("❔ inconclusive", "❌ not reproduced").replace("(0.001, -0.003, 0.005)", "(-0.01, -0.02, -0.001)")
+    assert tolerant_equal(AMNESIC, low)
+    assert not tolerant_equal(ci, ci.replace("✅ reproduced", "❌ not reproduced"))  # never reproduced <-> not
+    moved = ci.replace("(0.007, 0.002, 0.011)", "(0.107, 0.102, 0.111)")
+    assert not tolerant_equal(AMNESIC, moved)  # a flip beside a number beyond noise
+    assert not tolerant_equal(AMNESIC, ci.replace("MLM acc.", "POS acc."))  # the text still compared
+    assert not tolerant_equal(AMNESIC, AMNESIC.replace("❔ inconclusive", "❔ inconclusive — instrument"))
+    plain = "[INCONCLUSIVE] survey3.4.amnesic_pos: paper LM relies on POS, ours (0.001, -0.003, 0.005) (rule: r; s)"
+    assert tolerant_equal(plain, plain.replace("INCONCLUSIVE", "REPRODUCED").replace("0.001,", "0.007,"))
+    assert not tolerant_equal(plain, plain.replace("[INCONCLUSIVE]", "[INCONCLUSIVE — INSTRUMENT]"))
+    assert not tolerant_equal(plain.replace("INCONCLUSIVE", "REPRODUCED"),
+                              plain.replace("INCONCLUSIVE", "NOT REPRODUCED"))
+
+
 def _sanitized(text: str) -> str:
     """``text`` through tests/regression/sanitize.cfg, pattern by pattern in file order, as nbval applies it."""
     import re
