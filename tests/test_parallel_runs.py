@@ -93,8 +93,11 @@ def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
                                            "--profile", "quick", "--seed", "0"]
     assert jobs["survey_03_1_syntax"][1] == jobs["duplication_02_boost"][1] == ("mini-bert-quick-seed0",)
     assert jobs["survey_02_architecture"][1] == ("mini-bert-quick-seed1",)
-    # the §5 lab BERTs' notebook (no model parameter) and a real encoder's start at once
-    assert jobs["survey_05_3_objectives"][1] == jobs["survey_06_2_real_encoder"][1] == ()
+    # a real encoder's notebook starts at once; the §5 lab BERTs' notebook (no model parameter) waits only for
+    # its lab BERTs' jobs (tests/test_lab_jobs.py)
+    assert jobs["survey_06_2_real_encoder"][1] == ()
+    assert jobs["survey_05_3_objectives"][1] and all(n.startswith("lab-quick-seed0-lab-")
+                                                     for n in jobs["survey_05_3_objectives"][1])
     alone = cli_jobs.parallel_jobs([(tmp_path / "survey_02_architecture.ipynb", {}, tmp_path / "x.ipynb")], "in-place", False)
     assert [(n, after) for n, _, after in alone] == [("survey_02_architecture", ())]  # MiniLM: no mini-BERT job
 

@@ -1,8 +1,9 @@
 """The ``bertology`` command: list, run, build, claims, cache.
 
 Every failure exits non-zero with one line saying what failed and where; every value is checked before
-any work. Commands that compute (``run``, ``build``, ``regression``, ``train-minibert``, ``train-physics``) apply the thread
-policy first and print the thread count once; notebooks run through :mod:`bertology_lib.book.execution`.
+any work. Commands that compute (``run``, ``build``, ``regression``, ``train-minibert``, ``train-physics``,
+``train-lab``) apply the thread policy first and print the thread count once; notebooks run through
+:mod:`bertology_lib.book.execution`.
 """
 
 from __future__ import annotations
@@ -264,19 +265,38 @@ def train_physics_cmd(
 ) -> None:
     """Train (or find in the cache) one unit of the physics notebooks' models (what `build --jobs N` runs side
     by side before the physics notebooks)."""
+    _train_unit("physics", unit, profile, seed, yes)
+
+
+@app.command("train-lab")
+def train_lab_cmd(
+    unit: str = typer.Argument(..., help="a unit of experiments.survey.lab_jobs.units, e.g. lab-whole-word-s0"),
+    profile: str = typer.Option("quick", "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
+    seed: int = typer.Option(0, "--seed", help="the §5 notebooks' seed parameter (an int >= 0)"),
+    yes: bool = typer.Option(False, "--yes", help="train profile full even without a CUDA GPU"),
+) -> None:
+    """Train (or find in the cache) one lab BERT of the survey's §5 notebooks, with its fine-tuning (what
+    `build --jobs N` runs side by side before those notebooks)."""
+    _train_unit("lab", unit, profile, seed, yes)
+
+
+def _train_unit(part: str, unit: str, profile: str, seed: int, yes: bool) -> None:
     from bertology_lib.profiles import PROFILE_PARAM, SEED_PARAM
 
     PROFILE_PARAM.validate(profile)  # before any work: a bad value creates nothing
     SEED_PARAM.validate(seed)
-    from bertology_lib.experiments.physics import jobs as physics_jobs
-
-    names = [u.name for u in physics_jobs.units(profile, seed)]
+    if part == "physics":
+        from bertology_lib.experiments.physics import jobs
+    else:
+        from bertology_lib.experiments.survey import lab_jobs as jobs
+    names = [u.name for u in jobs.units(profile, seed)]
     if unit not in names:
-        raise ParameterError(f"unit={unit!r} is not a physics unit of profile {profile!r}; allowed: {', '.join(names)}")
+        what = "a physics unit" if part == "physics" else "a lab BERT"
+        raise ParameterError(f"unit={unit!r} is not {what} of profile {profile!r}; allowed: {', '.join(names)}")
     execution.confirm_full({profile}, yes)
     _threads()
     start = time.perf_counter()
-    physics_jobs.run_unit(profile, seed, unit)
+    jobs.run_unit(profile, seed, unit)
     typer.echo(f"{unit}: {time.perf_counter() - start:.1f} s")
 
 

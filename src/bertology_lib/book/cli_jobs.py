@@ -1,7 +1,7 @@
 """The jobs of ``bertology run/build --jobs N``: which processes run side by side and what each waits for.
 
 A notebook runs as its own ``bertology run`` process (:func:`child_command`); the models notebooks share
-train first as jobs of their own (``train-minibert``, ``train-physics``) that those notebooks wait for.
+train first as jobs of their own (``train-minibert``, ``train-physics``, ``train-lab``) that those notebooks wait for.
 :func:`bertology_lib.book.execution.execute_parallel` runs the list.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from bertology_lib.book import execution
 from bertology_lib.book.specs import get_spec
+from bertology_lib.experiments.survey.lab_jobs import GRIDS as LAB_GRIDS  # the notebooks with lab BERTs
 
 
 def child_command(path: Path, params: dict[str, Any], mode: str, out: Path, yes: bool) -> list[str]:
@@ -44,7 +45,8 @@ def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes:
     one ``train-minibert`` job per profile and seed that the notebooks ask for (:func:`reads_minibert`), and for
     the physics notebooks (beyond smoke) one ``train-physics`` job per unit of
     :func:`bertology_lib.experiments.physics.jobs.units`, longest first, so that the 2 cores train the
-    physics models side by side instead of one notebook's models one after another."""
+    physics models side by side instead of one notebook's models one after another; likewise one ``train-lab``
+    job per lab BERT of the survey's §5 notebooks (:func:`bertology_lib.experiments.survey.lab_jobs.units`)."""
     jobs: dict[str, tuple[str, list[str], tuple[str, ...]]] = {}
     cost: dict[str, int] = {}  # physics units' training steps: they start longest first, after the mini-BERTs
     notebooks = []
@@ -66,6 +68,17 @@ def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes:
                     continue
                 name = f"physics-{profile}-seed{seed}-{unit.name}"
                 jobs.setdefault(name, (name, [*base_cmd, "train-physics", unit.name, "--profile", str(profile),
+                                              "--seed", str(seed)] + (["--yes"] if yes else []), ()))
+                cost[name] = unit.cost
+                after = (*after, name)
+        elif path.stem in LAB_GRIDS and profile != "smoke":  # the §5 notebooks' lab BERTs, the same way
+            from bertology_lib.experiments.survey.lab_jobs import units as lab_units
+
+            for unit in lab_units(str(profile), int(seed)):
+                if path.stem not in unit.readers:
+                    continue
+                name = f"lab-{profile}-seed{seed}-{unit.name}"
+                jobs.setdefault(name, (name, [*base_cmd, "train-lab", unit.name, "--profile", str(profile),
                                               "--seed", str(seed)] + (["--yes"] if yes else []), ()))
                 cost[name] = unit.cost
                 after = (*after, name)

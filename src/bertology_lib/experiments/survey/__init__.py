@@ -11,6 +11,7 @@ module                used by
 ``probing_limits``    §3.4 control tasks, MDL, amnesic probing
 ``training``          §5 fine-tuning strategies, what fine-tuning changes, seed variance
 ``pretraining``       §5 lab BERTs: masking, stacking, depth vs heads, objectives
+``lab_jobs``          §5 lab BERTs as units that ``bertology build --jobs N`` trains side by side
 ``model_size``        §6 compression: teachers, retraining methods, the compression table
 ``behaviour``         §7 behavioural tests (CheckList) and the overlap heuristic (HANS)
 ====================  =============================================================================
