@@ -63,6 +63,11 @@ def test_lab_jobs_start_before_the_notebooks_that_read_them():
     assert after3 | after4 == set(models)  # nothing trained for no one, the shared whole-word BERTs once
     assert jobs["lab-quick-seed0-lab-token-s2"][0][-6:] == ["train-lab", "lab-token-s2", "--profile", "quick",
                                                            "--seed", "0"]
+    training = dict((n, after) for n, _, after in cli_jobs.parallel_jobs(
+        [(Path("survey_05_training.ipynb"), {}, Path("x.ipynb"))], "in-place", False))["survey_05_training"]
+    assert training[0] == "mini-bert-quick-seed0"  # it reads the mini-BERT as well as its own lab BERTs
+    assert {n.removeprefix("lab-quick-seed0-lab-") for n in training[1:]} == {
+        f"{v}-s{s}" for v in ("80-10-10", "mask-only", "stacked") for s in range(3)}
     smoke = cli_jobs.parallel_jobs([(Path("survey_05_4_nsp.ipynb"), {"profile": "smoke"}, Path("x.ipynb"))],
                                    "in-place", False)
     assert [(n, after) for n, _, after in smoke] == [("survey_05_4_nsp", ())]  # at smoke the notebook trains its own

@@ -37,6 +37,23 @@ def reads_minibert(spec: Any, params: dict[str, Any]) -> bool:
     return str(params.get("model", spec.param("model").default)) == NAME
 
 
+def _units(spec: Any, profile: str, seed: int) -> tuple[str, str, list]:
+    """(job-name prefix, ``bertology`` command, units) of the models the notebook ``spec`` reads that train as
+    jobs of their own: the physics units or the §5 lab BERTs; none at smoke, where a model trains in less time
+    than a process takes to start."""
+    if profile == "smoke":
+        return "", "", []
+    if spec.part == "physics":
+        from bertology_lib.experiments.physics.jobs import units
+
+        return "physics", "train-physics", units(profile, seed)
+    if spec.name in LAB_GRIDS:
+        from bertology_lib.experiments.survey.lab_jobs import units as lab_units
+
+        return "lab", "train-lab", lab_units(profile, seed)
+    return "", "", []
+
+
 def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes: bool
                   ) -> list[tuple[str, list[str], tuple[str, ...]]]:
     """The jobs of a ``--jobs`` run: one per notebook (:func:`child_command`), each waiting for the notebooks
@@ -60,27 +77,14 @@ def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes:
             jobs.setdefault(name, (name, [*base_cmd, "train-minibert", "--profile", str(profile), "--seed", str(seed)]
                                    + (["--yes"] if yes else []), ()))
             after = (*after, name)
-        elif spec.part == "physics" and profile != "smoke":  # at smoke a model trains in less than a process starts
-            from bertology_lib.experiments.physics.jobs import units
-
-            for unit in units(str(profile), int(seed)):
-                if path.stem not in unit.readers:
-                    continue
-                name = f"physics-{profile}-seed{seed}-{unit.name}"
-                jobs.setdefault(name, (name, [*base_cmd, "train-physics", unit.name, "--profile", str(profile),
-                                              "--seed", str(seed)] + (["--yes"] if yes else []), ()))
-                cost[name] = unit.cost
-                after = (*after, name)
-        elif path.stem in LAB_GRIDS and profile != "smoke":  # the §5 notebooks' lab BERTs, the same way
-            from bertology_lib.experiments.survey.lab_jobs import units as lab_units
-
-            for unit in lab_units(str(profile), int(seed)):
-                if path.stem not in unit.readers:
-                    continue
-                name = f"lab-{profile}-seed{seed}-{unit.name}"
-                jobs.setdefault(name, (name, [*base_cmd, "train-lab", unit.name, "--profile", str(profile),
-                                              "--seed", str(seed)] + (["--yes"] if yes else []), ()))
-                cost[name] = unit.cost
-                after = (*after, name)
+        prefix, command, units = _units(spec, str(profile), int(seed))
+        for unit in units:  # the models it reads that train as jobs of their own (beyond smoke)
+            if path.stem not in unit.readers:
+                continue
+            name = f"{prefix}-{profile}-seed{seed}-{unit.name}"
+            jobs.setdefault(name, (name, [*base_cmd, command, unit.name, "--profile", str(profile), "--seed",
+                                          str(seed)] + (["--yes"] if yes else []), ()))
+            cost[name] = unit.cost
+            after = (*after, name)
         notebooks.append((path.stem, child_command(path, p, mode, out, yes), after))
     return sorted(jobs.values(), key=lambda j: (j[0] in cost, -cost.get(j[0], 0))) + notebooks
