@@ -35,6 +35,9 @@ GRIDS: dict[str, tuple[str, tuple[str, ...] | None, bool]] = {
     "survey_05_4_nsp": ("objective_grid", ("whole word", "whole word + NSP"), True),
 }
 BASE_LAB_COST = 4 * 64 * 64  # cost unit: one step of the quick base lab BERT (4 blocks, d = 64)
+# a whole-word + NSP unit takes about 3.5 x its model's block-steps (sentence pairs, the NSP head; measured at quick
+# 2026-12-04, 1 thread: 255-267 s against 72-77 s for whole word alone, benchmarks/README.md)
+NSP_COST_FACTOR = 3.5
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
     out = []
     for u in found.values():
         cfg = u["cfg"]
-        cost = cfg.block_steps() * cfg.d_model ** 2 * (2 if cfg.nsp else 1) // BASE_LAB_COST
+        cost = int(cfg.block_steps() * cfg.d_model ** 2 * (NSP_COST_FACTOR if cfg.nsp else 1) // BASE_LAB_COST)
         out.append(Unit(u["name"], max(1, cost), tuple(dict.fromkeys(u["readers"])),
                         lambda cache, cfg=cfg, d=u["downstream"]: _train(cfg, s, d, cache)))
     return sorted(out, key=lambda u: -u.cost)
