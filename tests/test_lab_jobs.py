@@ -21,24 +21,23 @@ def _code(notebook: str) -> str:
 
 @pytest.mark.parametrize("notebook", list(lab_jobs.GRIDS))
 def test_each_notebook_builds_the_set_up_and_grid_its_units_train(notebook):
-    """The units copy the notebooks' set-up cell and grid call (lab_jobs.setup, GRIDS): if a notebook changes
-    either, this fails instead of the units silently training models no notebook reads."""
+    """The notebooks take their set-up and their grid from lab_jobs (setup, grid_of), the functions the units
+    train from, and hand them to evaluate_labs as they are: if a notebook builds either another way, this fails
+    instead of the units silently training models no notebook reads."""
     code = " ".join(_code(notebook).split())
     fn, keep, downstream = lab_jobs.GRIDS[notebook]
-    for line in ("sizes = tv.TrainingSizes.for_profile(params.profile)",
-                 "lab_seeds = list(range(params.seed, params.seed + sizes.n_lab_seeds))",
-                 "mb_cfg = minibert.MiniBertConfig.for_profile(params.profile, seed=params.seed)",
-                 "task = tasks.toy_classification(n_train=sizes.n_train, n_dev=sizes.n_test, n_test=sizes.n_test, "
-                 "world_seed=mb_cfg.corpus_seed, vocab_size=mb_cfg.vocab_size)"):
-        assert line in code, line
-    assert f"pre.{fn}(sizes, lab_seeds)" in code
-    if keep is not None:
-        assert f"if k in {keep!r}" in code.replace('"', "'")
+    assert "lab_setup = lab_jobs.setup(params.profile, params.seed)" in code
+    assert ("sizes, lab_seeds, mb_cfg, task = lab_setup.sizes, lab_setup.lab_seeds, lab_setup.mb_cfg, "
+            "lab_setup.task") in code
+    for built_here in ("TrainingSizes.for_profile", "MiniBertConfig.for_profile", "toy_classification(",
+                       f"pre.{fn}("):
+        assert built_here not in code, built_here
+    grid = f'lab_jobs.grid_of("{notebook}", lab_setup)'
     if downstream:
-        assert 'ft_cfg = sizes.finetune_config(prof, "full")' in code
+        assert f"grid = {grid}" in code and "ft_cfg, prof = lab_setup.ft_cfg, params.profile" in code
         assert "pre.evaluate_labs(grid, mb_cfg, task, ft_cfg, probe_sents, held_texts)" in code
     else:
-        assert f"pre.evaluate_labs(pre.{fn}(sizes, lab_seeds), mb_cfg, None, None, probe_sents, held_texts)" in code
+        assert f"pre.evaluate_labs({grid}, mb_cfg, None, None, probe_sents, held_texts)" in code
 
 
 def test_units_are_one_per_lab_bert_shared_ones_once_longest_first():

@@ -10,10 +10,10 @@ scores downstream, its fine-tuning), each with the notebooks that read it, so th
 notebook then finds every model in the cache and only measures. A lab BERT two notebooks share (§5.3's and
 §5.4's *whole word*, §5's *80/10/10* and §5.2's base shape) is one unit.
 
-A unit calls the functions the notebooks' ``evaluate_labs`` calls, with the configuration the notebooks build
-in their set-up cell (:func:`setup`), so it creates exactly the cache entries the notebook would;
-``tests/test_lab_jobs.py`` checks, at smoke, that after every unit has run the notebooks' calls train nothing
-more, and that each notebook still builds its set-up and its grid as :data:`GRIDS` says.
+The notebooks take their set-up and their grid from here (:func:`setup`, :func:`grid_of`), and a unit calls
+the functions the notebooks' ``evaluate_labs`` calls with them, so it creates exactly the cache entries the
+notebook would; ``tests/test_lab_jobs.py`` checks, at smoke, that after every unit has run the notebooks' calls
+train nothing more, and that each notebook still takes its set-up and its grid from here.
 """
 
 from __future__ import annotations
