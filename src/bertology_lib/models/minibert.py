@@ -57,7 +57,7 @@ class MiniBertConfig(SizeTable):
     n_layers: int = 6
     n_heads: int = 4
     d_model: int = 128
-    max_steps: int = 12_000  # quick: agreement emerges late; with attractors 0.72 after 6,000, 0.70 after 9,000, 0.88 after 12,000
+    max_steps: int = 12_000  # quick: agreement is learned late (benchmarks/README.md, "The mini-BERT trained longer")
     batch_size: int = 64
     lr: float = 1e-3
     warmup_steps: int = 300
