@@ -324,3 +324,28 @@ def test_rerun_tolerance_inside_the_books_interval_or_within_ten_percent():
     assert execution.within_tolerance(0.65, 0.70, "survey") is True and execution.within_tolerance(0.65, 0.75, "survey") is False
     assert execution.within_tolerance(None, 0.7, "survey") is None
     assert execution.within_tolerance("n/a", "n/a", "survey") is True
+
+
+def test_cache_entries_record_what_built_them_outside_the_key(filled_cache, monkeypatch):
+    import json
+
+    import torch
+
+    from bertology_lib import cache as cache_mod, runtime
+
+    c, dead, live = filled_cache
+    entries = list(c.entries())
+    for e in entries:
+        assert e.built["threads"] == torch.get_num_threads() and e.built["torch"] == torch.__version__
+        assert e.built["cpu"] == runtime.cpu_model() and e.built["cpu"]
+        # the key is the config's alone: the same config built elsewhere is the same entry
+        assert e.key == cache_mod.cache_key(e.kind, e.config)
+    out = CliRunner().invoke(cli.app, ["cache", "ls"]).output
+    assert out.count("built: torch ") == 2 and runtime.cpu_model()[:20] in out
+    # an entry written before the record existed lists without it
+    art = entries[0].path / cache_mod.CONFIG
+    old = json.loads(art.read_text())
+    del old["built"]
+    art.write_text(json.dumps(old))
+    assert [e.built for e in c.entries()][0] == {}
+    assert CliRunner().invoke(cli.app, ["cache", "ls"]).output.count("built: torch ") == 1

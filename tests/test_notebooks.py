@@ -79,6 +79,22 @@ def test_notebooks_are_thin(path):
                 assert node.end_lineno - node.lineno < 5, f"def {node.name} belongs in the library"
 
 
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_import_only_what_they_use(path):
+    """An unused import is not harmless here: every library module a notebook imports is in its stamp's
+    closure, so a change to it would re-execute the notebook for nothing."""
+    import ast
+
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    code = "\n".join(ln for c in cells for ln in "".join(c["source"]).splitlines()
+                     if not ln.lstrip().startswith(("%", "!")))
+    tree = ast.parse(code)
+    imported = {(a.asname or a.name).split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    assert not imported - used, f"imported and never used: {sorted(imported - used)}"
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_regression_copy_in_step_with_notebook(path):
     copy = REGRESSION / path.name

@@ -3,7 +3,8 @@
 An entry is a folder ``<root>/<kind>/<key>/`` where ``key`` is a hash of
 everything that determines the artifact (its config, plus a format version).
 It holds the artifact's files, ``artifact.json`` (the config it was built
-from) and a ``MANIFEST.json`` listing every file with its size and SHA-256. The manifest
+from, and what built it: package versions, threads and CPU, which the key leaves out so that one model
+serves every machine) and a ``MANIFEST.json`` listing every file with its size and SHA-256. The manifest
 is written last and the folder appears by one atomic ``rename`` from a
 temporary folder, so an entry either exists whole or not at all. A folder
 without a valid manifest, or whose files do not match it, is treated as
@@ -29,11 +30,12 @@ import os
 import shutil
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from bertology_lib.errors import CacheError, ParameterError
+from bertology_lib.runtime import build_record
 
 try:
     import fcntl
@@ -101,6 +103,7 @@ class Entry:
     size: int
     created: float
     config: dict
+    built: dict = field(default_factory=dict)  # versions, threads and CPU that built it ({} before 2026-12-04)
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,7 @@ class ArtifactCache:
                 else:
                     build(tmp)
                 (tmp / CONFIG).write_text(
-                    json.dumps({"kind": kind, "format": FORMAT_VERSION, "config": config},
+                    json.dumps({"kind": kind, "format": FORMAT_VERSION, "config": config, "built": build_record()},
                                indent=2, sort_keys=True, default=_json_default)
                 )
                 self._write_manifest(tmp)
@@ -282,12 +285,13 @@ class ArtifactCache:
                     continue
                 try:
                     manifest = json.loads((folder / MANIFEST).read_text())
-                    config = json.loads((folder / CONFIG).read_text()).get("config", {})
+                    recorded = json.loads((folder / CONFIG).read_text())
+                    config, built = recorded.get("config", {}), recorded.get("built", {})
                     size = sum(m["size"] for m in manifest["files"].values())
                     created = float(manifest["created"])
                 except (OSError, ValueError, KeyError):
-                    config, size, created = {"corrupt": True}, 0, 0.0
-                yield Entry(kind_dir.name, folder.name, folder, size, created, config)
+                    config, built, size, created = {"corrupt": True}, {}, 0, 0.0
+                yield Entry(kind_dir.name, folder.name, folder, size, created, config, built)
 
     def temp_entries(self) -> list[TempEntry]:
         """Every temporary folder: builds in progress and those left by killed builds (see :class:`TempEntry`)."""

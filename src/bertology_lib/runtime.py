@@ -68,6 +68,27 @@ def apply_thread_policy(n: int | None = None) -> int:
     return n
 
 
+def cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo`` on Linux, else :func:`platform.processor`), or the
+    machine type when neither names it: the same code and threads give other float digits on another CPU."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def build_record() -> dict[str, str | int]:
+    """What built an artifact, kept beside it in the cache (never part of its key, so a model is shared
+    across machines): :func:`environment` and the CPU model."""
+    return {**environment(), "cpu": cpu_model()}
+
+
 def environment() -> dict[str, str | int]:
     """What the book's numbers depend on besides code and parameters: package versions and threads."""
     import numpy

@@ -65,10 +65,20 @@ def config_summaries(entries: list) -> dict[Path, str]:
     return out
 
 
+def built_summary(built: dict) -> str:
+    """What built an entry, in one line: ``torch 2.13.0, transformers 5.x, numpy 2.x, 1 thread, <CPU>``."""
+    parts = [f"{k} {built[k]}" for k in ("torch", "transformers", "numpy") if k in built]
+    if "threads" in built:
+        parts.append(f"{built['threads']} thread" + ("" if built["threads"] == 1 else "s"))
+    if "cpu" in built:
+        parts.append(str(built["cpu"]))
+    return ", ".join(parts)
+
+
 @cache_app.command("ls")
 def cache_ls() -> None:
-    """List cache entries (kind, key, size, date, the config fields that tell entries of a kind apart),
-    the total size, and temporary folders left by builds that died."""
+    """List cache entries (kind, key, size, date, the config fields that tell entries of a kind apart, what
+    built each: versions, threads, CPU), the total size, and temporary folders left by builds that died."""
     c = cache_mod.ArtifactCache()
     typer.echo(f"cache root: {c.root}")
     entries = list(c.entries())
@@ -77,6 +87,9 @@ def cache_ls() -> None:
         age = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.created)) if e.created else "corrupt"
         typer.echo(f"{e.kind:<22s} {e.key}  {human_size(e.size):>9s}  {age}")
         typer.echo(textwrap.fill(summary[e.path], WIDTH, initial_indent="    ", subsequent_indent="    "))
+        if e.built:
+            typer.echo(textwrap.fill(built_summary(e.built), WIDTH, initial_indent="    built: ",
+                                     subsequent_indent="    "))
     typer.echo(f"{len(entries)} entries, {human_size(sum(e.size for e in entries))}")
     temps = list(c.temp_entries())
     if temps:
