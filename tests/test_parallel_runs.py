@@ -205,3 +205,23 @@ def test_after_the_physics_units_the_notebooks_calls_train_nothing(tmp_cache):
     px.bert_grid(base, seeds=list(plan.bert_seeds), progress=False)  # physics_06
     px.finetune_grid(base, ["single", "multi5+permute"], seeds=list(plan.bert_seeds), methods=["full"], progress=False)
     assert {e.path for e in cache.entries()} == before
+
+
+def test_notebooks_start_longest_first_by_their_last_run(tmp_path):
+    import json
+
+    def executed(name: str, secs: float | None) -> Path:
+        p = tmp_path / f"{name}.ipynb"
+        meta = {} if secs is None else {"papermill": {"duration": secs}}
+        p.write_text(json.dumps({"cells": [], "metadata": meta, "nbformat": 4, "nbformat_minor": 5}))
+        return p
+
+    runs = [("survey_03_1_syntax", 250.0), ("survey_06_2_real_encoder", 790.0), ("survey_07_directions", None),
+            ("duplication_03_real_encoder", 730.0), ("survey_03_2_semantics", None)]
+    todo = [(executed(n, s), {}, executed(n, s)) for n, s in runs]
+    names = [n for n, _, _ in cli_jobs.parallel_jobs(todo, "in-place", False)]
+    assert names[0] == "mini-bert-quick-seed0"
+    # longest first; never-run notebooks after them, in the book's order
+    assert names[-5:] == ["survey_06_2_real_encoder", "duplication_03_real_encoder", "survey_03_1_syntax",
+                          "survey_07_directions", "survey_03_2_semantics"]
+    assert cli_jobs.last_duration(tmp_path / "missing.ipynb") == 0.0

@@ -63,7 +63,8 @@ def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes:
     the physics notebooks (beyond smoke) one ``train-physics`` job per unit of
     :func:`bertology_lib.experiments.physics.jobs.units`, longest first, so that the 2 cores train the
     physics models side by side instead of one notebook's models one after another; likewise one ``train-lab``
-    job per lab BERT of the survey's §5 notebooks (:func:`bertology_lib.experiments.survey.lab_jobs.units`)."""
+    job per lab BERT of the survey's §5 notebooks (:func:`bertology_lib.experiments.survey.lab_jobs.units`).
+    The notebooks follow, longest first by their last run (:func:`last_duration`)."""
     jobs: dict[str, tuple[str, list[str], tuple[str, ...]]] = {}
     cost: dict[str, int] = {}  # physics units' training steps: they start longest first, after the mini-BERTs
     notebooks = []
@@ -86,5 +87,20 @@ def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes:
                                           str(seed)] + (["--yes"] if yes else []), ()))
             cost[name] = unit.cost
             after = (*after, name)
-        notebooks.append((path.stem, child_command(path, p, mode, out, yes), after))
-    return sorted(jobs.values(), key=lambda j: (j[0] in cost, -cost.get(j[0], 0))) + notebooks
+        notebooks.append((path.stem, child_command(path, p, mode, out, yes), after, last_duration(out)))
+    notebooks.sort(key=lambda j: -j[3])  # stable: notebooks never run keep the book's order, after the rest
+    return (sorted(jobs.values(), key=lambda j: (j[0] in cost, -cost.get(j[0], 0)))
+            + [(name, cmd, after) for name, cmd, after, _ in notebooks])
+
+
+def last_duration(path: Path) -> float:
+    """Seconds the notebook at ``path`` took when it last ran (papermill's ``duration``), 0 when unknown: a
+    ``--jobs`` run starts the longest notebooks first, so that no long one is left alone on one core at
+    the end (survey + duplication at quick: 104.6 min of wall in the book's order, 99.1 longest first,
+    simulated from the cold run's job times; benchmarks/README.md)."""
+    import json
+
+    try:
+        return float(json.loads(path.read_text())["metadata"]["papermill"]["duration"] or 0.0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
