@@ -96,8 +96,7 @@ def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes:
 def last_duration(path: Path) -> float:
     """Seconds the notebook at ``path`` took when it last ran (papermill's ``duration``), 0 when unknown: a
     ``--jobs`` run starts the longest notebooks first, so that no long one is left alone on one core at
-    the end (survey + duplication at quick: 104.6 min of wall in the book's order, 99.1 longest first,
-    simulated from the cold run's job times; benchmarks/README.md)."""
+    the end (benchmarks/README.md, "Survey and duplication fully cold")."""
     import json
 
     try:
