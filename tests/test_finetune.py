@@ -66,6 +66,28 @@ def test_qa_runs_evaluates_and_probabilities_are_word_level(toy_bert_dir):
     assert torch.allclose(again.predictions["test"].probs["start"], p.probs["start"])
 
 
+@pytest.mark.parametrize("kind", ["classification", "qa"])
+def test_predictions_come_back_in_the_splits_order_whatever_the_batches(toy_bert_dir, kind):
+    """`predict` batches rows longest first; each row's prediction equals the one it gets alone in a batch."""
+    from transformers import AutoModel, AutoTokenizer
+
+    task = T.toy_qa(n_train=4, n_dev=0, n_test=24) if kind == "qa" else T.toy_classification(n_train=4, n_test=24)
+    tok = AutoTokenizer.from_pretrained(toy_bert_dir)
+    model = F.build_model(task, AutoModel.from_pretrained(toy_bert_dir), seed=0)
+    feats = F.encode(task, "test", tok, 64)
+    lengths = [len(r["input_ids"]) for r in feats.rows]
+    assert len(set(lengths)) > 1 and lengths != sorted(lengths, reverse=True)  # the grouping reorders
+    order = predictions.length_order(feats)
+    assert sorted(order) == list(range(24)) and [lengths[i] for i in order] == sorted(lengths, reverse=True)
+    grouped = predictions.predict(model, feats, tok.pad_token_id, F.FinetuneConfig(eval_batch_size=5), task.n_labels)
+    alone = predictions.predict(model, feats, tok.pad_token_id, F.FinetuneConfig(eval_batch_size=1), task.n_labels)
+    assert grouped.ids == alone.ids == [e.id for e in task.examples("test")]
+    for k in alone.probs:
+        assert grouped.probs[k].shape == alone.probs[k].shape
+        assert torch.allclose(grouped.probs[k], alone.probs[k], atol=1e-5)
+    assert grouped.metrics() == alone.metrics()
+
+
 def test_encode_maps_answer_words_to_tokens(toy_bert_dir):
     from transformers import AutoTokenizer
 

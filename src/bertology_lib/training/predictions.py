@@ -135,38 +135,48 @@ def ensemble(predictions: Sequence[Predictions]) -> dict[str, float]:
     return ensemble_predictions(predictions).metrics()
 
 
+def length_order(features: Features) -> list[int]:
+    """Row indices, longest first: batches of rows of similar length pad little (about 1.8x faster on SST-2
+    test sentences, benchmarks/eval_order.py). Sorting is stable, so equal lengths keep their order."""
+    return sorted(range(len(features.rows)), key=lambda i: -len(features.rows[i]["input_ids"]))
+
+
 @torch.no_grad()
 def predict(model: torch.nn.Module, features: Features, pad_id: int, cfg: Any,
             n_labels: int = 0) -> Predictions:
-    """Run ``model`` (a head from :func:`build_model`) over ``features`` in order."""
+    """Run ``model`` (a head from :func:`build_model`) over ``features``; batches group rows of similar length
+    (:func:`length_order`), and the predictions come back in the features' order. Padding is masked, so a
+    row's prediction does not depend on its batch beyond float rounding."""
     dev = torch.device(resolve_device(cfg.device))
     model.to(dev).eval()
-    chunks: dict[str, list[torch.Tensor]] = {}
-    bs = cfg.eval_batch_size
-    for i in range(0, len(features.rows), bs):
-        batch = collate(features.rows[i: i + bs], pad_id)
+    order, bs = length_order(features), cfg.eval_batch_size
+    probs_of: list[torch.Tensor | None] = [None] * len(order)
+    spans_of: list[tuple[torch.Tensor, torch.Tensor] | None] = [None] * len(order)
+    for i in range(0, len(order), bs):
+        idx = order[i: i + bs]
+        batch = collate([features.rows[j] for j in idx], pad_id)
         batch.pop("labels")
         out = model(**{k: v.to(dev) for k, v in batch.items()})
         if features.kind == "classification":
-            chunks.setdefault("probs", []).append(out.logits.float().softmax(-1).cpu())
+            for j, p in zip(idx, out.logits.float().softmax(-1).cpu()):
+                probs_of[j] = p
             continue
         ps, pe = out.start_logits.softmax(-1).cpu(), out.end_logits.softmax(-1).cpu()  # (B, T)
-        for r in range(ps.shape[0]):
-            first = torch.tensor(features.word_first[i + r])  # type: ignore[index]
-            last = torch.tensor(features.word_last[i + r])  # type: ignore[index]
+        for r, j in enumerate(idx):
+            first = torch.tensor(features.word_first[j])  # type: ignore[index]
+            last = torch.tensor(features.word_last[j])  # type: ignore[index]
             s = torch.zeros(len(first) + 1)
             e = torch.zeros(len(first) + 1)
             s[0], e[0] = ps[r, 0], pe[r, 0]
             ok = first >= 0
             s[1:][ok] = ps[r, first[ok]]
             e[1:][ok] = pe[r, last[ok]]
-            chunks.setdefault("start", []).append(s)
-            chunks.setdefault("end", []).append(e)
+            spans_of[j] = (s, e)
     if features.kind == "classification":
-        probs = {"probs": torch.cat(chunks["probs"]) if chunks else torch.zeros(0, n_labels)}
+        probs = {"probs": torch.stack(probs_of) if probs_of else torch.zeros(0, n_labels)}  # type: ignore[arg-type]
     else:  # (N, W_max + 1), zero-padded
-        probs = {k: torch.nn.utils.rnn.pad_sequence(chunks[k], batch_first=True) if chunks else torch.zeros(0, 1)
-                 for k in ("start", "end")}
+        probs = {k: torch.nn.utils.rnn.pad_sequence([sp[n] for sp in spans_of], batch_first=True)  # type: ignore[index]
+                 if spans_of else torch.zeros(0, 1) for n, k in enumerate(("start", "end"))}
     return Predictions(features.kind, features.ids, features.golds, probs, n_labels, features.contexts,
                        cfg.max_answer_words, cfg.null_threshold)
 
