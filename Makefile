@@ -45,7 +45,7 @@ browser-deps:
 
 test: venv browser-deps
 	$(PY) -m pytest tests --nbval-lax --nbval-current-env \
-	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider
+	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider --durations=20
 
 book reproduce: export BERTOLOGY_THREADS ?= 1
 

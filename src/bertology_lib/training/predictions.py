@@ -146,7 +146,8 @@ def predict(model: torch.nn.Module, features: Features, pad_id: int, cfg: Any,
             n_labels: int = 0) -> Predictions:
     """Run ``model`` (a head from :func:`build_model`) over ``features``; batches group rows of similar length
     (:func:`length_order`), and the predictions come back in the features' order. Padding is masked, so a
-    row's prediction does not depend on its batch beyond float rounding."""
+    row's prediction does not depend on its batch beyond float rounding, except in a dynamically quantised
+    (int8) model, whose activation scale is set per batch: there a row's prediction can move with its batch."""
     dev = torch.device(resolve_device(cfg.device))
     model.to(dev).eval()
     order, bs = length_order(features), cfg.eval_batch_size
