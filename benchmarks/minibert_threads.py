@@ -1,0 +1,55 @@
+"""The quick mini-BERT's training rate alone on the machine, at 1 and at 2 threads, side by side.
+
+At ``--jobs 2`` the shared mini-BERT trains as a job of its own at 1 thread beside the lab units; at ``--jobs 1``
+(or when a reader runs survey_02 alone) the notebook trains it in its kernel at the thread policy's count, the
+free cores. This script trains the quick recipe for ``--steps`` steps (one kept checkpoint, an empty temporary
+cache, a fresh process per thread count, one after the other) and prints seconds per step and the quick
+recipe's steps at that rate. The learning-rate schedule follows ``--steps``; the time of a step does not.
+
+    .venv/bin/python benchmarks/minibert_threads.py [--steps 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+WORKER = """
+import json, sys, tempfile, time
+from bertology_lib.runtime import apply_thread_policy
+n = apply_thread_policy(int(sys.argv[1]))
+from bertology_lib.cache import ArtifactCache
+from bertology_lib.models.minibert import MiniBertConfig, history, train_minibert
+quick = MiniBertConfig.for_profile("quick")
+cfg = MiniBertConfig.for_profile("quick", max_steps=int(sys.argv[2]), n_checkpoints=1)
+with tempfile.TemporaryDirectory() as root:
+    t0 = time.perf_counter()
+    folder = train_minibert(cfg, ArtifactCache(root), progress=False, resume_every=0)
+    wall = time.perf_counter() - t0
+    h = history(folder)
+print(json.dumps({"threads": n, "wall": wall, "train": h["seconds"], "quick_steps": quick.max_steps}))
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=1000)
+    args = ap.parse_args()
+    print(f"{os.cpu_count()} CPUs, 1-min load at start {os.getloadavg()[0]:.2f}; quick mini-BERT, {args.steps} steps")
+    env = {k: v for k, v in os.environ.items() if k not in ("BERTOLOGY_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    for threads in (1, 2):
+        out = subprocess.run([sys.executable, "-c", WORKER, str(threads), str(args.steps)], env=env,
+                             capture_output=True, text=True, check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        per = r["train"] / args.steps
+        print(f"threads {r['threads']}: {r['wall']:.1f} s wall, training loop {r['train']:.1f} s = {per:.3f} s/step; "
+              f"the quick recipe's {r['quick_steps']:,} steps at this rate: {per * r['quick_steps'] / 60:.1f} min",
+              flush=True)
+    print(f"1-min load at end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
