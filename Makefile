@@ -21,6 +21,9 @@ TORCH_INDEX ?=
 PROFILE ?= quick
 FORCE ?=
 JOBS ?= 1
+# make test: pytest-xdist workers, one test file per worker at a time (an nbval notebook's cells share a
+# kernel, so a file never splits); each worker runs its tests at 1 thread, so 2 keeps both cores of CI busy
+TEST_JOBS ?= 2
 REPRODUCE_CACHE := _build/reproduce-cache
 export MPLBACKEND ?= Agg
 export PYTHONHASHSEED := 0
@@ -44,7 +47,7 @@ browser-deps:
 	  echo "browser-deps: could not install chromium (not root?); the browser test will skip"
 
 test: venv browser-deps
-	$(PY) -m pytest tests --nbval-lax --nbval-current-env \
+	$(PY) -m pytest tests -n $(TEST_JOBS) --dist loadfile --nbval-lax --nbval-current-env \
 	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider --durations=20
 
 book reproduce: export BERTOLOGY_THREADS ?= 1
