@@ -6,7 +6,7 @@ free cores. This script trains the quick recipe for ``--steps`` steps (one kept 
 cache, a fresh process per thread count, one after the other) and prints seconds per step and the quick
 recipe's steps at that rate. The learning-rate schedule follows ``--steps``; the time of a step does not.
 
-    .venv/bin/python benchmarks/minibert_threads.py [--steps 1000]
+    .venv/bin/python benchmarks/minibert_threads.py [--steps 1000] [--threads 1,2] [--batch-sizes 64,128]
 """
 
 from __future__ import annotations
@@ -24,30 +24,36 @@ n = apply_thread_policy(int(sys.argv[1]))
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.models.minibert import MiniBertConfig, history, train_minibert
 quick = MiniBertConfig.for_profile("quick")
-cfg = MiniBertConfig.for_profile("quick", max_steps=int(sys.argv[2]), n_checkpoints=1)
+cfg = MiniBertConfig.for_profile("quick", max_steps=int(sys.argv[2]), n_checkpoints=1, batch_size=int(sys.argv[3]))
 with tempfile.TemporaryDirectory() as root:
     t0 = time.perf_counter()
     folder = train_minibert(cfg, ArtifactCache(root), progress=False, resume_every=0)
     wall = time.perf_counter() - t0
     h = history(folder)
-print(json.dumps({"threads": n, "wall": wall, "train": h["seconds"], "quick_steps": quick.max_steps}))
+print(json.dumps({"threads": n, "wall": wall, "train": h["seconds"], "quick_steps": quick.max_steps,
+                  "quick_batch": quick.batch_size}))
 """
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
+    ap.add_argument("--batch-sizes", default="64", help="batch sizes, comma-separated (the quick recipe's is 64); "
+                    "the sentences per second say whether a larger batch at equal sentences would be faster")
     args = ap.parse_args()
     print(f"{os.cpu_count()} CPUs, 1-min load at start {os.getloadavg()[0]:.2f}; quick mini-BERT, {args.steps} steps")
     env = {k: v for k, v in os.environ.items() if k not in ("BERTOLOGY_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-    for threads in (1, 2):
-        out = subprocess.run([sys.executable, "-c", WORKER, str(threads), str(args.steps)], env=env,
-                             capture_output=True, text=True, check=True)
-        r = json.loads(out.stdout.strip().splitlines()[-1])
-        per = r["train"] / args.steps
-        print(f"threads {r['threads']}: {r['wall']:.1f} s wall, training loop {r['train']:.1f} s = {per:.3f} s/step; "
-              f"the quick recipe's {r['quick_steps']:,} steps at this rate: {per * r['quick_steps'] / 60:.1f} min",
-              flush=True)
+    for threads in (int(t) for t in args.threads.split(",")):
+        for batch in (int(b) for b in args.batch_sizes.split(",")):
+            out = subprocess.run([sys.executable, "-c", WORKER, str(threads), str(args.steps), str(batch)], env=env,
+                                 capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            per = r["train"] / args.steps
+            sentences = r["quick_steps"] * r["quick_batch"]  # the quick recipe's sentences, at this batch's rate
+            print(f"threads {r['threads']}, batch {batch}: {r['wall']:.1f} s wall, training loop {r['train']:.1f} s = "
+                  f"{per:.3f} s/step, {batch / per:.0f} sentences/s; the quick recipe's {sentences:,} sentences at "
+                  f"this rate: {per * sentences / batch / 60:.1f} min", flush=True)
     print(f"1-min load at end {os.getloadavg()[0]:.2f}")
 
 
