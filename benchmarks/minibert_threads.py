@@ -3,8 +3,9 @@
 At ``--jobs 2`` the shared mini-BERT trains as a job of its own at 1 thread beside the lab units; at ``--jobs 1``
 (or when a reader runs survey_02 alone) the notebook trains it in its kernel at the thread policy's count, the
 free cores. This script trains the quick recipe for ``--steps`` steps (one kept checkpoint, an empty temporary
-cache, a fresh process per thread count, one after the other) and prints seconds per step and the quick
-recipe's steps at that rate. The learning-rate schedule follows ``--steps``; the time of a step does not.
+cache, a fresh process per thread count and batch size, one after the other) and prints seconds per step,
+sentences per second, and the time the quick recipe's sentences (12,000 steps x 64) would take at that rate. The
+learning-rate schedule follows ``--steps``; the time of a step does not.
 
     .venv/bin/python benchmarks/minibert_threads.py [--steps 1000] [--threads 1,2] [--batch-sizes 64,128]
 """
@@ -50,7 +51,7 @@ def main() -> None:
                                  capture_output=True, text=True, check=True)
             r = json.loads(out.stdout.strip().splitlines()[-1])
             per = r["train"] / args.steps
-            sentences = r["quick_steps"] * r["quick_batch"]  # the quick recipe's sentences, at this batch's rate
+            sentences = r["quick_steps"] * r["quick_batch"]  # the quick recipe's sentences (steps x its batch)
             print(f"threads {r['threads']}, batch {batch}: {r['wall']:.1f} s wall, training loop {r['train']:.1f} s = "
                   f"{per:.3f} s/step, {batch / per:.0f} sentences/s; the quick recipe's {sentences:,} sentences at "
                   f"this rate: {per * sentences / batch / 60:.1f} min", flush=True)
