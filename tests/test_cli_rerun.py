@@ -103,7 +103,7 @@ def test_the_notebook_registry_stales_only_the_notebook_whose_entry_changed(tmp_
 
     syntax = unstamped_copy(ROOT / "notebooks" / "survey_03_1_syntax.ipynb", tmp_path / "survey_03_1_syntax.ipynb")
     stamps.stamp(syntax, {}, ENV)
-    other = specs.SPECS["survey_05_3_objectives"]
+    other = specs.SPECS["survey_05c_objectives"]
     monkeypatch.setitem(specs.SPECS, other.name, dataclasses.replace(other, title="renamed"))
     monkeypatch.setitem(specs.SPECS, "survey_09_new", dataclasses.replace(other, name="survey_09_new"))
     assert stamps.up_to_date(syntax, {}, env=ENV)

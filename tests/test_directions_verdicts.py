@@ -201,7 +201,7 @@ def test_registered_specs_need_the_model_to_have_learned_the_task():
     reg = load_all()
     for cid in IDS:
         s = reg[cid]
-        assert s.notebook in ("survey_07_directions", "survey_07_2_real_encoder") and s.note and "three_seeds" in s.checks
+        assert s.notebook in ("survey_07_directions", "survey_07b_real_encoder") and s.note and "three_seeds" in s.checks
         assert any(c.endswith("beats_floor") for c in s.checks)
         null = s.null if s.null is not None else (0.0, -0.05, 0.05)
         failed = [Check(c, c == "three_seeds", None, "") for c in s.checks]  # the floor checks fail for a null model

@@ -1,5 +1,5 @@
 """Checked exercises of the later duplication notebooks (``duplication_02_boost``'s second,
-``duplication_02_2_nli_classification``'s second, ``duplication_03_real_encoder``'s two): for every exercise,
+``duplication_02b_nli_classification``'s second, ``duplication_03_real_encoder``'s two): for every exercise,
 the checker's truth agrees with an independent computation, the notebook's solution cell passes its check, and
 typical wrong answers fail with their specific hint.
 
@@ -152,7 +152,7 @@ print(check("ex-dup3-detectable", detectable_gain))'''
 
 NOTEBOOKS = {
     "duplication_02_boost": ("ex-dup2-duplicate",),
-    "duplication_02_2_nli_classification": ("ex-dup2-floor-gap",),
+    "duplication_02b_nli_classification": ("ex-dup2-floor-gap",),
     "duplication_03_real_encoder": ("ex-dup3-no-gain", "ex-dup3-detectable"),
 }
 LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
@@ -293,7 +293,7 @@ def test_dup2_duplicate_wrong_answers():
     cells.fails("ex-dup2-duplicate", broken_forward, "running the deeper model raised TypeError")
 
 
-# ================================================================================ duplication_02_2_nli_classification
+# ================================================================================ duplication_02b_nli_classification
 
 
 def test_dup2_floor_gap_truth_is_the_t_interval_above_the_training_majority():

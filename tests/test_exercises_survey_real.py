@@ -1,5 +1,5 @@
-"""Checked exercises of the survey's real-encoder notebooks (§6 II ``survey_06_2_real_encoder``, §7 II
-``survey_07_2_real_encoder``; checkers in ``bertology_lib.book.exercises.survey_real``): for every exercise,
+"""Checked exercises of the survey's real-encoder notebooks (§6 II ``survey_06b_real_encoder``, §7 II
+``survey_07b_real_encoder``; checkers in ``bertology_lib.book.exercises.survey_real``): for every exercise,
 the checker's truth agrees with an independent computation, the notebook's solution cell passes its check,
 and typical wrong answers fail with their specific hint.
 
@@ -153,8 +153,8 @@ print(f"typo failure rate {rows.failed.mean():.3f} over all items, "
 print(check("ex-s7r-typo-variants", typo_variants))'''
 
 NOTEBOOKS = {
-    "survey_06_2_real_encoder": ("ex-s6r-importance", "ex-s6r-int8-weights"),
-    "survey_07_2_real_encoder": ("ex-s7r-wilson", "ex-s7r-typo-variants"),
+    "survey_06b_real_encoder": ("ex-s6r-importance", "ex-s6r-int8-weights"),
+    "survey_07b_real_encoder": ("ex-s7r-wilson", "ex-s7r-typo-variants"),
 }
 LABELS = [label for pair in NOTEBOOKS.values() for label in pair]
 
@@ -187,7 +187,7 @@ def test_checking_never_moves_the_global_random_state():
     assert torch.equal(state, torch.random.get_rng_state())
 
 
-# ================================================================================ survey_06_2_real_encoder
+# ================================================================================ survey_06b_real_encoder
 
 
 def _importance(model, batches, eval_mode=True, normalize="layer", signed=False):
@@ -341,7 +341,7 @@ def test_s6r_int8_wrong_answers():
     cells.fails("ex-s6r-int8-weights", lambda w: 0.5, "w's shape")
 
 
-# ================================================================================ survey_07_2_real_encoder
+# ================================================================================ survey_07b_real_encoder
 
 
 def _wilson(k, n, z):

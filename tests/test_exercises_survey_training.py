@@ -387,14 +387,14 @@ print(check("ex-dup2-ensemble", ensemble_accuracy))'''
 
 NOTEBOOKS = {
     "survey_05_training": ("ex-survey5-lora-params", "ex-survey5-paired"),
-    "survey_05_2_architecture": ("ex-survey52-block-params", "ex-survey52-width"),
-    "survey_05_3_objectives": ("ex-survey53-partial", "ex-survey53-span"),
-    "survey_05_4_nsp": ("ex-survey54-nsp-params", "ex-survey54-overlap"),
+    "survey_05b_architecture": ("ex-survey52-block-params", "ex-survey52-width"),
+    "survey_05c_objectives": ("ex-survey53-partial", "ex-survey53-span"),
+    "survey_05d_nsp": ("ex-survey54-nsp-params", "ex-survey54-overlap"),
     "survey_06_model_size": ("ex-survey6-head-params", "ex-survey6-magnitude"),
     "survey_07_directions": ("ex-survey7-bow-rates", "ex-survey7-overlap"),
     "duplication_01_reconstruction": ("ex-dup1-reconstruction", "ex-dup1-cka"),
     "duplication_02_boost": ("ex-dup2-seeds-needed",),
-    "duplication_02_2_nli_classification": ("ex-dup2-ensemble",),
+    "duplication_02b_nli_classification": ("ex-dup2-ensemble",),
 }
 LABELS = [label for pair in NOTEBOOKS.values() for label in pair]
 
@@ -533,7 +533,7 @@ def test_survey5_paired_wrong_answers():
     cells.fails("ex-survey5-paired", lambda a, b: (1.0, 2.0), "three numbers")
 
 
-# ================================================================================ survey_05_2_architecture
+# ================================================================================ survey_05b_architecture
 
 
 def test_survey52_block_truth_is_12d2_plus_13d_per_block_and_the_real_model():
@@ -588,7 +588,7 @@ def test_survey52_wrong_answers():
     cells.fails("ex-survey52-width", lambda n, bn, bd, h: st.survey52_width_truth(n, bn, bd, h) + h, "too wide")
 
 
-# ================================================================================ survey_05_3_objectives
+# ================================================================================ survey_05c_objectives
 
 
 def test_survey53_partial_truth_matches_token_masking_by_simulation():
@@ -953,7 +953,7 @@ def test_dup2_wrong_answers():
     cells.fails("ex-dup2-ensemble", lambda m, g: 100.0, "share")
 
 
-# ================================================================================ survey_05_4_nsp
+# ================================================================================ survey_05d_nsp
 
 
 def test_survey54_solutions_pass(tmp_cache, capsys):

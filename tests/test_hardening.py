@@ -73,9 +73,9 @@ def _ledger_numbers(path: Path) -> dict[str, object]:
     return {c.id: (c.ours, c.verdict) for c in claims_in_notebook(path)}
 
 
-# survey_05_4_nsp: WordPiece lab BERTs, whose tokenizer the library trainer numbered in per-process hash order
+# survey_05d_nsp: WordPiece lab BERTs, whose tokenizer the library trainer numbered in per-process hash order
 # until models.wordpiece (its train_seconds column is wall time and no ledger number)
-@pytest.mark.parametrize("name,kind", [("duplication_01_reconstruction", KIND), ("survey_05_4_nsp", "lab-bert")])
+@pytest.mark.parametrize("name,kind", [("duplication_01_reconstruction", KIND), ("survey_05d_nsp", "lab-bert")])
 def test_notebook_rerun_on_a_fresh_cache_gives_identical_ledger_numbers(name, kind, tmp_path, monkeypatch):
     numbers = []
     for run in ("first", "second"):

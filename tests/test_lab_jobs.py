@@ -45,19 +45,19 @@ def test_units_are_one_per_lab_bert_shared_ones_once_longest_first():
     assert len({u.name for u in us}) == len(us)
     assert [u.cost for u in us] == sorted((u.cost for u in us), reverse=True)
     readers = {u.name: u.readers for u in us}
-    assert readers["lab-whole-word-s0"] == ("survey_05_3_objectives", "survey_05_4_nsp")  # one unit, two readers
-    assert readers["lab-80-10-10-s1"] == ("survey_05_training", "survey_05_2_architecture")  # §5.2's base shape
+    assert readers["lab-whole-word-s0"] == ("survey_05c_objectives", "survey_05d_nsp")  # one unit, two readers
+    assert readers["lab-80-10-10-s1"] == ("survey_05_training", "survey_05b_architecture")  # §5.2's base shape
     s = lab_jobs.setup("quick")
     wanted = {(nb, repr(c)) for nb in lab_jobs.GRIDS for cs in lab_jobs.grid_of(nb, s).values() for c in cs}
     assert len(wanted) == sum(len(u.readers) for u in us)  # every (notebook, lab BERT), none extra
 
 
 def test_lab_jobs_start_before_the_notebooks_that_read_them():
-    todo = [(Path(f"{n}.ipynb"), {}, Path(f"{n}.ipynb")) for n in ("survey_05_3_objectives", "survey_05_4_nsp")]
+    todo = [(Path(f"{n}.ipynb"), {}, Path(f"{n}.ipynb")) for n in ("survey_05c_objectives", "survey_05d_nsp")]
     jobs = {name: (cmd, after) for name, cmd, after in cli_jobs.parallel_jobs(todo, "in-place", False)}
     models = [n for n in jobs if n.startswith("lab-")]
-    assert list(jobs)[-2:] == ["survey_05_3_objectives", "survey_05_4_nsp"] and len(jobs) == len(models) + 2
-    after3, after4 = set(jobs["survey_05_3_objectives"][1]), set(jobs["survey_05_4_nsp"][1])
+    assert list(jobs)[-2:] == ["survey_05c_objectives", "survey_05d_nsp"] and len(jobs) == len(models) + 2
+    after3, after4 = set(jobs["survey_05c_objectives"][1]), set(jobs["survey_05d_nsp"][1])
     assert {n.removeprefix("lab-quick-seed0-") for n in after3 & after4} == {f"lab-whole-word-s{s}" for s in range(3)}
     assert after3 | after4 == set(models)  # nothing trained for no one, the shared whole-word BERTs once
     assert jobs["lab-quick-seed0-lab-token-s2"][0][-6:] == ["train-lab", "lab-token-s2", "--profile", "quick",
@@ -67,9 +67,9 @@ def test_lab_jobs_start_before_the_notebooks_that_read_them():
     assert training[0] == "mini-bert-quick-seed0"  # it reads the mini-BERT as well as its own lab BERTs
     assert {n.removeprefix("lab-quick-seed0-lab-") for n in training[1:]} == {
         f"{v}-s{s}" for v in ("80-10-10", "mask-only", "stacked") for s in range(3)}
-    smoke = cli_jobs.parallel_jobs([(Path("survey_05_4_nsp.ipynb"), {"profile": "smoke"}, Path("x.ipynb"))],
+    smoke = cli_jobs.parallel_jobs([(Path("survey_05d_nsp.ipynb"), {"profile": "smoke"}, Path("x.ipynb"))],
                                    "in-place", False)
-    assert [(n, after) for n, _, after in smoke] == [("survey_05_4_nsp", ())]  # at smoke the notebook trains its own
+    assert [(n, after) for n, _, after in smoke] == [("survey_05d_nsp", ())]  # at smoke the notebook trains its own
 
 
 def test_an_unknown_lab_unit_is_refused_with_the_allowed_names(tmp_cache):

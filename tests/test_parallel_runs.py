@@ -77,7 +77,7 @@ def test_every_dependency_names_a_book_notebook():
 def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
 
     nbs = ["physics_05_probing", "survey_03_1_syntax", "duplication_02_boost", "survey_02_architecture",
-           "survey_05_3_objectives", "survey_06_2_real_encoder"]
+           "survey_05c_objectives", "survey_06b_real_encoder"]
     params = {"survey_02_architecture": {"seed": 1, "model": "mini-bert"}}  # its default is MiniLM
     todo = [(tmp_path / f"{n}.ipynb", params.get(n, {}), tmp_path / f"{n}.ipynb") for n in nbs]
     jobs = {name: (cmd, after) for name, cmd, after in cli_jobs.parallel_jobs(todo, "in-place", False)}
@@ -95,9 +95,9 @@ def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
     assert jobs["survey_02_architecture"][1] == ("mini-bert-quick-seed1",)
     # a real encoder's notebook starts at once; the §5 lab BERTs' notebook (no model parameter) waits only for
     # its lab BERTs' jobs (tests/test_lab_jobs.py)
-    assert jobs["survey_06_2_real_encoder"][1] == ()
-    assert jobs["survey_05_3_objectives"][1] and all(n.startswith("lab-quick-seed0-lab-")
-                                                     for n in jobs["survey_05_3_objectives"][1])
+    assert jobs["survey_06b_real_encoder"][1] == ()
+    assert jobs["survey_05c_objectives"][1] and all(n.startswith("lab-quick-seed0-lab-")
+                                                     for n in jobs["survey_05c_objectives"][1])
     alone = cli_jobs.parallel_jobs([(tmp_path / "survey_02_architecture.ipynb", {}, tmp_path / "x.ipynb")], "in-place", False)
     assert [(n, after) for n, _, after in alone] == [("survey_02_architecture", ())]  # MiniLM: no mini-BERT job
 
@@ -216,12 +216,12 @@ def test_notebooks_start_longest_first_by_their_last_run(tmp_path):
         p.write_text(json.dumps({"cells": [], "metadata": meta, "nbformat": 4, "nbformat_minor": 5}))
         return p
 
-    runs = [("survey_03_1_syntax", 250.0), ("survey_06_2_real_encoder", 790.0), ("survey_07_directions", None),
+    runs = [("survey_03_1_syntax", 250.0), ("survey_06b_real_encoder", 790.0), ("survey_07_directions", None),
             ("duplication_03_real_encoder", 730.0), ("survey_03_2_semantics", None)]
     todo = [(executed(n, s), {}, executed(n, s)) for n, s in runs]
     names = [n for n, _, _ in cli_jobs.parallel_jobs(todo, "in-place", False)]
     assert names[0] == "mini-bert-quick-seed0"
     # longest first; never-run notebooks after them, in the book's order
-    assert names[-5:] == ["survey_06_2_real_encoder", "duplication_03_real_encoder", "survey_03_1_syntax",
+    assert names[-5:] == ["survey_06b_real_encoder", "duplication_03_real_encoder", "survey_03_1_syntax",
                           "survey_07_directions", "survey_03_2_semantics"]
     assert cli_jobs.last_duration(tmp_path / "missing.ipynb") == 0.0

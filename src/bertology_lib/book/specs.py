@@ -118,7 +118,7 @@ register(
 
 register(
     NotebookSpec(
-        name="duplication_02_2_nli_classification",
+        name="duplication_02b_nli_classification",
         title="Duplicating layers II: NLI and sentence classification",
         part="duplication",
         params=(PROFILE_PARAM, SEED_PARAM,
@@ -139,11 +139,11 @@ _survey3("survey_04_1_embeddings", "§4.1 BERT embeddings", real=True)
 _survey3("survey_04_2_attention_heads", "§4.2 Self-attention heads", real=True)
 _survey3("survey_04_3_layers", "§4.3 BERT layers", real=True)
 _survey3("survey_05_training", "§5 Training BERT", real=True)
-register(NotebookSpec(name="survey_05_2_architecture", title="§5 Pre-training choices I: depth vs heads",
+register(NotebookSpec(name="survey_05b_architecture", title="§5 Pre-training choices I: depth vs heads",
                       part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
-register(NotebookSpec(name="survey_05_3_objectives", title="§5 Pre-training choices II: what to mask",
+register(NotebookSpec(name="survey_05c_objectives", title="§5 Pre-training choices II: what to mask",
                       part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
-register(NotebookSpec(name="survey_05_4_nsp", title="§5 Pre-training choices III: next-sentence prediction",
+register(NotebookSpec(name="survey_05d_nsp", title="§5 Pre-training choices III: next-sentence prediction",
                       part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
 _survey3("survey_06_model_size", "§6 How big should BERT be?", real=False)
 _survey3("survey_07_directions", "§7 Directions: behavioural tests and shallow heuristics", real=False)
@@ -156,8 +156,8 @@ def _real_encoder(name: str, title: str, part: str) -> NotebookSpec:
     return register(NotebookSpec(name=name, title=title, part=part, params=(PROFILE_PARAM, SEED_PARAM, model)))
 
 
-_real_encoder("survey_06_2_real_encoder", "§6 II: pruning and quantising a real encoder", "survey")
-_real_encoder("survey_07_2_real_encoder", "§7 II: a behavioural suite for a real encoder", "survey")
+_real_encoder("survey_06b_real_encoder", "§6 II: pruning and quantising a real encoder", "survey")
+_real_encoder("survey_07b_real_encoder", "§7 II: a behavioural suite for a real encoder", "survey")
 _real_encoder("duplication_03_real_encoder", "Duplicating the layers of a real encoder", "duplication")
 
 

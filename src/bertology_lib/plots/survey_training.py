@@ -1,7 +1,7 @@
 """Figures of the survey's §5, training BERT: fine-tuning strategies, what fine-tuning changes,
 seed variance, pre-training variants.
 
-Notebooks: ``survey_05_training``, ``survey_05_2_architecture``, ``survey_05_3_objectives``, ``survey_05_4_nsp``.
+Notebooks: ``survey_05_training``, ``survey_05b_architecture``, ``survey_05c_objectives``, ``survey_05d_nsp``.
 """
 
 from __future__ import annotations

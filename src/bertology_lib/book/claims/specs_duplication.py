@@ -89,7 +89,7 @@ register(
 )
 
 register(
-    "duplication_02_2_nli_classification",
+    "duplication_02b_nli_classification",
     ClaimSpec(
         "dup.boost_nli",
         "Duplicating blocks before fine-tuning improves NLI accuracy (paired by seed, 95% CI)",

@@ -66,7 +66,7 @@ register(
 )
 
 register(
-    "survey_07_2_real_encoder",
+    "survey_07b_real_encoder",
     ClaimSpec(
         "survey7.sst2_negation_mft",
         "A sentiment model fails a simple negation test far more often than its i.i.d. error (SST-2 on MiniLM; 'negated positive' failure rate minus i.i.d. error; 95% interval over seeds and test items)",

@@ -14,7 +14,7 @@ NONINF = ("a non-inferiority claim: two models that learned nothing would pass i
           "reference model beats its floor")
 
 register(
-    "survey_05_2_architecture",
+    "survey_05b_architecture",
     ClaimSpec(
         "training.heads_matter_less_than_depth",
         "At equal parameters, the number of heads moves held-out MLM accuracy less than the number of layers",
@@ -31,7 +31,7 @@ register(
 )
 
 register(
-    "survey_05_3_objectives",
+    "survey_05c_objectives",
     ClaimSpec(
         "training.whole_word_beats_token",
         "Whole-word masking beats token masking downstream",
@@ -56,7 +56,7 @@ register(
 )
 
 register(
-    "survey_05_4_nsp",
+    "survey_05d_nsp",
     ClaimSpec(
         "training.nsp_not_needed",
         "Dropping next-sentence prediction does not hurt downstream (within 1 point)",
@@ -421,7 +421,7 @@ register(
 )
 
 register(
-    "survey_06_2_real_encoder",
+    "survey_06b_real_encoder",
     ClaimSpec(
         "size.minilm_heads_40pct",
         "MiniLM on SST-2: removing 40% of heads costs less than 1 point",

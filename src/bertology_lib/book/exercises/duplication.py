@@ -3,7 +3,7 @@
 * ``duplication_01_reconstruction``: ``ex-dup1-reconstruction`` (the measurement itself: every layer
   through the MLM head) and ``ex-dup1-cka`` (linear CKA, the similarity that explains it);
 * ``duplication_02_boost``: ``ex-dup2-seeds-needed`` (how many seeds a paired gain of the paper's size
-  needs); ``duplication_02_2_nli_classification``: ``ex-dup2-ensemble`` (the probability-summing ensemble of
+  needs); ``duplication_02b_nli_classification``: ``ex-dup2-ensemble`` (the probability-summing ensemble of
   the fair comparison).
 
 Every answer is a function, run on hidden cases; the truths come from the library

@@ -3,7 +3,7 @@ in ``duplication``:
 
 * ``duplication_02_boost``: ``ex-dup2-duplicate`` (the duplication itself: a deeper model whose first k
   blocks are followed by independent copies);
-* ``duplication_02_2_nli_classification``: ``ex-dup2-floor-gap`` (the instrument check: the baseline's score
+* ``duplication_02b_nli_classification``: ``ex-dup2-floor-gap`` (the instrument check: the baseline's score
   minus the majority-label floor, over seeds);
 * ``duplication_03_real_encoder``: ``ex-dup3-no-gain`` (the verdict of a claim of *no* gain under the
   equivalence rule) and ``ex-dup3-detectable`` (the gain a paired t test could detect at these seeds).
@@ -173,7 +173,7 @@ def _check_dup2_duplicate(answer):
                   "yet starts from pretrained weights; fine-tuning then moves the copies apart.")
 
 
-# =========================================================================== duplication_02_2_nli_classification
+# =========================================================================== duplication_02b_nli_classification
 
 
 def _floor_cases() -> list[tuple[list[float], list[int], list[int], int]]:

@@ -1,12 +1,12 @@
-"""Checkers of the exercises of the survey's real-encoder notebooks (§6 II ``survey_06_2_real_encoder``,
-§7 II ``survey_07_2_real_encoder``). Used by those notebooks' exercise cells.
+"""Checkers of the exercises of the survey's real-encoder notebooks (§6 II ``survey_06b_real_encoder``,
+§7 II ``survey_07b_real_encoder``). Used by those notebooks' exercise cells.
 
 Two checked exercises per notebook:
 
-* ``survey_06_2_real_encoder``: ``ex-s6r-importance`` (the head importance that orders the pruning curve:
+* ``survey_06b_real_encoder``: ``ex-s6r-importance`` (the head importance that orders the pruning curve:
   gate gradients, per-layer L2 norm) and ``ex-s6r-int8-weights`` (the int8 weights that dynamic quantisation
   computes with);
-* ``survey_07_2_real_encoder``: ``ex-s7r-wilson`` (the 95% Wilson interval of a failure rate: the figure's
+* ``survey_07b_real_encoder``: ``ex-s7r-wilson`` (the 95% Wilson interval of a failure rate: the figure's
   whiskers) and ``ex-s7r-typo-variants`` (every sentence the INV typo test can make of a test sentence).
 
 Every answer is a function, run on hidden cases; the truths come from the library
@@ -27,7 +27,7 @@ from typing import Any
 from bertology_lib.book.exercises.cases import close_all, numbers, quiet_build, run_cases
 from bertology_lib.book.exercises.checks import checker
 
-# =========================================================================== survey_06_2_real_encoder
+# =========================================================================== survey_06b_real_encoder
 
 S6R_IMPORTANCE_CASES: tuple[tuple[int, int, int, int, tuple[int, ...]], ...] = (
     (2, 4, 32, 2, (4, 4, 4, 3)), (3, 2, 24, 3, (5, 5, 2)))
@@ -313,7 +313,7 @@ def _check_s6r_int8(answer):
                    "scale = max|w| / 127.5, q = w / scale rounded and clipped to [-128, 127], return q x scale.")
 
 
-# =========================================================================== survey_07_2_real_encoder
+# =========================================================================== survey_07b_real_encoder
 
 S7R_WILSON_CASES: tuple[tuple[int, int], ...] = ((0, 8), (8, 8), (3, 50), (25, 50), (12, 150), (1, 3), (140, 150),
                                                  (57, 400))

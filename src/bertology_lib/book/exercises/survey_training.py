@@ -4,9 +4,9 @@ Two checked exercises per notebook:
 
 * ``survey_05_training``: ``ex-survey5-lora-params`` (the weights LoRA trains) and ``ex-survey5-paired``
   (the paired 95% t interval behind every claim of the chapter);
-* ``survey_05_2_architecture``: ``ex-survey52-block-params`` (the parameters of a lab BERT's blocks) and
+* ``survey_05b_architecture``: ``ex-survey52-block-params`` (the parameters of a lab BERT's blocks) and
   ``ex-survey52-width`` (the width that keeps them equal at another depth);
-* ``survey_05_3_objectives``: ``ex-survey53-partial`` (how often token masking hides only part of a
+* ``survey_05c_objectives``: ``ex-survey53-partial`` (how often token masking hides only part of a
   word) and ``ex-survey53-span`` (the mean span length of span masking);
 
 The §6 and §7 checkers are in :mod:`bertology_lib.book.exercises.survey_size`.
@@ -193,7 +193,7 @@ def _check_survey5_paired(answer):
                    "your function against stats.paired_points on the notebook's own sweeps.")
 
 
-# =========================================================================== survey_05_2_architecture
+# =========================================================================== survey_05b_architecture
 
 SURVEY52_BLOCK_CASES: tuple[tuple[int, int, int], ...] = (
     (4, 64, 4), (4, 64, 1), (4, 64, 16), (2, 92, 4), (8, 44, 4), (1, 8, 2), (12, 768, 12), (3, 30, 5))
@@ -305,7 +305,7 @@ def _check_survey52_width(answer):
                    "base model's.")
 
 
-# =========================================================================== survey_05_3_objectives
+# =========================================================================== survey_05c_objectives
 
 SURVEY53_PARTIAL_CASES: tuple[tuple[tuple[int, ...], float], ...] = (
     ((1, 1, 2, 3), 0.15), ((4,), 0.15), ((1,) * 10, 0.15), ((2, 2, 2, 5, 1, 1, 3), 0.5),

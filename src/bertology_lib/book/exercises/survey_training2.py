@@ -1,4 +1,4 @@
-"""Checkers of the exercises of ``survey_05_4_nsp`` (§5 Pre-training choices III: next-sentence prediction):
+"""Checkers of the exercises of ``survey_05d_nsp`` (§5 Pre-training choices III: next-sentence prediction):
 ``ex-survey54-nsp-params`` (the parameters NSP adds to a lab BERT) and ``ex-survey54-overlap`` (how often two
 toy sentences share a noun, which sets what a shared-noun detector scores on the NSP task).
 

@@ -30,9 +30,9 @@ from bertology_lib.errors import ParameterError
 # notebook -> (grid function of experiments.survey.pretraining, the variants it keeps (None: all), downstream?)
 GRIDS: dict[str, tuple[str, tuple[str, ...] | None, bool]] = {
     "survey_05_training": ("variant_grid", None, False),
-    "survey_05_2_architecture": ("architecture_grid", None, True),
-    "survey_05_3_objectives": ("objective_grid", ("token", "whole word", "span"), True),
-    "survey_05_4_nsp": ("objective_grid", ("whole word", "whole word + NSP"), True),
+    "survey_05b_architecture": ("architecture_grid", None, True),
+    "survey_05c_objectives": ("objective_grid", ("token", "whole word", "span"), True),
+    "survey_05d_nsp": ("objective_grid", ("whole word", "whole word + NSP"), True),
 }
 BASE_LAB_COST = 4 * 64 * 64  # cost unit: one step of the quick base lab BERT (4 blocks, d = 64)
 # a whole-word + NSP unit takes about 3.5 x its model's block-steps (sentence pairs, the NSP head; measured at quick

@@ -14,7 +14,7 @@ MLM pipeline (:func:`bertology_lib.training.pretrain.pretrain_mlm`) and cached:
 :func:`evaluate_labs` measures each one by held-out MLM accuracy, a POS probe (layer chosen on validation
 sentences, scored on test sentences) and (optionally) downstream fine-tuning, keeping the per-item scores;
 :func:`lab_gap` and :func:`range_gap` compare variants with intervals over seeds and test items. Used by
-``survey_05_training``, ``survey_05_2_architecture``, ``survey_05_3_objectives`` and ``survey_05_4_nsp``.
+``survey_05_training``, ``survey_05b_architecture``, ``survey_05c_objectives`` and ``survey_05d_nsp``.
 """
 
 from __future__ import annotations
