@@ -4,7 +4,7 @@
 #                      a stamp in each notebook records its sources, parameters, library and environment),
 #                      build _build/html; it prints how many were up to date and how many it executed
 #   make book FORCE=1  the same, re-executing every notebook (bertology build --force)
-#   make book JOBS=2   two notebooks at a time, each in its own process at 1 thread (bertology build --jobs 2)
+#   make book JOBS=2   two notebooks at a time (default: one per core), each in its own process at 1 thread
 #   make reproduce     FORCE=1 from a fresh, empty cache (_build/reproduce-cache): everything retrained
 # The book's notebooks run at 1 torch thread each (BERTOLOGY_THREADS=1 unless you set it): a number depends on
 # the thread count, and the stamps record it, so the committed stamps stay valid on any machine whatever its
@@ -20,7 +20,7 @@ TORCH ?= torch==2.13.0
 TORCH_INDEX ?=
 PROFILE ?= quick
 FORCE ?=
-JOBS ?= 1
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 # make test: pytest-xdist workers, one test file per worker at a time (an nbval notebook's cells share a
 # kernel, so a file never splits); each worker runs its tests at 1 thread, so 2 keeps both cores of CI busy
 TEST_JOBS ?= 2
@@ -39,14 +39,14 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 venv: $(VENV)/.installed
 
-# Headless Chromium for tests/test_book_browser.py. Installs unattended when run as
-# root (CI); elsewhere it says so and the browser test skips.
+# Headless Chromium for tests/test_book_browser.py (not needed by make test: without it that test skips).
+# Installs unattended when run as root (.ci/run does); elsewhere it says so.
 browser-deps:
 	@command -v chromium >/dev/null || (export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -qq && apt-get install -y -qq chromium fonts-noto-color-emoji) || \
 	  echo "browser-deps: could not install chromium (not root?); the browser test will skip"
 
-test: venv browser-deps
+test: venv
 	$(PY) -m pytest tests -n $(TEST_JOBS) --dist loadfile --nbval-lax --nbval-current-env \
 	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider --durations=20
 

@@ -74,8 +74,11 @@ def test_magnitude_masks_and_lottery_source(task, teacher):
     rand = comp.random_masks_like(masks, seed=1)
     assert {n: int(m.sum()) for n, m in rand.items()} == {n: int(m.sum()) for n, m in masks.items()}
     pruned = comp.apply_masks(model, masks)
-    w = comp.prunable_weights(pruned)
-    assert all(float((w[n].weight == 0).float().mean()) >= 0.0 for n in w)
+    w, orig = comp.prunable_weights(pruned), comp.prunable_weights(model)
+    for n, mk in masks.items():  # zero exactly where the mask drops a weight, untouched where it keeps one
+        assert (w[n].weight[~mk] == 0).all() and torch.equal(w[n].weight[mk], orig[n].weight[mk])
+    zero_share = sum(int((m.weight == 0).sum()) for m in w.values()) / sum(m.weight.numel() for m in w.values())
+    assert zero_share == pytest.approx(0.5, abs=0.01)
     nonzero = sum(int((m.weight != 0).sum()) for m in w.values())
     assert nonzero == sum(int(m.sum()) for m in masks.values())
     curve = cp.sparsity_curve(model, cp.features(task, tok, model, cfg)["test"], tok.pad_token_id, cfg, 2, [0.0, 0.9])

@@ -9,7 +9,10 @@ module         holds
 ``exercises``  exercise checkers and the student / teacher notebook export
 ``stamps``     execution stamps: what an executed notebook depends on
 ``execution``  running a notebook: threads, heartbeat, one-line failures, run folders
+``null_run``   the claims re-measured on random-init twins (``bertology run --null``)
 ``cli``        the ``bertology`` command
+``cli_cache``  its ``cache`` subcommands (ls, prune, clear)
+``cli_jobs``   its ``--jobs N`` plan: shared-model units first, notebooks longest first
 =============  =====================================================================================
 
 The book imports the tools and the experiments; nothing below it imports the book.

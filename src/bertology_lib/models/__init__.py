@@ -11,5 +11,7 @@ module              holds
 ``task_heads``      classification and extractive-QA heads on any encoder
 ``tokenization``    word-level tokenizers and the WordPiece trainer
 ``baselines``       null models (the random-init twin)
+``sources``         :class:`~bertology_lib.models.sources.ModelSource`: a model by name, folder or object
+``wordpiece``       a WordPiece vocabulary trained so that its pieces and ids do not depend on the process
 ==================  ===============================================================================
 """

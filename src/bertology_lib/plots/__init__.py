@@ -3,16 +3,16 @@
 Notebooks call these as ``plots.<name>(...)`` and add a caption that says what to see. The functions
 live in one module per book part; this package re-exports every one of them:
 
-- :mod:`~bertology_lib.plots.common`: the house style, finishing a figure, shared drawing helpers
+- ``common`` (:mod:`~bertology_lib.plots.common`): the house style, finishing a figure, shared drawing helpers
   (annotated accuracy heatmap, mean bars with one dot per seed);
-- :mod:`~bertology_lib.plots.survey_knowledge`: survey §2 (architecture) and §3 (what BERT knows,
+- ``survey_knowledge`` (:mod:`~bertology_lib.plots.survey_knowledge`): survey §2 (architecture) and §3 (what BERT knows,
   the limits of probing);
-- :mod:`~bertology_lib.plots.survey_localizing`: survey §4 (embeddings, attention heads, layers);
-- :mod:`~bertology_lib.plots.survey_training`: survey §5 (fine-tuning, seeds, pre-training variants);
-- :mod:`~bertology_lib.plots.survey_model_size`: survey §6 (head pruning, compression);
-- :mod:`~bertology_lib.plots.survey_directions`: survey §7 (CheckList, HANS);
-- :mod:`~bertology_lib.plots.physics`: Physics of Language Models 3.1;
-- :mod:`~bertology_lib.plots.duplication`: layer duplication (Kao et al. 2020).
+- ``survey_localizing`` (:mod:`~bertology_lib.plots.survey_localizing`): survey §4 (embeddings, attention heads, layers);
+- ``survey_training`` (:mod:`~bertology_lib.plots.survey_training`): survey §5 (fine-tuning, seeds, pre-training variants);
+- ``survey_model_size`` (:mod:`~bertology_lib.plots.survey_model_size`): survey §6 (head pruning, compression);
+- ``survey_directions`` (:mod:`~bertology_lib.plots.survey_directions`): survey §7 (CheckList, HANS);
+- ``physics`` (:mod:`~bertology_lib.plots.physics`): Physics of Language Models 3.1;
+- ``duplication`` (:mod:`~bertology_lib.plots.duplication`): layer duplication (Kao et al. 2020).
 
 Plot modules import nothing from the rest of the library except :mod:`bertology_lib.errors`.
 """

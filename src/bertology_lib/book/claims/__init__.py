@@ -4,7 +4,9 @@
 module        holds
 ============  =========================================================================================
 ``rules``     the rules (thresholds, intervals, baselines measured in the same run, equivalence)
-``registry``  :class:`ClaimSpec` and the registry; ``specs_*`` modules hold the specs by book part
+``registry``  :class:`ClaimSpec` and the registry; the specs by book part: ``specs_survey_probing``,
+              ``specs_survey_semantics``, ``specs_survey_location``, ``specs_survey_model``,
+              ``specs_survey_directions``, ``specs_physics``, ``specs_duplication``
 ``record``    :func:`record_claim` (a notebook records a claim by id), :class:`Check`, :class:`Claim`
 ``ledger``    reading claims back from executed notebooks; the ledger page and the findings chapter
 ============  =========================================================================================

@@ -28,7 +28,8 @@ Students check their answers with :func:`check`, which dispatches to the
 checker registered for the exercise label with :func:`checker`; the returned
 :class:`Feedback` says what is wrong without giving the answer away.
 
-Modules: ``export`` (student and teacher notebooks), ``checks`` (the checker registry), and one module
+Modules: ``export`` (student and teacher notebooks), ``checks`` (the checker registry), ``cases`` (shared
+checker pieces: hidden cases, number comparisons), and one module
 of checkers per book part (``survey``, ``survey_knowledge`` (§2-§3.3), ``survey_knowledge2`` (§3.4, §4), ``survey_training`` (§5), ``survey_training2`` (§5 III), ``survey_size`` (§6, §7), ``survey_real`` (§6 II, §7 II), ``physics`` (physics 01-03), ``physics2`` (physics 04-06), ``duplication``, ``duplication2`` (duplication 02-03)), imported here so that every
 checker is registered. Used by every notebook's exercises and ``bertology export-student``.
 """

@@ -11,6 +11,7 @@ Modules:
 * ``common``: the masked item and the noun/verb choices every suite shares.
 * ``syntax``: ``agreement`` (attractors, :data:`AGREEMENT_STRUCTURES`) and ``npi`` (licensing).
 * ``semantics``: ``role_reversal``, ``selectional`` and ``numbers``.
+* ``coreference``: two names, one pronoun, the antecedent fixed by gender (Clark et al.'s coreference head).
 * ``knowledge``: ``entity_swap``, ``knowledge`` (stated facts) and ``inference`` (held-out facts).
 
 Used by the survey_03_* notebooks.
