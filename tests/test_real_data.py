@@ -57,7 +57,7 @@ def test_parse_conllu_skips_multiword_tokens():
 def test_download_failure_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(real, "UD_URL", "http://127.0.0.1:9/{split}.conllu")
     monkeypatch.setenv("BERTOLOGY_CACHE", str(tmp_path))
-    monkeypatch.setattr(real, "_candidate_roots", lambda: [])
+    monkeypatch.setattr(real, "candidate_roots", lambda: [])
     with pytest.raises(FileNotFoundError, match="could not download.*BERTOLOGY_DATA"):
         real.load_ud_ewt("test")
     assert not list(tmp_path.rglob("*.part*"))

@@ -14,5 +14,7 @@ and its own modules; models, training, analysis and the book's experiments build
 * ``bios``: bioS synthetic biographies (Physics of Language Models 3.1): pools, templates,
   people, augmented biographies, QA.
 * ``real``: loaders for UD English EWT and GLUE SST-2 (local copy or download).
+* ``english``: real English text read in place from npm tarballs (Brown with its tags, State of the Union
+  addresses, *Moby Dick*), fixed splits by document, agreement items from held-out Brown sentences.
 * ``word_labels``: gold word-level probing targets from toy-English or UD sentences.
 """

@@ -67,7 +67,10 @@ class UDSentence:
         return tuple(out)
 
 
-def _candidate_roots() -> list[Path]:
+def candidate_roots() -> list[Path]:
+    """Folders laid out like ``../shared/data`` to look in, in order: ``$BERTOLOGY_DATA``,
+    ``$BERTOLOGY_SHARED_DATA``, ``shared/data`` beside the checkout (found from the working folder, then from
+    this file)."""
     roots = []
     if os.environ.get("BERTOLOGY_DATA"):
         roots.append(Path(os.environ["BERTOLOGY_DATA"]).expanduser())
@@ -82,23 +85,33 @@ def _candidate_roots() -> list[Path]:
     return roots
 
 
-def _download(url: str, dest: Path) -> Path:
+def download(url: str, dest: Path, sha256: str | None = None) -> Path:
+    """Download ``url`` to ``dest`` atomically (a temporary file, then a rename); with ``sha256``, a file whose
+    hash differs is refused and nothing is left behind."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + f".part-{os.getpid()}")
     try:
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as r, open(tmp, "wb") as f:
             f.write(r.read())
+        if sha256 is not None:
+            import hashlib
+
+            got = hashlib.sha256(tmp.read_bytes()).hexdigest()
+            if got != sha256:
+                raise ParameterError(f"{url} has sha256 {got}; allowed: the published file, sha256 {sha256}")
         os.replace(tmp, dest)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
         raise FileNotFoundError(
             f"could not download {url} ({e}); put a local copy under $BERTOLOGY_DATA "
             f"or pass path=..."
         ) from e
+    finally:
+        tmp.unlink(missing_ok=True)
     return dest
 
 
-def _download_dir() -> Path:
+def download_dir() -> Path:
+    """Where downloaded data files are kept: ``downloads/`` in the artifact cache."""
     from bertology_lib.cache import default_root
 
     return default_root() / "downloads"
@@ -132,10 +145,10 @@ def find_file(relative: str, path: str | Path | None = None) -> Path | None:
             if cand.is_file():
                 return cand
         raise FileNotFoundError(f"path={str(path)!r} holds no {relative}")
-    for root in _candidate_roots():
+    for root in candidate_roots():
         if (root / relative).is_file():
             return root / relative
-    cached = _download_dir() / relative
+    cached = download_dir() / relative
     return cached if cached.is_file() else None
 
 
@@ -167,7 +180,7 @@ def load_ud_ewt(split: str = "dev", path: str | Path | None = None, limit: int |
     rel = f"ud_english_ewt/en_ewt-ud-{split}.conllu"
     f = find_file(rel, path)
     if f is None:
-        f = _download(UD_URL.format(split=split), _download_dir() / rel)
+        f = download(UD_URL.format(split=split), download_dir() / rel)
     sents = parse_conllu(f.read_text(encoding="utf-8"))
     return sents[:limit] if limit is not None else sents
 
@@ -184,10 +197,10 @@ def sst2_file(split: str = "dev", path: str | Path | None = None) -> Path:
     rel = f"sst2/{split}.tsv"
     f = find_file(rel, path)
     if f is None:
-        zpath = _download(SST2_URL, _download_dir() / "sst2" / "SST-2.zip")
+        zpath = download(SST2_URL, download_dir() / "sst2" / "SST-2.zip")
         with zipfile.ZipFile(zpath) as z:
             data = z.read(f"SST-2/{split}.tsv").decode("utf-8")
-        f = _download_dir() / rel
+        f = download_dir() / rel
         tmp = f.with_name(f.name + ".part")
         tmp.write_text(data, encoding="utf-8")
         os.replace(tmp, f)
