@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from bertology_lib.analysis.mlm import masked_accuracy
+from bertology_lib.training.pretrain import masked_accuracy
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.survey import pretraining as pre
 from bertology_lib.experiments.survey import training as tv
