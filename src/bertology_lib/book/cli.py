@@ -82,7 +82,7 @@ def _parse_params(raw: list[str]) -> dict[str, str]:
     return out
 
 
-def _check_params(path: Path, profile: str | None, given: dict[str, str]) -> dict[str, Any]:
+def check_params(path: Path, profile: str | None, given: dict[str, str]) -> dict[str, Any]:
     """Validate (and type) the parameters for one notebook before any kernel starts."""
     spec = get_spec(path.stem)
     values: dict[str, Any] = dict(given)
@@ -127,7 +127,7 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
     paths = _select(notebooks, root)
     given = _parse_params(params or [])
     # validate everything first: a bad value fails in seconds, before any work
-    plan = [(p, _check_params(p, profile, given)) for p in paths]
+    plan = [(p, check_params(p, profile, given)) for p in paths]
     execution.confirm_full({q.get("profile", get_spec(p.stem).param("profile").default) for p, q in plan}, yes)
     _threads(jobs)
     env = stamps.current_environment()

@@ -185,12 +185,12 @@ def repo_root() -> Path:
 def notebook_paths(root: Path | None = None) -> list[Path]:
     """The book's notebooks in ``_toc.yml`` order (those registered in :data:`SPECS`)."""
     root = root or repo_root()
-    order = _toc_order(root)
+    order = toc_order(root)
     paths = [root / "notebooks" / f"{n}.ipynb" for n in order if n in SPECS]
     return [p for p in paths if p.is_file()]
 
 
-def _toc_order(root: Path) -> list[str]:
+def toc_order(root: Path) -> list[str]:
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text())
