@@ -62,6 +62,16 @@ def bert_rows(dataset: bios.BioDataset, tokenizer, cfg: PhysicsConfig) -> int:
     return max(1, int(round(cfg.batch_size * cfg.seq_len / float(np.mean(lengths)))))
 
 
+def bert_pretrain_key(cfg: PhysicsConfig, lr: float | None = None, mask_prob: float | None = None) -> dict:
+    """The cache key of :func:`bert_pretrain` (kind :data:`PRETRAIN_KIND`): the biographies, the BERT's
+    architecture by its dimensions (:func:`~bertology_lib.models.decoder.matching_bert_spec`, not the size's
+    name), its tokenizer's vocabulary, the training settings and the masked-LM objective."""
+    mask_prob = cfg.bert_mask_prob if mask_prob is None else mask_prob
+    return {"bio": cfg.bio_config().key(), "bert": matching_bert_spec(cfg.model_size),
+            "tokenizer": vocab_id(bert_tokenizer()), "train": _bert_train_config(cfg, lr).key(),
+            "objective": bert_objective(mask_prob).key()}
+
+
 def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
                   lr: float | None = None, mask_prob: float | None = None) -> Path:
     """Pretrain a ``BertForMaskedLM`` on the biographies of ``cfg.dataset()``; returns the cached folder.
@@ -76,8 +86,6 @@ def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progre
     check_fraction("mask_prob", mask_prob)
     cache = cache or ArtifactCache()
     tc = _bert_train_config(cfg, lr)
-    key = {"bio": cfg.bio_config().key(), "bert": matching_bert_spec(cfg.model_size), "tokenizer": vocab_id(bert_tokenizer()),
-           "train": tc.key(), "objective": bert_objective(mask_prob).key()}
 
     def build(folder: Path) -> None:
         from transformers import BertForMaskedLM
@@ -92,7 +100,7 @@ def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progre
                "n_params": sum(p.numel() for p in model.parameters()), "mask_prob": mask_prob}
         save_run(folder, model.cpu(), tok, cfg, log)
 
-    return cache.get_or_create(PRETRAIN_KIND, key, build)
+    return cache.get_or_create(PRETRAIN_KIND, bert_pretrain_key(cfg, lr, mask_prob), build)
 
 
 def load_bert(path: str | Path, device: str = "cpu"):
