@@ -295,6 +295,7 @@ def test_cache_ls_shows_sizes_what_tells_entries_apart_total_and_stale_folders(f
     assert r.exit_code == 0, r.output
     out = r.output
     assert "bio.n_people=20" in out and "bio.n_people=40" in out  # the fields that differ, not a cut prefix
+    assert out.count("physics-pretrain v2 ") == 2  # the kind's version beside its name
     assert "train.lr" not in out  # shared by both entries
     sizes = [e.size for e in c.entries()]
     assert f"2 entries, {cli_cache.human_size(sum(sizes))}" in out and "kB" in out
