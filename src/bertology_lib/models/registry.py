@@ -202,6 +202,9 @@ def check_model_name(name: object, probe_hub: bool = True, param: str = "model")
         return name
     if name in EMBEDDED:
         return name
+    if name == minibert.NAME:  # registered by the module that trains it, which sits above this one
+        raise ParameterError(f"{param}={name!r} is not registered yet: bertology_lib.training.minibert trains and "
+                             "registers it; allowed: import bertology_lib.training (any of its modules) first")
     if Path(name).expanduser().is_dir():
         if not (Path(name).expanduser() / "config.json").is_file():
             raise ParameterError(
