@@ -15,7 +15,7 @@ import time
 
 import torch
 
-from bertology_lib.cache import ArtifactCache, save_tensors
+from bertology_lib.cache import ArtifactCache, ArtifactKind, save_tensors
 
 
 def main() -> None:
@@ -27,7 +27,7 @@ def main() -> None:
         cache = ArtifactCache(root)
         n = args.mb * 1_000_000 // 4
         entry = cache.get_or_create(
-            "bench", {"mb": args.mb}, lambda d: save_tensors(d / "w.safetensors", {"w": torch.randn(n)})
+            ArtifactKind("bench", 1), {"mb": args.mb}, lambda d: save_tensors(d / "w.safetensors", {"w": torch.randn(n)})
         )
         timings = {}
         for label, verify in (("sha256 (what get() does)", True), ("size only", False)):

@@ -67,15 +67,16 @@ def load_model():
     """(model, tokenizer, profile name): the quick mini-BERT if cached and valid, else smoke."""
     from bertology_lib.cache import ArtifactCache
     from bertology_lib.models import minibert
+    from bertology_lib.training.minibert import KIND, load, minibert_key
 
     cfg = minibert.MiniBertConfig.for_profile("quick")
     cache = ArtifactCache()
-    if ArtifactCache.is_valid(cache.path(minibert.KIND, cfg.to_dict())):
-        model, tok = minibert.load(cfg, head="base", cache=cache)
+    if ArtifactCache.is_valid(cache.path(KIND, minibert_key(cfg))):
+        model, tok = load(cfg, head="base", cache=cache)
         return model, tok, cfg, "quick"
     print("NOTE: the quick mini-BERT is not cached; using the smoke model (trains in seconds)")
     cfg = minibert.MiniBertConfig.for_profile("smoke")
-    model, tok = minibert.load(cfg, head="base", cache=cache)
+    model, tok = load(cfg, head="base", cache=cache)
     return model, tok, cfg, "smoke"
 
 

@@ -26,7 +26,8 @@ import json, os, sys, tempfile, time
 from bertology_lib.runtime import THREADS_ENV, apply_thread_policy
 n = apply_thread_policy(None if sys.argv[1] == "policy" else int(sys.argv[1]))
 from bertology_lib.cache import ArtifactCache
-from bertology_lib.models.minibert import MiniBertConfig, history, train_minibert
+from bertology_lib.models.minibert import MiniBertConfig, history
+from bertology_lib.training.minibert import train_minibert
 cfg = MiniBertConfig.for_profile("smoke", max_steps=int(sys.argv[2]))
 with tempfile.TemporaryDirectory() as root:
     t0 = time.perf_counter()

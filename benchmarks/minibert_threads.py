@@ -23,7 +23,8 @@ import json, sys, tempfile, time
 from bertology_lib.runtime import apply_thread_policy
 n = apply_thread_policy(int(sys.argv[1]))
 from bertology_lib.cache import ArtifactCache
-from bertology_lib.models.minibert import MiniBertConfig, history, train_minibert
+from bertology_lib.models.minibert import MiniBertConfig, history
+from bertology_lib.training.minibert import train_minibert
 quick = MiniBertConfig.for_profile("quick")
 cfg = MiniBertConfig.for_profile("quick", max_steps=int(sys.argv[2]), n_checkpoints=1, batch_size=int(sys.argv[3]))
 with tempfile.TemporaryDirectory() as root:

@@ -331,9 +331,9 @@ def test_full_scale_generation_gives_distinct_people() -> None:
     assert len({p.full_name for p in ds.people}) == 100_000
 
 
-def test_people_per_value_shrinks_the_pools_and_keeps_the_paper_keys() -> None:
+def test_people_per_value_shrinks_the_pools_and_is_in_every_key() -> None:
     paper = BioConfig(300, seed=2)
-    assert "people_per_value" not in paper.to_dict()  # paper-pool datasets keep their cache keys
+    assert paper.key()["people_per_value"] == 0  # every field in the key, at any value
     assert paper.pool_sizes() == {"birth_city": len(bios.CITIES), "university": len(bios.UNIVERSITIES),
                                   "major": len(bios.MAJORS), "company_name": len(bios.COMPANIES)}
     scaled = BioConfig(300, seed=2, people_per_value=10)

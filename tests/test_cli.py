@@ -74,9 +74,9 @@ def test_claims_json_reads_the_executed_notebook():
 
 @pytest.mark.slow  # runs the bertology command in a subprocess
 def test_cache_ls_and_clear(tmp_path):
-    from bertology_lib.cache import ArtifactCache, save_json
+    from bertology_lib.cache import ArtifactCache, ArtifactKind, save_json
 
-    ArtifactCache(tmp_path).get_or_create("thing", {"n": 1}, lambda d: save_json(d / "x.json", {}))
+    ArtifactCache(tmp_path).get_or_create(ArtifactKind("thing", 1), {"n": 1}, lambda d: save_json(d / "x.json", {}))
     env = {"BERTOLOGY_CACHE": str(tmp_path)}
     r = bertology("cache", "ls", env=env)
     assert r.returncode == 0 and "thing" in r.stdout and "1 entries" in r.stdout
@@ -105,11 +105,11 @@ def test_failing_notebook_reports_where(tmp_path):
 
 def test_default_values_are_not_injected():
     """`--profile quick` on a notebook whose default is quick injects nothing; other values are typed."""
-    from bertology_lib.book.cli import _check_params
+    from bertology_lib.book.cli import check_params
 
     path = Path(__file__).resolve().parents[1] / "notebooks" / "survey_02_architecture.ipynb"
-    assert _check_params(path, "quick", {}) == {}
-    assert _check_params(path, "smoke", {"seed": "3"}) == {"profile": "smoke", "seed": 3}
+    assert check_params(path, "quick", {}) == {}
+    assert check_params(path, "smoke", {"seed": "3"}) == {"profile": "smoke", "seed": 3}
 
 
 def test_build_skips_notebooks_executed_from_the_same_inputs(tmp_path, monkeypatch):

@@ -178,8 +178,8 @@ def test_run_modes_exclude_each_other(tmp_path):
 # -- 3. validation before work ---------------------------------------------------------------------
 def test_conflicting_profiles_are_an_error_naming_both():
     with pytest.raises(ParameterError, match=r"--profile smoke and -p profile=full disagree"):
-        cli._check_params(NB, "smoke", {"profile": "full"})
-    assert cli._check_params(NB, "smoke", {"profile": "smoke"}) == {"profile": "smoke"}
+        cli.check_params(NB, "smoke", {"profile": "full"})
+    assert cli.check_params(NB, "smoke", {"profile": "smoke"}) == {"profile": "smoke"}
 
 
 def test_full_profile_without_a_gpu_asks_for_yes(monkeypatch):
@@ -271,14 +271,15 @@ def _dead_pid() -> int:
 @pytest.fixture
 def filled_cache(tmp_path, monkeypatch):
     from bertology_lib.cache import ArtifactCache, save_json
+    from bertology_lib.experiments.physics.training import PRETRAIN_KIND
 
     root = tmp_path / "cache"
     monkeypatch.setenv("BERTOLOGY_CACHE", str(root))
     c = ArtifactCache(root)
-    shared = {"train": {"lr": 0.001, "max_steps": 30, "batch_size": 8}, "model_size": "tiny"}
+    shared = {"train": {"lr": 0.001, "max_steps": 30, "batch_size": 8}, "decoder": {"hidden_size": 64}}
     for n_people in (20, 40):
         cfg = {**shared, "bio": {"n_people": n_people, "multi": 5, "seed": 0}, "pretrained": "ab" * 32}
-        c.get_or_create("physics-pretrain", cfg, lambda d: save_json(d / "x.json", {"w": [0.0] * 5000}))
+        c.get_or_create(PRETRAIN_KIND, cfg, lambda d: save_json(d / "x.json", {"w": [0.0] * 5000}))
     dead = root / "physics-pretrain" / f".tmp-0123456789-{_dead_pid()}-deadbeef"
     dead.mkdir()
     (dead / "model.safetensors").write_bytes(b"\0" * 300_000)
@@ -294,6 +295,7 @@ def test_cache_ls_shows_sizes_what_tells_entries_apart_total_and_stale_folders(f
     assert r.exit_code == 0, r.output
     out = r.output
     assert "bio.n_people=20" in out and "bio.n_people=40" in out  # the fields that differ, not a cut prefix
+    assert out.count("physics-pretrain v2 ") == 2  # the kind's version beside its name
     assert "train.lr" not in out  # shared by both entries
     sizes = [e.size for e in c.entries()]
     assert f"2 entries, {cli_cache.human_size(sum(sizes))}" in out and "kB" in out
@@ -339,7 +341,7 @@ def test_cache_entries_record_what_built_them_outside_the_key(filled_cache, monk
         assert e.built["threads"] == torch.get_num_threads() and e.built["torch"] == torch.__version__
         assert e.built["cpu"] == runtime.cpu_model() and e.built["cpu"]
         # the key is the config's alone: the same config built elsewhere is the same entry
-        assert e.key == cache_mod.cache_key(e.kind, e.config)
+        assert e.key == cache_mod.cache_key(e.artifact_kind, e.config)
     out = CliRunner().invoke(cli.app, ["cache", "ls"]).output
     assert out.count("built: torch ") == 2 and runtime.cpu_model()[:20] in out
     # an entry written before the record existed lists without it

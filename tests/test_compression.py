@@ -4,7 +4,7 @@ import torch
 from bertology_lib.analysis.latency import measure_latency
 from bertology_lib.experiments.survey import model_size as cp
 from bertology_lib.interventions import compression as comp
-from bertology_lib.training import distill as distill_mod
+from bertology_lib.interventions import distill as distill_mod
 from bertology_lib.training import finetune as ft
 from bertology_lib.data.tasks import toy_classification, toy_qa
 from bertology_lib.errors import ParameterError

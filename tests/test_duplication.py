@@ -124,7 +124,7 @@ def test_reconstruction_gap_against_a_null_model():
 
 
 def test_unigram_baseline_is_what_a_context_blind_mlm_scores(tiny_bert_dir):
-    from bertology_lib.analysis.mlm import unigram_accuracy
+    from bertology_lib.training.pretrain import unigram_accuracy
 
     tok = load_tokenizer(str(tiny_bert_dir))
     texts = ["the the the chef", "the robin the the"] * 20
@@ -147,7 +147,7 @@ def test_across_variants_one_row_per_model_against_its_own_twin(tiny_bert_dir):
     assert list(table.index) == ["tiny", "twin"]
     assert {"gap", "low", "high", "layer", "mlm_accuracy", "unigram_accuracy"} <= set(table.columns)
     assert (table["low"] <= table["gap"]).all() and (table["gap"] <= table["high"]).all()
-    from bertology_lib.analysis.mlm import masked_accuracy
+    from bertology_lib.training.pretrain import masked_accuracy
 
     assert table.loc["tiny", "mlm_accuracy"] == pytest.approx(masked_accuracy(m, tok, texts))
     assert (table["gap"].abs() < 0.3).all()  # tiny_bert_dir is untrained too: random vs random, no real gap

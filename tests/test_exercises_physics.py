@@ -603,7 +603,7 @@ def test_bert_targets_truth_against_the_batches_bert_trains_on():
 
     cfg = quick().replace(augmentation="multi5+permute")
     ds, tok = cfg.dataset(), pbert.bert_tokenizer()
-    rows = pbert._bert_rows(ds, tok, cfg)
+    rows = pbert.bert_rows(ds, tok, cfg)
     p = cfg.bert_mask_prob
     batches = mlm_batches(ds.texts(), tok, MLMObjective(mask_prob=p, unit="word", seq_len=512, bucket=20), rows)
     per_epoch = len(batches._batches())

@@ -23,7 +23,8 @@ import torch
 
 from bertology_lib.cache import ArtifactCache, load_tensors
 from bertology_lib.book.claims import claims_in_notebook
-from bertology_lib.models.minibert import KIND, MiniBertConfig, history, train_minibert
+from bertology_lib.models.minibert import MiniBertConfig, history
+from bertology_lib.training.minibert import KIND, minibert_key, train_minibert
 
 pytestmark = pytest.mark.slow  # notebook reruns and killed training runs
 
@@ -42,14 +43,15 @@ def test_training_killed_midway_rebuilds_to_the_uninterrupted_result(tmp_path):
         import torch
         torch.set_num_threads(1)
         from bertology_lib.cache import ArtifactCache
-        from bertology_lib.models.minibert import MiniBertConfig, train_minibert
+        from bertology_lib.models.minibert import MiniBertConfig
+        from bertology_lib.training.minibert import train_minibert
         train_minibert(MiniBertConfig.for_profile("smoke", max_steps={STEPS}), ArtifactCache({str(killed)!r}),
                        progress=False, resume_every=0)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "OMP_NUM_THREADS": "1"})
     deadline = time.monotonic() + 180
     try:
-        while not list(killed.glob(f"{KIND}/.tmp-*/checkpoints/step_*/model.safetensors")):
+        while not list(killed.glob(f"{KIND.name}/.tmp-*/checkpoints/step_*/model.safetensors")):
             assert proc.poll() is None, "training finished before it could be killed; raise STEPS"
             assert time.monotonic() < deadline, "no checkpoint written within 180 s"
             time.sleep(0.05)
@@ -58,7 +60,7 @@ def test_training_killed_midway_rebuilds_to_the_uninterrupted_result(tmp_path):
         proc.wait()
     assert proc.returncode == -9
     cache = ArtifactCache(killed)
-    assert cache.get(KIND, cfg.to_dict()) is None  # the half-written run is not an entry
+    assert cache.get(KIND, minibert_key(cfg)) is None  # the half-written run is not an entry
     assert list(cache.entries()) == []
     rebuilt = train_minibert(cfg, cache, progress=False, resume_every=0)
     assert history(rebuilt)["resumed_from"] == 0
@@ -75,7 +77,7 @@ def _ledger_numbers(path: Path) -> dict[str, object]:
 
 # survey_05d_nsp: WordPiece lab BERTs, whose tokenizer the library trainer numbered in per-process hash order
 # until models.wordpiece (its train_seconds column is wall time and no ledger number)
-@pytest.mark.parametrize("name,kind", [("duplication_01_reconstruction", KIND), ("survey_05d_nsp", "lab-bert")])
+@pytest.mark.parametrize("name,kind", [("duplication_01_reconstruction", KIND.name), ("survey_05d_nsp", "lab-bert")])
 def test_notebook_rerun_on_a_fresh_cache_gives_identical_ledger_numbers(name, kind, tmp_path, monkeypatch):
     numbers = []
     for run in ("first", "second"):

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from bertology_lib.analysis import mlm_strength as ms
-from bertology_lib.analysis.mlm import masked_accuracy, unigram_accuracy
+from bertology_lib.training.pretrain import masked_accuracy, unigram_accuracy
 from bertology_lib.errors import ParameterError
 from bertology_lib.models import minibert
 from bertology_lib.models.tokenization import build_word_tokenizer

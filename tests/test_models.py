@@ -128,3 +128,16 @@ def test_random_init_twin_is_a_model_value(tmp_cache):
     assert real.config.hidden_size == trained.config.hidden_size
     assert not torch.equal(real.embeddings.word_embeddings.weight, trained.embeddings.word_embeddings.weight)
     assert ModelSource("random-init:minilm", "smoke").cache_key() != ModelSource("minilm", "smoke").cache_key()
+
+
+def test_the_mini_bert_is_registered_by_the_training_package_not_by_the_registry():
+    """models sit below training (#36): the registry does not import the pipeline that trains the mini-BERT;
+    bertology_lib.training registers the name, and the registry alone says so instead of 'unknown model'."""
+    import subprocess
+    import sys
+
+    code = ("from bertology_lib.models import registry\n"
+            "try:\n    registry.check_model_name('mini-bert')\nexcept Exception as e:\n    print(e)\n"
+            "import bertology_lib.training.loop\nprint(registry.check_model_name('mini-bert'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "bertology_lib.training.minibert trains and registers it" in out and out.rstrip().endswith("mini-bert")

@@ -26,11 +26,11 @@ def _code_cells(path: Path, skip_injected: bool = True) -> list[str]:
 
 
 def test_every_notebook_is_registered_and_in_the_book():
-    from bertology_lib.book.specs import _toc_order
+    from bertology_lib.book.specs import toc_order
 
     files = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if not p.name.startswith("."))
     assert files == sorted(p.stem for p in NOTEBOOKS), "a notebook is missing from _toc.yml or the specs"
-    missing = [n for n in _toc_order(ROOT) if not (ROOT / "notebooks" / f"{n}.ipynb").is_file()]
+    missing = [n for n in toc_order(ROOT) if not (ROOT / "notebooks" / f"{n}.ipynb").is_file()]
     assert missing == [], f"_toc.yml lists notebooks that do not exist: {missing}"
 
 

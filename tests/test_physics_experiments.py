@@ -101,9 +101,9 @@ def test_n_sweep_and_celebrity_keep_exposures(monkeypatch):
     assert set(ds.qa_test) == set(ds.groups["minority"]) and len(ds.qa_test) == 10
 
 
-def test_filler_control_adds_shuffled_text_and_keeps_other_keys():
+def test_filler_control_adds_shuffled_text_and_keys_it():
     base = pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100, "augmentation": "permute1"})
-    assert "filler_bios" not in ptrain.pretrain_key(base)  # keys of runs without filler are unchanged
+    assert ptrain.pretrain_key(base)["filler_bios"] == 0
     assert ptrain.filler_texts(base) == []
     ctrl = px.filler_config(base)
     celeb = px.celebrity_config(base)
@@ -248,7 +248,7 @@ def test_bpe_tokenizer_pipeline_trains_answers_and_keys_the_cache(tmp_path, bpe_
     cache = ArtifactCache(tmp_path)
     word = pcfg.PhysicsConfig(**TINY)
     bpe = word.replace(tokenizer=bpe_folder)
-    assert ptrain.pretrain_key(word).get("tokenizer") is None  # word-level keys are unchanged
+    assert ptrain.pretrain_key(word)["tokenizer"]["name"] == "word"
     assert ptrain.pretrain_key(bpe)["tokenizer"]["name"] == bpe_folder
     pre = ptrain.pretrain(bpe, cache)
     assert pre != ptrain.pretrain(word, cache)

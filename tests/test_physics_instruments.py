@@ -171,7 +171,7 @@ def test_whole_packing_never_cuts_a_biography_from_its_name():
     joined = " ".join(texts)
     assert all(tok.decode(tok(t, add_special_tokens=False)["input_ids"]) in joined for t in ds.texts())
     base = pcfg.PhysicsConfig(**{**pcfg.PhysicsConfig.SIZES["smoke"]})
-    assert ptrain.pretrain_key(base) == ptrain.pretrain_key(base.replace(device="auto"))  # stream keys unchanged
+    assert ptrain.pretrain_key(base) == ptrain.pretrain_key(base.replace(device="auto"))  # the device is no key
     assert ptrain.pretrain_key(base.replace(packing="whole"))["packing"] == "whole"
     with pytest.raises(ParameterError, match="packing='cut'"):
         base.replace(packing="cut")

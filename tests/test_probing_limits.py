@@ -87,7 +87,7 @@ TEXTS = ["the chef tipped the waiter .", "a robin is a bird .", "the waiter tipp
 
 
 def test_amnesic_mlm_drop_identity_is_zero_and_hook_is_removed(tiny_bert_dir):
-    from bertology_lib.analysis.mlm import masked_accuracy
+    from bertology_lib.training.pretrain import masked_accuracy
 
     model, tok = _tiny_mlm(tiny_bert_dir)
     d = model.config.hidden_size

@@ -7,7 +7,9 @@ from bertology_lib.validation import Param, check_choice, check_float, check_int
 
 
 def test_every_size_table_has_every_profile_and_full_is_largest():
-    tables = size_tables()
+    from bertology_lib.book.cli import all_size_tables
+
+    tables = all_size_tables()
     assert len(tables) >= 10  # mini-BERT, fine-tuning, physics, every notebook's sizes
     for name, table in tables.items():
         assert issubclass(table, SizeTable)
@@ -18,6 +20,28 @@ def test_every_size_table_has_every_profile_and_full_is_largest():
     sizes = [MiniBertConfig.for_profile(p) for p in PROFILE_NAMES]
     assert sizes[0].max_steps < sizes[1].max_steps < sizes[2].max_steps
     assert MiniBertConfig.for_profile("smoke", seed=3, n_layers=1).n_layers == 1
+
+
+def test_size_tables_come_from_a_registry_and_the_cli_lists_every_module_that_has_one():
+    """profiles.size_tables() imports nothing (core imports no package above it): tables register themselves
+    on import, and `bertology profiles` (all_size_tables) imports every module that defines one."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "src" / "bertology_lib"
+    defining = set()
+    for path in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and any(getattr(b, "id", None) == "SizeTable" for b in node.bases):
+                defining.add(f"{'.'.join(path.relative_to(src.parent).with_suffix('').parts)}.{node.name}")
+    code = ("from bertology_lib import profiles; before = set(profiles.size_tables()); "
+            "from bertology_lib.book.cli import all_size_tables; print(sorted(before)); print(sorted(all_size_tables()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "[]"  # importing profiles registers (and imports) nothing
+    assert out[1] == repr(sorted(defining)) and len(defining) >= 10
+    assert set(size_tables()) <= defining
 
 
 def test_size_table_rejects_unknown_profile_and_field():
@@ -113,4 +137,6 @@ def test_the_run_context_loads_the_mini_bert_of_its_profile_and_seed(tmp_cache):
     smoke = MiniBertConfig.for_profile("smoke", seed=1)
     assert model.config.num_hidden_layers == smoke.n_layers and model.config.hidden_size == smoke.d_model
     [folder] = list((tmp_cache / "minibert").iterdir())
-    assert (folder / "artifact.json").read_text().count('"seed": 1') == 1
+    import json
+
+    assert json.loads((folder / "artifact.json").read_text())["config"]["minibert"] == smoke.key()

@@ -83,7 +83,7 @@ def test_this_session_compares_in_the_copies_environment():
     """conftest pinned 1 thread (and the AVX2 code paths on x86-64) for this process and every nbval kernel."""
     import os
 
-    from bertology_lib.book.execution import _has_avx2
+    from bertology_lib.book.execution import has_avx2
 
     assert os.environ["BERTOLOGY_THREADS"] == "1" and os.environ["OMP_NUM_THREADS"] == "1"
-    assert not _has_avx2() or "ATEN_CPU_CAPABILITY" in os.environ
+    assert not has_avx2() or "ATEN_CPU_CAPABILITY" in os.environ

@@ -17,13 +17,8 @@ import torch
 
 from bertology_lib.cache import ArtifactCache, load_tensors
 from bertology_lib.errors import ParameterError
-from bertology_lib.models.minibert import (
-    KIND,
-    MiniBertConfig,
-    history,
-    new_bert,
-    train_minibert,
-)
+from bertology_lib.models.minibert import MiniBertConfig, history, new_bert
+from bertology_lib.training.minibert import KIND, minibert_key, train_minibert
 from bertology_lib.models.tokenization import build_word_tokenizer
 from bertology_lib.training import loop as T
 from bertology_lib.training import masking as M
@@ -173,13 +168,14 @@ def test_killed_minibert_build_resumes_to_the_uninterrupted_result(tmp_path):
         from bertology_lib.runtime import apply_thread_policy
         apply_thread_policy()
         from bertology_lib.cache import ArtifactCache
-        from bertology_lib.models.minibert import MiniBertConfig, train_minibert
+        from bertology_lib.models.minibert import MiniBertConfig
+        from bertology_lib.training.minibert import train_minibert
         train_minibert(MiniBertConfig.for_profile("smoke", max_steps={STEPS}), ArtifactCache({str(killed)!r}),
                        progress=False, resume_every={EVERY})
     """)
     env = {**os.environ, "BERTOLOGY_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
     proc = subprocess.Popen([sys.executable, "-c", script], env=env)
-    states = f"{KIND}/.partial-*/train/state-*.json"
+    states = f"{KIND.name}/.partial-*/train/state-*.json"
     deadline = time.monotonic() + 300
     try:
         while not any(int(p.stem.split("-")[1]) >= 3 * EVERY for p in killed.glob(states)):
@@ -191,7 +187,7 @@ def test_killed_minibert_build_resumes_to_the_uninterrupted_result(tmp_path):
         proc.wait()
     assert proc.returncode == -9
     cache = ArtifactCache(killed)
-    assert cache.get(KIND, cfg.to_dict()) is None and list(cache.entries()) == []
+    assert cache.get(KIND, minibert_key(cfg)) is None and list(cache.entries()) == []
     left = {t.path.name.split("-")[0]: t for t in cache.temp_entries()}
     assert set(left) == {".tmp", ".partial"} and all(t.pid == proc.pid and not t.alive for t in left.values())
     assert list(left[".partial"].path.glob("checkpoints/step_*/model.safetensors"))  # kept checkpoints

@@ -83,7 +83,7 @@ def test_the_test_suite_runs_in_the_regression_environment_whatever_threads_are_
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     header = next(line for line in out.stdout.splitlines() if line.startswith("cpu: "))
     assert f"{THREADS_ENV}=1" in header
-    assert ("ATEN_CPU_CAPABILITY=avx2" in header) == execution._has_avx2()
+    assert ("ATEN_CPU_CAPABILITY=avx2" in header) == execution.has_avx2()
 
 
 @pytest.mark.slow  # a pytest subprocess
@@ -101,12 +101,12 @@ def test_pin_regression_environment(monkeypatch):
     monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")  # set by the user: kept
     for k in ("ATEN_CPU_CAPABILITY", "OPENBLAS_CORETYPE", "ONEDNN_MAX_CPU_ISA"):
         monkeypatch.delenv(k, raising=False)
-    monkeypatch.setattr(execution, "_has_avx2", lambda: True)
+    monkeypatch.setattr(execution, "has_avx2", lambda: True)
     env = execution.pin_regression_environment()
     assert os.environ[THREADS_ENV] == "1" and env["MKL_CBWR"] == "COMPATIBLE"
     assert os.environ["ATEN_CPU_CAPABILITY"] == "avx2" and os.environ["OPENBLAS_CORETYPE"] == "Haswell"
     monkeypatch.delenv("ATEN_CPU_CAPABILITY")
-    monkeypatch.setattr(execution, "_has_avx2", lambda: False)  # an Arm laptop: no x86 code path to pin
+    monkeypatch.setattr(execution, "has_avx2", lambda: False)  # an Arm laptop: no x86 code path to pin
     env = execution.pin_regression_environment()
     assert "ATEN_CPU_CAPABILITY" not in env and "ATEN_CPU_CAPABILITY" not in os.environ and env[THREADS_ENV] == "1"
     monkeypatch.setenv(THREADS_ENV, "-2")

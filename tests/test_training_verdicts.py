@@ -112,7 +112,7 @@ def test_feature_head_scores_items_as_in_training():
 def test_masked_hits_sum_to_masked_accuracy_and_with_rows_keeps_the_batches(tiny_bert_dir):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from bertology_lib.analysis.mlm import masked_accuracy, masked_hits
+    from bertology_lib.training.pretrain import masked_accuracy, masked_hits
     from bertology_lib.training.masking import MLMBatches
 
     model, tok = AutoModelForMaskedLM.from_pretrained(tiny_bert_dir), AutoTokenizer.from_pretrained(tiny_bert_dir)

@@ -19,11 +19,25 @@ on its ``LOCK`` file, so it is reused only once its owner is gone, never while
 it runs. :meth:`ArtifactCache.temp_entries` lists temporary folders and
 :meth:`ArtifactCache.prune` removes those of dead processes.
 
+Keys, one convention for every artifact:
+
+* an artifact's *kind* is an :class:`ArtifactKind` (the folder name and a ``version``), declared once next
+  to the code that builds it; the cache puts the version into every key of the kind, so bumping it (when
+  that code changes what it would build) retires every entry of the kind at once;
+* its *config* (the key's content) is derived from the configs that build it: each config dataclass gives
+  its :meth:`key` (:func:`config_key`: every field, whatever its value, less those that cannot change the
+  artifact, such as the device), and a model's architecture enters by its dimensions, never by a size's
+  name. No field is left out for having its default value, so a changed default cannot leave a stale
+  entry in use. (Until 2026-12-05 keys were assembled per module, with a version constant per module and
+  fields left out at their old defaults; the change gave every kind new keys: see ``benchmarks/README.md``,
+  "Keys that cannot go stale".)
+
 Tensors are stored as safetensors and metadata as JSON; nothing is unpickled.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -32,7 +46,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from bertology_lib.errors import CacheError, ParameterError
 from bertology_lib.runtime import build_record
@@ -60,12 +74,51 @@ def default_root() -> Path:
     return Path(user_cache_dir("bertology"))
 
 
+@dataclass(frozen=True)
+class ArtifactKind:
+    """A kind of cached artifact: ``name``, the folder its entries live in, and ``version``, part of every
+    key of the kind.
+
+    Declare one per kind, next to the code that builds it (``KIND = ArtifactKind("minibert", 1)``), and bump
+    its version when that code changes what it would build: every entry of the kind is then rebuilt.
+    """
+
+    name: str
+    version: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or "/" in self.name or self.name.startswith("."):
+            raise CacheError(f"kind={self.name!r} is not a valid artifact kind; allowed: a plain name")
+        if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
+            raise CacheError(f"version={self.version!r} of kind {self.name!r} is invalid; allowed: an int >= 1")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def config_key(config: Any, leave_out: Iterable[str] = ()) -> dict[str, Any]:
+    """The key form of a config dataclass (what its ``key()`` returns): every field, whatever its value,
+    except those in ``leave_out`` (fields that cannot change the artifact, e.g. the device).
+
+    A field is never left out for having its default value: that is how keys went stale (a new default,
+    an old entry). Nested values are hashed through :func:`canonical_json` (configs by their ``key()``).
+    """
+    skip = set(leave_out)
+    names = {f.name for f in dataclasses.fields(config)}
+    unknown = sorted(skip - names)
+    if unknown:
+        raise CacheError(f"leave_out names unknown field(s) {unknown} of {type(config).__name__}")
+    return {n: getattr(config, n) for n in sorted(names - skip)}
+
+
 def canonical_json(obj: Any) -> str:
-    """Stable JSON for hashing: sorted keys, no whitespace, tuples as lists."""
+    """Stable JSON for hashing: sorted keys, no whitespace, tuples as lists, configs by their ``key()``."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
 
 
 def _json_default(o: Any) -> Any:
+    if hasattr(o, "key") and callable(o.key):
+        return o.key()
     if hasattr(o, "to_dict"):
         return o.to_dict()
     if isinstance(o, Path):
@@ -75,9 +128,17 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"cannot hash a {type(o).__name__} into a cache key: {o!r}")
 
 
-def cache_key(kind: str, config: Mapping[str, Any]) -> str:
-    """The hex key of an artifact of ``kind`` built from ``config``."""
-    payload = canonical_json({"kind": kind, "format": FORMAT_VERSION, "config": config})
+def _check_kind(kind: Any) -> ArtifactKind:
+    if not isinstance(kind, ArtifactKind):
+        raise CacheError(f"kind={kind!r} is not an ArtifactKind; allowed: ArtifactKind(name, version), declared "
+                         "next to the code that builds it")
+    return kind
+
+
+def cache_key(kind: ArtifactKind, config: Mapping[str, Any]) -> str:
+    """The hex key of an artifact of ``kind`` (its name and version) built from ``config``."""
+    kind = _check_kind(kind)
+    payload = canonical_json({"kind": kind.name, "version": kind.version, "format": FORMAT_VERSION, "config": config})
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
 
@@ -104,6 +165,12 @@ class Entry:
     created: float
     config: dict
     built: dict = field(default_factory=dict)  # versions, threads and CPU that built it ({} before 2026-12-04)
+    version: int | None = None  # the kind's version it was built under (None before 2026-12-05)
+
+    @property
+    def artifact_kind(self) -> ArtifactKind | None:
+        """The :class:`ArtifactKind` it was built under (None for an entry written before kinds had versions)."""
+        return None if self.version is None else ArtifactKind(self.kind, self.version)
 
 
 @dataclass(frozen=True)
@@ -128,12 +195,10 @@ class ArtifactCache:
         self.root = Path(root) if root is not None else default_root()
 
     # -- paths -------------------------------------------------------------
-    def path(self, kind: str, config: Mapping[str, Any]) -> Path:
-        if not kind or "/" in kind or kind.startswith("."):
-            raise CacheError(f"kind={kind!r} is not a valid artifact kind (a plain name)")
-        return self.root / kind / cache_key(kind, config)
+    def path(self, kind: ArtifactKind, config: Mapping[str, Any]) -> Path:
+        return self.root / _check_kind(kind).name / cache_key(kind, config)
 
-    def scratch_path(self, kind: str, config: Mapping[str, Any]) -> Path:
+    def scratch_path(self, kind: ArtifactKind, config: Mapping[str, Any]) -> Path:
         """The resumable-build scratch folder of ``(kind, config)``: ``<root>/<kind>/.partial-<key>/``."""
         final = self.path(kind, config)
         return final.parent / f"{_PARTIAL_PREFIX}{final.name}"
@@ -158,7 +223,7 @@ class ArtifactCache:
             return False
 
     # -- main API ----------------------------------------------------------
-    def get(self, kind: str, config: Mapping[str, Any]) -> Path | None:
+    def get(self, kind: ArtifactKind, config: Mapping[str, Any]) -> Path | None:
         """The entry's folder if it exists and is valid; a corrupt one is removed."""
         folder = self.path(kind, config)
         if not folder.exists():
@@ -170,7 +235,7 @@ class ArtifactCache:
 
     def get_or_create(
         self,
-        kind: str,
+        kind: ArtifactKind,
         config: Mapping[str, Any],
         build: Callable[..., None],
         scratch: bool = False,
@@ -201,7 +266,8 @@ class ArtifactCache:
                 else:
                     build(tmp)
                 (tmp / CONFIG).write_text(
-                    json.dumps({"kind": kind, "format": FORMAT_VERSION, "config": config, "built": build_record()},
+                    json.dumps({"kind": kind.name, "version": kind.version, "format": FORMAT_VERSION,
+                                "config": config, "built": build_record()},
                                indent=2, sort_keys=True, default=_json_default)
                 )
                 self._write_manifest(tmp)
@@ -287,11 +353,12 @@ class ArtifactCache:
                     manifest = json.loads((folder / MANIFEST).read_text())
                     recorded = json.loads((folder / CONFIG).read_text())
                     config, built = recorded.get("config", {}), recorded.get("built", {})
+                    version = recorded.get("version")
                     size = sum(m["size"] for m in manifest["files"].values())
                     created = float(manifest["created"])
                 except (OSError, ValueError, KeyError):
-                    config, built, size, created = {"corrupt": True}, {}, 0, 0.0
-                yield Entry(kind_dir.name, folder.name, folder, size, created, config, built)
+                    config, built, version, size, created = {"corrupt": True}, {}, None, 0, 0.0
+                yield Entry(kind_dir.name, folder.name, folder, size, created, config, built, version)
 
     def temp_entries(self) -> list[TempEntry]:
         """Every temporary folder: builds in progress and those left by killed builds (see :class:`TempEntry`)."""
@@ -480,7 +547,7 @@ def load_json(path: str | Path) -> Any:
     return json.loads(Path(path).read_text())
 
 
-def memo(kind: str, config: Mapping[str, Any], compute: Callable[[], Any], save: Callable[[Any, Path], None],
+def memo(kind: ArtifactKind, config: Mapping[str, Any], compute: Callable[[], Any], save: Callable[[Any, Path], None],
          load: Callable[[Path], Any], cache: "ArtifactCache | None" = None) -> Any:
     """The artifact of ``(kind, config)``: on a miss ``compute()`` it, ``save(value, folder)`` it into the
     entry and return the computed value; on a hit ``load(folder)`` it.

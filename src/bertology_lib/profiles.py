@@ -2,7 +2,9 @@
 
 A profile is a name. Every experiment that has sizes keeps them in one frozen dataclass derived from
 :class:`SizeTable`, whose ``SIZES`` maps each profile name to the field values; ``for_profile(name)``
-is the one way to get them, and ``bertology profiles`` prints every table side by side.
+is the one way to get them. A table registers itself when its module is imported (:data:`SIZE_TABLES`);
+``bertology profiles`` imports the modules that hold tables (:func:`bertology_lib.book.cli.all_size_tables`)
+and prints every table side by side. This module imports nothing above it.
 
 =========  ====================================================================  ==========================
 profile    for                                                                   budget on a 2-core CPU
@@ -75,15 +77,11 @@ class SizeTable:
 
 
 def size_tables() -> dict[str, type[SizeTable]]:
-    """Every size table of the library and the book's experiments (importing them registers them)."""
-    import importlib
-    import pkgutil
+    """The size tables registered so far (those of every module imported in this process), by qualified name.
 
-    import bertology_lib
-
-    for m in pkgutil.walk_packages(bertology_lib.__path__, "bertology_lib."):
-        if not m.name.startswith(("bertology_lib.book", "bertology_lib.plots")):
-            importlib.import_module(m.name)
+    Every table of the library and the book: :func:`bertology_lib.book.cli.all_size_tables`, which imports
+    the modules that hold them first.
+    """
     return dict(sorted(SIZE_TABLES.items()))
 
 

@@ -8,7 +8,6 @@ module                  holds
 ``word_probes``         probing every layer of several models for word-level gold labels
 ``structural_probe``    Hewitt & Manning's structural probes (distance and depth)
 ``cloze``               scoring minimal pairs with a masked LM, across checkpoints
-``mlm``                 held-out masked-LM accuracy
 ``reconstruction``      reading the input back from every layer through the MLM head (Kao et al.)
 ``attention``           attention maps, head statistics, syntactic heads
 ``attention_heldout``   heads and layers chosen on validation sentences, scored on held-out ones

@@ -26,10 +26,11 @@ from typing import Sequence
 
 import torch
 
-from bertology_lib.cache import load_json, load_tensors, memo, save_json, save_tensors
+from bertology_lib.cache import ArtifactKind, load_json, load_tensors, memo, save_json, save_tensors
 from bertology_lib.errors import ParameterError
 
 POOLING = ("first", "mean")
+KIND = ArtifactKind("activations", 1)  # keyed by the model's, tokenizer's and sentences' fingerprints
 
 
 @dataclass
@@ -252,4 +253,4 @@ def _load_pass(folder: Path) -> ActivationCache:
 
 def _cached_pass(model, tokenizer, sentences, kw) -> ActivationCache:
     config = activation_key(model, tokenizer, sentences, **kw)
-    return memo("activations", config, lambda: _pass(model, tokenizer, sentences, **kw), _save_pass, _load_pass)
+    return memo(KIND, config, lambda: _pass(model, tokenizer, sentences, **kw), _save_pass, _load_pass)

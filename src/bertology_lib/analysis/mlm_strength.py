@@ -4,7 +4,7 @@ the same training text.
 A masked-word accuracy of 0.37 means little on its own: in toy English most content words are drawn at
 random from a Zipf lexicon, so no model can name them, while function words are nearly free. This module
 scores the model and its references on the *same* masked positions (the masking of
-:func:`bertology_lib.analysis.mlm.masked_accuracy` with the same arguments):
+:func:`bertology_lib.training.pretrain.masked_accuracy` with the same arguments):
 
 * :class:`NGramMLM` -- a two-sided n-gram reference: the word seen most often between the visible left and
   right neighbours in training, backing off to one side, then to the most frequent word;
@@ -91,7 +91,7 @@ class NGramMLM:
 
 
 def unigram_predictor(reference: NGramMLM) -> Predictor:
-    """Always the most frequent training word (:func:`bertology_lib.analysis.mlm.unigram_accuracy`'s guess),
+    """Always the most frequent training word (:func:`bertology_lib.training.pretrain.unigram_accuracy`'s guess),
     taken from the counts of an :class:`NGramMLM` already built on the training texts."""
     return lambda batch: torch.full_like(batch["input_ids"], reference.top)
 
@@ -113,7 +113,7 @@ def masked_predictions(predictors: Mapping[str, Predictor], tokenizer, texts: Se
                        batch_size: int = 128, bucket: int = 50, seq_len: int = 64,
                        mask_prob: float = 0.15) -> pd.DataFrame:
     """One row per masked word of ``texts`` (whole-word masking, every picked word ``[MASK]``, as
-    :func:`~bertology_lib.analysis.mlm.masked_accuracy` with the same arguments): ``text`` (index), ``gold``
+    :func:`~bertology_lib.training.pretrain.masked_accuracy` with the same arguments): ``text`` (index), ``gold``
     token and one column of guessed token ids per predictor."""
     if not predictors:
         raise ParameterError("predictors is empty; allowed: a mapping of names to predictors")

@@ -82,7 +82,7 @@ def _parse_params(raw: list[str]) -> dict[str, str]:
     return out
 
 
-def _check_params(path: Path, profile: str | None, given: dict[str, str]) -> dict[str, Any]:
+def check_params(path: Path, profile: str | None, given: dict[str, str]) -> dict[str, Any]:
     """Validate (and type) the parameters for one notebook before any kernel starts."""
     spec = get_spec(path.stem)
     values: dict[str, Any] = dict(given)
@@ -127,7 +127,7 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
     paths = _select(notebooks, root)
     given = _parse_params(params or [])
     # validate everything first: a bad value fails in seconds, before any work
-    plan = [(p, _check_params(p, profile, given)) for p in paths]
+    plan = [(p, check_params(p, profile, given)) for p in paths]
     execution.confirm_full({q.get("profile", get_spec(p.stem).param("profile").default) for p, q in plan}, yes)
     _threads(jobs)
     env = stamps.current_environment()
@@ -220,17 +220,37 @@ def run(
     _run(notebooks, profile, param, mode=mode, output_dir=output_dir, yes=yes, jobs=jobs)
 
 
+def all_size_tables() -> dict:
+    """Every size table of the library and the book's experiments, by qualified name: imports the modules
+    that hold one (a table registers itself on import; a test checks this list against the library)."""
+    import bertology_lib.experiments.duplication.boost  # noqa: F401
+    import bertology_lib.experiments.physics.config  # noqa: F401
+    import bertology_lib.experiments.physics.grid  # noqa: F401
+    import bertology_lib.experiments.survey.architecture  # noqa: F401
+    import bertology_lib.experiments.survey.behaviour  # noqa: F401
+    import bertology_lib.experiments.survey.model_size  # noqa: F401
+    import bertology_lib.experiments.survey.probing_limits  # noqa: F401
+    import bertology_lib.experiments.survey.semantics  # noqa: F401
+    import bertology_lib.experiments.survey.sizes  # noqa: F401
+    import bertology_lib.experiments.survey.training  # noqa: F401
+    import bertology_lib.models.minibert  # noqa: F401
+    import bertology_lib.training.finetune  # noqa: F401
+    from bertology_lib.profiles import size_tables
+
+    return size_tables()
+
+
 @app.command("profiles")
 def profiles_cmd() -> None:
     """Every size table of the library and the book's experiments, profile by profile."""
     import pandas as pd
 
-    from bertology_lib.profiles import DESCRIPTIONS, sizes_frame, size_tables
+    from bertology_lib.profiles import DESCRIPTIONS, sizes_frame
 
     for name, desc in DESCRIPTIONS.items():
         typer.echo(f"{name:<6s} {desc}")
     with pd.option_context("display.max_colwidth", 40, "display.width", 100):
-        for qualname, table in size_tables().items():
+        for qualname, table in all_size_tables().items():
             typer.secho(f"\n{qualname}", bold=True)
             typer.echo(sizes_frame(table).to_string())
 
@@ -249,9 +269,10 @@ def train_minibert_cmd(
     execution.confirm_full({profile}, yes)
     _threads()
     from bertology_lib.models import minibert
+    from bertology_lib.training.minibert import train_minibert
 
     cfg = minibert.MiniBertConfig.for_profile(profile, seed=seed)
-    folder = minibert.train_minibert(cfg)
+    folder = train_minibert(cfg)
     evals = minibert.history(folder)["evals"]
     typer.echo(f"{folder}: held-out MLM accuracy {evals[-1]['mlm_acc']:.3f}" if evals else str(folder))
 

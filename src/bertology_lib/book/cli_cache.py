@@ -36,9 +36,9 @@ def human_size(n: float) -> str:
 
 
 def _flat(obj: Any, prefix: str = "") -> dict[str, str]:
-    if isinstance(obj, dict):
-        out: dict[str, str] = {}
-        for k, v in obj.items():
+    if isinstance(obj, dict) or (isinstance(obj, list) and any(isinstance(v, dict) for v in obj)):
+        out: dict[str, str] = {}  # a list of configs (e.g. a lab BERT's training phases) by index: train.1.seed
+        for k, v in (obj.items() if isinstance(obj, dict) else enumerate(obj)):
             out.update(_flat(v, f"{prefix}{k}."))
         return out
     v = json.dumps(obj, separators=(",", ":"), default=str)
@@ -77,15 +77,17 @@ def built_summary(built: dict) -> str:
 
 @cache_app.command("ls")
 def cache_ls() -> None:
-    """List cache entries (kind, key, size, date, the config fields that tell entries of a kind apart, what
-    built each: versions, threads, CPU), the total size, and temporary folders left by builds that died."""
+    """List cache entries (kind and its version, key, size, date, the config fields that tell entries of a kind
+    apart, what built each: versions, threads, CPU), the total size, and temporary folders left by builds that
+    died."""
     c = cache_mod.ArtifactCache()
     typer.echo(f"cache root: {c.root}")
     entries = list(c.entries())
     summary = config_summaries(entries)
     for e in entries:
         age = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.created)) if e.created else "corrupt"
-        typer.echo(f"{e.kind:<22s} {e.key}  {human_size(e.size):>9s}  {age}")
+        kind = e.kind if e.version is None else f"{e.kind} v{e.version}"  # no version: built before 2026-12-05
+        typer.echo(f"{kind:<25s} {e.key}  {human_size(e.size):>9s}  {age}")
         typer.echo(textwrap.fill(summary[e.path], WIDTH, initial_indent="    ", subsequent_indent="    "))
         if e.built:
             typer.echo(textwrap.fill(built_summary(e.built), WIDTH, initial_indent="    built: ",

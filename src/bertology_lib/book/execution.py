@@ -70,7 +70,7 @@ PORTABLE_KERNELS = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "OPENBLAS
 REGRESSION_THREADS = 1  # the copies' numbers depend on the thread count; 1 is what a busy 2-core CI has free
 
 
-def _has_avx2() -> bool:
+def has_avx2() -> bool:
     import platform
 
     if platform.machine().lower() not in ("x86_64", "amd64"):
@@ -92,7 +92,7 @@ def pin_regression_environment() -> dict[str, str]:
 
     thread_count()  # validates the value asked before it is overridden
     env = {THREADS_ENV: str(REGRESSION_THREADS), "OMP_NUM_THREADS": str(REGRESSION_THREADS)}
-    if _has_avx2():
+    if has_avx2():
         env.update({k: os.environ.get(k, v) for k, v in PORTABLE_KERNELS.items()})
     os.environ.update(env)
     return env

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+import bertology_lib.training.minibert  # noqa: F401 - registers the embedded model "mini-bert"
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.registry import check_mlm_model_name, check_model_name
 from bertology_lib.profiles import PROFILE_PARAM, SEED_PARAM, profile_device
@@ -184,12 +185,12 @@ def repo_root() -> Path:
 def notebook_paths(root: Path | None = None) -> list[Path]:
     """The book's notebooks in ``_toc.yml`` order (those registered in :data:`SPECS`)."""
     root = root or repo_root()
-    order = _toc_order(root)
+    order = toc_order(root)
     paths = [root / "notebooks" / f"{n}.ipynb" for n in order if n in SPECS]
     return [p for p in paths if p.is_file()]
 
 
-def _toc_order(root: Path) -> list[str]:
+def toc_order(root: Path) -> list[str]:
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text())

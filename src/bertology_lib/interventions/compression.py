@@ -12,7 +12,7 @@ Tools of the survey's §6 (Rogers et al. 2020), each taking a task head on an en
   same per-matrix sparsity; Chen et al. 2020, Prasanna et al. 2020).
 
 Head gates, importance and physical head pruning live in :mod:`bertology_lib.interventions.heads`,
-distillation in :mod:`bertology_lib.training.distill`, latency in :mod:`bertology_lib.analysis.latency`.
+distillation in :mod:`bertology_lib.interventions.distill`, latency in :mod:`bertology_lib.analysis.latency`.
 """
 
 from __future__ import annotations

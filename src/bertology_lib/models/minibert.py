@@ -1,10 +1,12 @@
 """The embedded mini-BERT: a small ``BertForMaskedLM`` trained on toy English.
 
-Trained once per config by :func:`train_minibert` through the one MLM pre-training
-pipeline (:mod:`bertology_lib.training.pretrain`), cached with its checkpoints through
-training (so that the survey notebooks can show phenomena *across training
-time*), its word-level tokenizer, and its learning curve. Every survey
-notebook that asks for ``model="mini-bert"`` shares the same cached model.
+What the mini-BERT *is*: its config per profile (:class:`MiniBertConfig`, dimensions included), its corpus
+and held-out sentences, its word-level tokenizer, the untrained model of a config, and how to read a trained
+one's folder (:func:`history`, :func:`checkpoints`). It is trained once per config by
+:func:`bertology_lib.training.minibert.train_minibert` through the one MLM pre-training pipeline, cached
+with its checkpoints through training (so that the survey notebooks can show phenomena *across training
+time*), its tokenizer and its learning curve; that module also registers the name ``mini-bert`` with the
+model registry. Every survey notebook that asks for ``model="mini-bert"`` shares the same cached model.
 
 Used by the survey §3–§7 and layer-duplication notebooks.
 """
@@ -13,8 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -22,19 +22,14 @@ from typing import Any, ClassVar
 
 import torch
 
-from bertology_lib.analysis.mlm import masked_accuracy
-from bertology_lib.cache import ArtifactCache
+from bertology_lib.cache import config_key
 from bertology_lib.data.toy_english import ToyEnglishConfig, generate_corpus, vocabulary
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.tokenization import build_word_tokenizer
 from bertology_lib.profiles import SizeTable
-from bertology_lib.training.loop import Resume, TrainConfig
-from bertology_lib.training.pretrain import MLMObjective, mlm_batches, pretrain_mlm
 from bertology_lib.validation import check_float, check_int
 
 NAME = "mini-bert"
-KIND = "minibert"
-RESUME_EVERY = 500  # optimiser steps between resumable states (and at every kept checkpoint); 0: off
 
 
 @dataclass(frozen=True)
@@ -90,6 +85,10 @@ class MiniBertConfig(SizeTable):
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def key(self) -> dict:
+        """Every field but ``device`` (:func:`~bertology_lib.cache.config_key`): dimensions, corpus, training."""
+        return config_key(self, leave_out=("device",))
 
     def checkpoint_steps(self) -> list[int]:
         """Log-spaced steps at which a checkpoint is kept (always including the last)."""
@@ -150,81 +149,6 @@ def build_model(cfg: MiniBertConfig, vocab_size: int):
     return new_bert(vocab_size, cfg.n_layers, cfg.n_heads, cfg.d_model, seed=cfg.seed)
 
 
-class Checkpoints:
-    """Callback of :func:`train_minibert`: at each step of ``steps`` save the model and tokenizer to
-    ``root/step_<N>/`` and record the held-out MLM accuracy in ``evals``; resumable (``state_dict``)."""
-
-    def __init__(self, root: Path, steps: set[int], tok, held_texts: list[str]) -> None:
-        self.root, self.steps, self.tok, self.held_texts = root, steps, tok, held_texts
-        self.evals: list[dict] = []
-
-    def on_step_end(self, step: int, loss: float, view) -> None:
-        if step not in self.steps:
-            return
-        m = view.model
-        out = self.root / f"step_{step:06d}"
-        m.save_pretrained(out)
-        self.tok.save_pretrained(out)
-        # 80/10/10 corruption and unbucketed batches: the measure this curve has always used
-        acc = masked_accuracy(m, self.tok, self.held_texts, corruption="80/10/10", bucket=0)
-        self.evals.append({"step": step, "loss": loss, "mlm_acc": acc})
-        m.train()
-
-    def state_dict(self) -> dict:
-        return {"evals": self.evals}
-
-    def load_state_dict(self, state: dict) -> None:
-        """Resume: keep the checkpoints recorded in ``state``; one written after it may be half-written."""
-        self.evals = list(state["evals"])
-        kept = {f"step_{e['step']:06d}" for e in self.evals}
-        for folder in self.root.glob("step_*"):
-            if folder.name not in kept:
-                shutil.rmtree(folder)
-
-
-def train_minibert(cfg: MiniBertConfig, cache: ArtifactCache | None = None, progress: bool = True,
-                   resume_every: int = RESUME_EVERY) -> Path:
-    """Train (or fetch from the cache) the mini-BERT for ``cfg``; returns its cache folder.
-
-    The folder holds ``final/`` and ``checkpoints/step_<N>/`` (HF model folders
-    with the tokenizer) and ``history.json`` (losses, held-out MLM accuracy at
-    each checkpoint, wall time, and ``resumed_from``, the step a killed build was resumed from).
-
-    A killed training resumes: every ``resume_every`` steps and at each kept checkpoint the training
-    state goes to the entry's scratch folder (:meth:`~bertology_lib.cache.ArtifactCache.scratch_path`),
-    and the next build continues from the last one, with exactly the weights and losses of an
-    uninterrupted run (same threads and stack). ``resume_every=0`` turns this off. It changes neither
-    the cache key nor the trained weights.
-    """
-    check_int("resume_every", resume_every, minimum=0)
-    cache = cache or ArtifactCache()
-
-    def build(folder: Path, scratch: Path | None = None) -> None:
-        tok = tokenizer_for(cfg)
-        train_s, held = corpus(cfg)
-        model = build_model(cfg, len(tok))
-        work = scratch if scratch is not None else folder  # kept checkpoints survive a kill in the scratch
-        ckpts = Checkpoints(work / "checkpoints", set(cfg.checkpoint_steps()), tok, [s.text for s in held])
-        resume = Resume(scratch / "train", every=resume_every, at=tuple(ckpts.steps)) if scratch is not None else None
-        tc = TrainConfig(lr=cfg.lr, weight_decay=cfg.weight_decay, warmup_steps=cfg.warmup_steps,
-                         max_steps=cfg.max_steps, batch_size=cfg.batch_size, seq_len=64,
-                         schedule="linear", min_lr_ratio=0.0, seed=cfg.seed, device=cfg.device)
-        objective = MLMObjective(mask_prob=cfg.mask_prob, unit="word", seq_len=64, bucket=50)
-        batches = mlm_batches([s.text for s in train_s], tok, objective, cfg.batch_size, seed=cfg.seed)
-        result = pretrain_mlm(model, batches, tc, callbacks=[ckpts], progress=progress, desc="mini-BERT",
-                              resume=resume)
-        if work != folder:
-            os.replace(work / "checkpoints", folder / "checkpoints")
-        model.save_pretrained(folder / "final")
-        tok.save_pretrained(folder / "final")
-        (folder / "history.json").write_text(json.dumps(
-            {"losses": result.losses, "evals": ckpts.evals, "seconds": result.seconds,
-             "n_params": sum(p.numel() for p in model.parameters()),
-             "resumed_from": result.extra.get("resumed_from", 0)}, indent=1))
-
-    return cache.get_or_create(KIND, cfg.to_dict(), build, scratch=resume_every > 0)
-
-
 def history(folder: Path) -> dict:
     return json.loads((Path(folder) / "history.json").read_text())
 
@@ -233,20 +157,6 @@ def checkpoints(folder: Path) -> list[tuple[int, Path]]:
     """(step, folder) of every kept checkpoint, in training order."""
     out = [(int(p.name.split("_")[1]), p) for p in (Path(folder) / "checkpoints").iterdir()]
     return sorted(out)
-
-
-def load(cfg: MiniBertConfig, head: str = "mlm", step: int | None = None, cache: ArtifactCache | None = None):
-    """(model, tokenizer) of the trained mini-BERT (final, or the checkpoint at ``step``), eager attention."""
-    from transformers import AutoModel, AutoModelForMaskedLM, AutoTokenizer
-
-    folder = train_minibert(cfg, cache)
-    path = folder / "final" if step is None else folder / "checkpoints" / f"step_{step:06d}"
-    if not path.is_dir():
-        steps = [s for s, _ in checkpoints(folder)]
-        raise ParameterError(f"step={step} has no checkpoint; allowed: {steps}")
-    loader = AutoModelForMaskedLM if head == "mlm" else AutoModel
-    model = loader.from_pretrained(path, attn_implementation="eager").eval()
-    return model, AutoTokenizer.from_pretrained(path)
 
 
 def steps_per_epoch(cfg: MiniBertConfig) -> float:

@@ -3,7 +3,8 @@
 Three kinds of name resolve here:
 
 * **embedded** names (``minilm``, and the models the library trains itself,
-  registered by their modules with :func:`register_embedded`);
+  registered by their modules with :func:`register_embedded`: ``mini-bert`` by
+  :mod:`bertology_lib.training.minibert`, which ``bertology_lib.training`` imports);
 * a **local folder** holding a Hugging Face model (``config.json`` ...);
 * any **hub name** (``bert-base-uncased``), loaded through the ordinary
   ``from_pretrained`` path. Without a network a hub name fails fast (a few
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import os
 import re
 import socket
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
+from bertology_lib.cache import ArtifactCache, ArtifactKind
 from bertology_lib.errors import ModelNotAvailableError, ParameterError
 from bertology_lib.models import minibert
 
@@ -78,22 +81,6 @@ register_embedded(
 )
 
 
-def _minibert_path(profile: str = "quick", seed: int = 0) -> Path:
-    return minibert.train_minibert(minibert.MiniBertConfig.for_profile(profile, seed=seed)) / "final"
-
-
-register_embedded(
-    EmbeddedModel(
-        name="mini-bert",
-        description="the lab's own BERT (MLM head), trained by the library on toy English with gold "
-        "annotations; size set by the profile (quick: 6 layers x 4 heads, d_model 128)",
-        family="bert",
-        has_mlm_head=True,
-        path=_minibert_path,
-    )
-)
-
-
 @contextlib.contextmanager
 def quiet_hf():
     """Silence transformers' notes and progress bars inside the block (e.g. "newly initialised pooler",
@@ -112,6 +99,19 @@ def quiet_hf():
 
 
 RANDOM_INIT = "random-init:"
+RANDOM_INIT_KIND = ArtifactKind("random-init", 2)  # 2: keyed by the mini-BERT's config / the folder's config.json
+
+
+def random_init_key(inner: str, profile: str = "quick", seed: int = 0) -> dict:
+    """The cache key of the random-init twin of ``inner`` (kind :data:`RANDOM_INIT_KIND`): the mini-BERT's
+    config (dimensions and corpus, hence vocabulary), or the model's name and, for a folder (an embedded
+    model's or a local one), the hash of its ``config.json``."""
+    if inner == minibert.NAME:
+        return {"of": inner, "minibert": minibert.MiniBertConfig.for_profile(profile, seed=seed).key(), "init_seed": 0}
+    path = Path(model_path(inner, profile=profile, seed=seed))
+    config = path / "config.json"
+    sha = hashlib.sha256(config.read_bytes()).hexdigest()[:20] if config.is_file() else None
+    return {"of": inner, "config_sha": sha, "init_seed": 0}
 
 
 def _random_init_path(inner: str, profile: str = "quick", seed: int = 0) -> Path:
@@ -119,12 +119,10 @@ def _random_init_path(inner: str, profile: str = "quick", seed: int = 0) -> Path
     heads included; cached. The mini-BERT's twin is built from its config, without training it."""
     from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
 
-    from bertology_lib.cache import ArtifactCache
-
     def build(folder: Path) -> None:
         import torch
 
-        if inner == "mini-bert":
+        if inner == minibert.NAME:
             cfg = minibert.MiniBertConfig.for_profile(profile, seed=seed)
             tok = minibert.tokenizer_for(cfg)
             model = minibert.new_bert(len(tok), cfg.n_layers, cfg.n_heads, cfg.d_model, seed=0)
@@ -137,9 +135,7 @@ def _random_init_path(inner: str, profile: str = "quick", seed: int = 0) -> Path
             model.save_pretrained(folder)
             tok.save_pretrained(folder)
 
-    key = {"of": inner, "profile": profile if inner in EMBEDDED else None,
-           "seed": seed if inner in EMBEDDED else None, "init_seed": 0}
-    return ArtifactCache().get_or_create("random-init", key, build)
+    return ArtifactCache().get_or_create(RANDOM_INIT_KIND, random_init_key(inner, profile, seed), build)
 
 
 def embedded_names() -> list[str]:
@@ -206,6 +202,9 @@ def check_model_name(name: object, probe_hub: bool = True, param: str = "model")
         return name
     if name in EMBEDDED:
         return name
+    if name == minibert.NAME:  # registered by the module that trains it, which sits above this one
+        raise ParameterError(f"{param}={name!r} is not registered yet: bertology_lib.training.minibert trains and "
+                             "registers it; allowed: import bertology_lib.training (any of its modules) first")
     if Path(name).expanduser().is_dir():
         if not (Path(name).expanduser() / "config.json").is_file():
             raise ParameterError(

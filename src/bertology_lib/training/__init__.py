@@ -7,10 +7,15 @@ module              holds
                     keep-best, data-parallel under accelerate) and its config
 ``objectives``      causal-LM, QA and mixed-pool batch builders
 ``masking``         the masked-LM objective: BERT masking, MLM and NSP batches, masked-only views
-``pretrain``        the one MLM pre-training pipeline (mini-BERT, lab BERTs, physics BERT)
+``pretrain``        the one MLM pre-training pipeline (mini-BERT, lab BERTs, physics BERT) and its held-out
+                    measure (masked-LM accuracy)
+``minibert``        training the embedded mini-BERT (cached, resumable, with its checkpoints); registers
+                    ``mini-bert`` with the model registry
 ``encoding``        a task's splits tokenised for fine-tuning, padded batches
 ``predictions``     per-example predictions of a fine-tuned head, metrics, ensembles
 ``finetune``        the one fine-tuning entry point (strategies, tracking, cached weights)
-``distill``         task-specific distillation into a shallower student
 ==================  ===============================================================================
 """
+
+# registers the embedded name "mini-bert" with the model registry, which sits below training and cannot import it
+from bertology_lib.training import minibert  # noqa: E402,F401

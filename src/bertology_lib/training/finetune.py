@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from bertology_lib.cache import load_json, load_tensors, memo, save_json, save_tensors
+from bertology_lib.cache import ArtifactKind, config_key, load_json, load_tensors, memo, save_json, save_tensors
 from bertology_lib.data.tasks import Task
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.sources import ModelSource, as_source
@@ -62,9 +62,9 @@ __all__ = [
     "max_len_for", "Predictions", "predict", "evaluate", "ensemble", "DEFAULT_METRIC",
 ]
 
-KIND = "finetune"  # metrics and predictions only
-MODEL_KIND = "finetuned-model"  # with the fine-tuned weights
-FINETUNE_VERSION = 1
+# 2: keyed by FinetuneConfig.key(), with every option (strategy, LoRA rank, tracking, data seed) at any value
+KIND = ArtifactKind("finetune", 2)  # metrics and predictions only
+MODEL_KIND = ArtifactKind("finetuned-model", 2)  # with the fine-tuned weights
 STRATEGIES: tuple[str, ...] = ("full", "lora", "frozen")
 
 
@@ -125,6 +125,10 @@ class FinetuneConfig(SizeTable):
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def key(self) -> dict[str, Any]:
+        """Every field but ``device`` (:func:`~bertology_lib.cache.config_key`), for cache keys."""
+        return config_key(self, leave_out=("device",))
 
     def steps(self, n_train: int) -> int:
         """Optimiser steps for ``n_train`` training examples: ``max_steps``, or ``epochs`` passes."""
@@ -328,11 +332,11 @@ def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, s
     """Fine-tune ``model_source`` on ``task`` with ``seed``: metrics, per-example probabilities and, with
     ``keep_model``, the fine-tuned model (``result.fine_tuned``, ``result.tokenizer``).
 
-    Cached by (task key, model weights fingerprint, config, seed, and the options that differ from the
-    defaults) unless ``use_cache`` is false or the source is a factory without a ``key``. A run that
+    Cached by (task key, model weights fingerprint, config, seed, and the options) unless ``use_cache`` is
+    false or the source is a factory without a ``key``. A run that
     keeps its model, or uses another strategy or tracking, caches its weights too (kind
     ``finetuned-model``), so a rerun can evaluate new items without retraining. ``data_seed``: the batch
-    order's seed when it differs from ``seed`` (:func:`finetune_model`; in the key only then).
+    order's seed when it differs from ``seed`` (:func:`finetune_model`; None in the key when it does not).
     """
     cfg = cfg or FinetuneConfig()
     seed = check_seed(seed)
@@ -349,14 +353,9 @@ def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, s
     if key is None:
         r = compute()
     else:
-        config: dict[str, Any] = {"task": task.key(), "model": key, "finetune": cfg.to_dict(), "seed": seed,
-                                  "version": FINETUNE_VERSION}
-        if strategy != "full":
-            config.update(strategy=strategy, lora_rank=lora_rank if strategy == "lora" else None)
-        if fracs:
-            config["fracs"] = list(fracs)
-        if data_seed is not None:
-            config["data_seed"] = data_seed
+        config: dict[str, Any] = {"task": task.key(), "model": key, "finetune": cfg.key(), "seed": seed,
+                                  "strategy": strategy, "lora_rank": lora_rank if strategy == "lora" else None,
+                                  "fracs": list(fracs), "data_seed": data_seed}
 
         def save(r: FinetuneResult, folder: Path) -> None:
             (r if with_model else dataclasses.replace(r, fine_tuned=None)).save(folder)
@@ -379,7 +378,7 @@ def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, s
 def finetune_key(task: Task, model_source: Any, cfg: FinetuneConfig, seed: int) -> dict[str, Any]:
     """What determines a fully fine-tuned model (task, source weights, config, seed): the key that derived
     artifacts (e.g. a student distilled from it) use to name their teacher."""
-    return {"task": task.key(), "model": as_source(model_source).cache_key(), "finetune": cfg.to_dict(),
+    return {"task": task.key(), "model": as_source(model_source).cache_key(), "finetune": cfg.key(),
             "seed": check_seed(seed)}
 
 

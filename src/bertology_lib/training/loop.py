@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from bertology_lib.cache import canonical_json, load_state, save_state
+from bertology_lib.cache import canonical_json, config_key, load_state, save_state
 from bertology_lib.errors import ParameterError
 from bertology_lib.runtime import DEVICES, resolve_device
 from bertology_lib.seeding import set_seed
@@ -53,8 +53,8 @@ class TrainConfig:
     The schedule warms up linearly for ``warmup_steps`` then decays to ``min_lr_ratio * lr`` at
     ``max_steps`` (cosine or linear), or stays constant. ``eval_every=0`` evaluates only at the end.
     ``embedding_lr`` multiplies the learning rate of the input embedding matrix (with tied embeddings also
-    the output layer's; :func:`param_groups`); at its default 1 it is left out of :meth:`to_dict`, so the
-    cache keys of runs without it stay as they were.
+    the output layer's; :func:`param_groups`). :meth:`key` is what a cache key holds of a run: every field
+    but ``device``.
     """
 
     lr: float = 1e-3
@@ -94,10 +94,12 @@ class TrainConfig:
         object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
 
     def to_dict(self) -> dict:
-        out = asdict(self)
-        if self.embedding_lr == 1.0:  # keys of runs without the multiplier stay as they were
-            del out["embedding_lr"]
-        return out
+        return asdict(self)
+
+    def key(self) -> dict:
+        """Every field but ``device`` (:func:`~bertology_lib.cache.config_key`): a run's weights do not
+        depend on where it ran, beyond the float noise that ``built`` records."""
+        return config_key(self, leave_out=("device",))
 
 
 def lr_factor(step: int, config: TrainConfig) -> float:
@@ -259,7 +261,7 @@ def _set_rng_state(state: Mapping[str, Any]) -> None:
 
 def _fingerprint(model: torch.nn.Module, config: TrainConfig) -> str:
     """What a saved state must match to be resumed from: the config and the parameters' names and shapes."""
-    return canonical_json({"config": config, "params": [[k, list(v.shape)] for k, v in model.state_dict().items()]})
+    return canonical_json({"config": config.to_dict(), "params": [[k, list(v.shape)] for k, v in model.state_dict().items()]})
 
 
 def _latest_state(folder: Path, fingerprint: str) -> dict | None:

@@ -3,7 +3,7 @@ batches of single texts or of sentence pairs with a next-sentence label, and the
 score only the masked positions.
 
 Used by the one MLM pre-training pipeline (:mod:`bertology_lib.training.pretrain`) and by held-out MLM
-accuracy (:func:`bertology_lib.analysis.mlm.masked_accuracy`).
+accuracy (:func:`bertology_lib.training.pretrain.masked_accuracy`).
 """
 
 from __future__ import annotations

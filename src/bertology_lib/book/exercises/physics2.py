@@ -225,11 +225,11 @@ def _check_physics_length_hint(answer):
 def physics_bert_targets_truth() -> float:
     """Times each word of an attribute value is a masked-prediction target in the quick BERT pretraining on
     multi5+permute (N = 300, seed 0): ``bert_steps`` x biographies per batch (as many tokens as the decoder's
-    windows, :func:`bertology_lib.experiments.physics.bert._bert_rows`) / people x ``bert_mask_prob``."""
+    windows, :func:`bertology_lib.experiments.physics.bert.bert_rows`) / people x ``bert_mask_prob``."""
     from bertology_lib.experiments.physics import bert as pbert
 
     cfg = quick_config().replace(augmentation="multi5+permute")
-    rows = pbert._bert_rows(cfg.dataset(), pbert.bert_tokenizer(), cfg)
+    rows = pbert.bert_rows(cfg.dataset(), pbert.bert_tokenizer(), cfg)
     return cfg.bert_steps * rows / cfg.n_people * cfg.bert_mask_prob
 
 

@@ -119,14 +119,14 @@ class BioConfig:
         return "+".join(parts)
 
     def to_dict(self) -> dict:
-        """Plain dict (with generator version) for cache keys; ``people_per_value`` only when set, so the keys
-        of paper-pool datasets stay as they were."""
-        d = dataclasses.asdict(self)
-        if not d["people_per_value"]:
-            del d["people_per_value"]
-        return {**d, "generator_version": GENERATOR_VERSION}
+        """Plain dict of every field, with the generator version."""
+        return {**dataclasses.asdict(self), "generator_version": GENERATOR_VERSION}
+
+    def key(self) -> dict:
+        """What a cache key holds of a dataset: every field, whatever its value, and the generator version."""
+        return self.to_dict()
 
     def cache_key(self) -> str:
-        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(self.key(), sort_keys=True).encode()).hexdigest()[:16]
 
 

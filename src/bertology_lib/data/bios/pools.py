@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Iterable
 
-GENERATOR_VERSION = 1  # bump when pools/templates/sampling change (invalidates caches keyed on to_dict())
+GENERATOR_VERSION = 1  # bump when pools/templates/sampling change (part of BioConfig.key(): new cache keys)
 
 ATTRIBUTES: tuple[str, ...] = (
     "birth_date", "birth_city", "university", "major", "company_name", "company_city",

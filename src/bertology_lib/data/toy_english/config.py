@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from bertology_lib.cache import config_key
 from bertology_lib.validation import check_float, check_int, check_seed
 
 MASK = "[MASK]"
@@ -37,7 +38,7 @@ _MAX_PROBABILITY = {"p_pp": 0.6, "p_relative": 0.6}
 
 @dataclass(frozen=True)
 class ToyEnglishConfig:
-    """Settings of the toy-English generator; ``to_dict()`` is the cache key.
+    """Settings of the toy-English generator; :meth:`key` is what cache keys hold of a corpus.
 
     ``vocab_size`` counts content lemmas (nouns, verbs, adjectives, adverbs); each
     noun has 2 forms and each verb 4, so :func:`vocabulary` is about twice as large.
@@ -62,7 +63,7 @@ class ToyEnglishConfig:
     sample_seed: int | None = None  # seeds only the sentence draws (None: ``seed``); lexicon and facts stay ``seed``'s
 
     def __post_init__(self) -> None:
-        # validate only: the stored values stay as given, so to_dict() (the cache key) is unchanged
+        # validate only: the stored values stay as given, so key() is the config as written
         check_int("n_sentences", self.n_sentences, 0, 100_000_000)
         check_seed(self.seed)
         if self.sample_seed is not None:
@@ -75,9 +76,9 @@ class ToyEnglishConfig:
             check_float(name, getattr(self, name), 0.0, _MAX_PROBABILITY.get(name, 1.0))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict of all settings (stable key order), e.g. for cache keys; ``sample_seed`` only when set, so
-        the keys of corpora drawn with their lexicon's own seed are unchanged."""
-        d = dataclasses.asdict(self)
-        if d["sample_seed"] is None:
-            del d["sample_seed"]
-        return d
+        """Plain dict of all settings (stable key order)."""
+        return dataclasses.asdict(self)
+
+    def key(self) -> dict[str, Any]:
+        """What a cache key holds of a corpus: every setting, whatever its value."""
+        return config_key(self)

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import torch
 
-from bertology_lib.analysis.mlm import masked_accuracy, unigram_accuracy
+from bertology_lib.training.pretrain import masked_accuracy, unigram_accuracy
 from bertology_lib.analysis.reconstruction import Reconstruction, reconstruction_counts, reconstruction_gap
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.duplication import duplicate_layers

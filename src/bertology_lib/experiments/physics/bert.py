@@ -18,14 +18,14 @@ import pandas as pd
 import torch
 
 from bertology_lib.analysis.probing import ProbeConfig
-from bertology_lib.cache import ArtifactCache
+from bertology_lib.cache import ArtifactCache, ArtifactKind
 from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
-from bertology_lib.experiments.physics.config import PhysicsConfig
+from bertology_lib.experiments.physics.config import PhysicsConfig, vocab_id
 from bertology_lib.experiments.physics.evaluation import accuracy_table, encode_words, training_bios
 from bertology_lib.experiments.physics.probing import best_layer_rows, q_probe
 from bertology_lib.experiments.physics.training import fit_qa, save_run, weights_id
-from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config
+from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config, matching_bert_spec
 from bertology_lib.models.registry import quiet_hf
 from bertology_lib.models.tokenization import build_word_tokenizer
 from bertology_lib.training.loop import TrainConfig
@@ -34,7 +34,9 @@ from bertology_lib.training.objectives import IGNORE_INDEX, pad_batch
 from bertology_lib.training.pretrain import MLMObjective, mlm_batches, pretrain_mlm
 from bertology_lib.validation import check_fraction
 
-BERT_PIPELINE_VERSION = 1  # bump when BERT training/eval code changes what a cached model would be
+# 2: keys hold the BERT's dimensions (not the decoder size's name), its tokenizer and objective (2026-12-05)
+PRETRAIN_KIND = ArtifactKind("physics-bert-pretrain", 2)
+FINETUNE_KIND = ArtifactKind("physics-bert-finetune", 2)
 
 
 def bert_tokenizer():
@@ -49,10 +51,25 @@ def _bert_train_config(cfg: PhysicsConfig, lr: float | None) -> TrainConfig:
                                 dtype=cfg.dtype)
 
 
-def _bert_rows(dataset: bios.BioDataset, tokenizer, cfg: PhysicsConfig) -> int:
+def bert_objective(mask_prob: float) -> MLMObjective:
+    """The BERT's masked-LM objective: whole words, one biography per row (up to the context), buckets of 20."""
+    return MLMObjective(mask_prob=mask_prob, unit="word", seq_len=MAX_CONTEXT, bucket=20)
+
+
+def bert_rows(dataset: bios.BioDataset, tokenizer, cfg: PhysicsConfig) -> int:
     """Biographies per MLM batch: as many tokens per step as the decoder's ``batch_size x seq_len`` windows."""
     lengths = [len(x) for x in tokenizer(dataset.texts(), add_special_tokens=True)["input_ids"]]
     return max(1, int(round(cfg.batch_size * cfg.seq_len / float(np.mean(lengths)))))
+
+
+def bert_pretrain_key(cfg: PhysicsConfig, lr: float | None = None, mask_prob: float | None = None) -> dict:
+    """The cache key of :func:`bert_pretrain` (kind :data:`PRETRAIN_KIND`): the biographies, the BERT's
+    architecture by its dimensions (:func:`~bertology_lib.models.decoder.matching_bert_spec`, not the size's
+    name), its tokenizer's vocabulary, the training settings and the masked-LM objective."""
+    mask_prob = cfg.bert_mask_prob if mask_prob is None else mask_prob
+    return {"bio": cfg.bio_config().key(), "bert": matching_bert_spec(cfg.model_size),
+            "tokenizer": vocab_id(bert_tokenizer()), "train": _bert_train_config(cfg, lr).key(),
+            "objective": bert_objective(mask_prob).key()}
 
 
 def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
@@ -69,10 +86,6 @@ def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progre
     check_fraction("mask_prob", mask_prob)
     cache = cache or ArtifactCache()
     tc = _bert_train_config(cfg, lr)
-    tc_key = tc.to_dict()
-    tc_key.pop("device")
-    key = {"version": BERT_PIPELINE_VERSION, "bio": cfg.bio_config().to_dict(), "model_size": cfg.model_size,
-           "train": tc_key, "mask_prob": mask_prob, "whole_word": True}
 
     def build(folder: Path) -> None:
         from transformers import BertForMaskedLM
@@ -80,15 +93,14 @@ def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progre
         ds, tok = cfg.dataset(), bert_tokenizer()
         torch.manual_seed(cfg.seed)
         model = BertForMaskedLM(matching_bert_config(cfg.model_size, len(tok)))
-        rows = _bert_rows(ds, tok, cfg)
-        objective = MLMObjective(mask_prob=mask_prob, unit="word", seq_len=MAX_CONTEXT, bucket=20)
-        batches = mlm_batches(ds.texts(), tok, objective, rows, seed=cfg.seed)
+        rows = bert_rows(ds, tok, cfg)
+        batches = mlm_batches(ds.texts(), tok, bert_objective(mask_prob), rows, seed=cfg.seed)
         res = pretrain_mlm(model, batches, tc, progress=progress, desc="bert-pretrain")
         log = {**res.to_dict(), "rows_per_batch": rows, "epochs": res.steps * rows / len(ds.bios),
                "n_params": sum(p.numel() for p in model.parameters()), "mask_prob": mask_prob}
         save_run(folder, model.cpu(), tok, cfg, log)
 
-    return cache.get_or_create("physics-bert-pretrain", key, build)
+    return cache.get_or_create(PRETRAIN_KIND, bert_pretrain_key(cfg, lr, mask_prob), build)
 
 
 def load_bert(path: str | Path, device: str = "cpu"):
@@ -189,10 +201,8 @@ def bert_finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, cache: Art
     cache = cache or ArtifactCache()
     pretrained_path = Path(pretrained_path)
     tc = cfg.finetune_train_config(False)
-    tc_key = tc.to_dict()
-    tc_key.pop("device")
-    key = {"version": BERT_PIPELINE_VERSION, "pretrained": weights_id(pretrained_path),
-           "bio": cfg.bio_config().to_dict(), "val_fraction": cfg.val_fraction, "train": tc_key}
+    key = {"pretrained": weights_id(pretrained_path), "bio": cfg.bio_config().key(), "val_fraction": cfg.val_fraction,
+           "train": tc.key()}
 
     def build(folder: Path) -> None:
         ds = cfg.dataset()
@@ -204,7 +214,7 @@ def bert_finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, cache: Art
                      progress, "bert-finetune")
         save_run(folder, model.cpu(), tok, cfg, {**log, "pretrained": str(pretrained_path)})
 
-    return cache.get_or_create("physics-bert-finetune", key, build)
+    return cache.get_or_create(FINETUNE_KIND, key, build)
 
 
 def bert_extraction(cfg: PhysicsConfig, cache: ArtifactCache | None = None, probe_cfg: ProbeConfig | None = None,

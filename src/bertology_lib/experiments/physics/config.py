@@ -206,8 +206,12 @@ def get_tokenizer(name: str = "word"):
     return tok
 
 
+def vocab_id(tokenizer) -> str:
+    """A hash of a tokenizer's vocabulary (token -> id), for cache keys."""
+    vocab = json.dumps(sorted(tokenizer.get_vocab().items()), ensure_ascii=False)
+    return hashlib.sha256(vocab.encode()).hexdigest()[:16]
+
+
 def tokenizer_id(name: str) -> dict:
     """Identity of a tokenizer for cache keys: its name and a hash of its vocabulary."""
-    tok = get_tokenizer(name)
-    vocab = json.dumps(sorted(tok.get_vocab().items()), ensure_ascii=False)
-    return {"name": name, "vocab_sha": hashlib.sha256(vocab.encode()).hexdigest()[:16]}
+    return {"name": name, "vocab_sha": vocab_id(get_tokenizer(name))}

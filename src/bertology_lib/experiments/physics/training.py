@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from bertology_lib.cache import ArtifactCache, save_json
+from bertology_lib.cache import ArtifactCache, ArtifactKind, save_json
 from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics.config import (
@@ -34,7 +34,7 @@ from bertology_lib.experiments.physics.config import (
     tokenizer_id,
 )
 from bertology_lib.experiments.physics.evaluation import curve_metrics, evaluate_qa
-from bertology_lib.models.decoder import new_decoder
+from bertology_lib.models.decoder import decoder_spec, new_decoder
 from bertology_lib.models.registry import quiet_hf
 from bertology_lib.training.loop import KeepBest, TrainConfig, train
 from bertology_lib.training.objectives import (
@@ -48,21 +48,21 @@ from bertology_lib.training.objectives import (
 )
 from bertology_lib.validation import check_int
 
-PIPELINE_VERSION = 1  # bump when training/eval code changes what a cached model would be
+# One kind per artifact, its version bumped when the code that builds it changes what it would build. 2: keys
+# hold the decoder's dimensions (not the size's name) and every field at any value (2026-12-05).
+PRETRAIN_KIND = ArtifactKind("physics-pretrain", 2)
+FINETUNE_KIND = ArtifactKind("physics-finetune", 2)
+MIXED_KIND = ArtifactKind("physics-mixed", 2)
 
 
 def pretrain_key(cfg: PhysicsConfig) -> dict:
-    tc = cfg.pretrain_train_config().to_dict()
-    tc.pop("device")
-    key = {"version": PIPELINE_VERSION, "bio": cfg.bio_config().to_dict(), "model_size": cfg.model_size,
-           "train": tc}
-    if cfg.tokenizer != "word":  # keys of word-level runs stay as they were
-        key["tokenizer"] = tokenizer_id(cfg.tokenizer)
-    if cfg.packing != "stream":  # keys of stream-packed runs stay as they were
-        key["packing"] = cfg.packing
-    if cfg.filler_bios:  # keys of runs without filler stay as they were
-        key["filler_bios"] = cfg.filler_bios
-    return key
+    """The cache key of :func:`pretrain` (kind :data:`PRETRAIN_KIND`): the biographies, the decoder's
+    architecture by its dimensions (:func:`~bertology_lib.models.decoder.decoder_spec`, never the size's
+    name: changing a size in ``DECODER_SIZES`` changes the key), the tokenizer's identity, the training
+    settings, the packing and the filler."""
+    return {"bio": cfg.bio_config().key(), "decoder": decoder_spec(cfg.model_size),
+            "tokenizer": tokenizer_id(cfg.tokenizer), "train": cfg.pretrain_train_config().key(),
+            "packing": cfg.packing, "filler_bios": cfg.filler_bios}
 
 
 FILLER_SEED = 10_000  # the filler people's generator seed is cfg.seed + FILLER_SEED: never a run's own people
@@ -144,7 +144,7 @@ def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: b
                "n_params": sum(p.numel() for p in model.parameters())}
         save_run(folder, model.cpu(), tok, cfg, log)
 
-    return cache.get_or_create("physics-pretrain", pretrain_key(cfg), build)
+    return cache.get_or_create(PRETRAIN_KIND, pretrain_key(cfg), build)
 
 
 def weights_id(path: Path) -> str:
@@ -213,11 +213,8 @@ def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | No
     lora = cfg.lora if lora is None else lora
     pretrained_path = Path(pretrained_path)
     tc = cfg.finetune_train_config(lora)
-    tc_key = tc.to_dict()
-    tc_key.pop("device")
-    key = {"version": PIPELINE_VERSION, "pretrained": weights_id(pretrained_path),
-           "bio": cfg.bio_config().to_dict(), "val_fraction": cfg.val_fraction, "train": tc_key,
-           "lora": lora, "lora_rank": cfg.lora_rank if lora else None}
+    key = {"pretrained": weights_id(pretrained_path), "bio": cfg.bio_config().key(), "val_fraction": cfg.val_fraction,
+           "train": tc.key(), "lora": lora, "lora_rank": cfg.lora_rank if lora else None}
 
     def build(folder: Path) -> None:
         ds = cfg.dataset()
@@ -231,7 +228,7 @@ def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | No
             model = model.merge_and_unload()
         save_run(folder, model.cpu(), tok, cfg, {**log, "lora": lora, "pretrained": str(pretrained_path)})
 
-    return cache.get_or_create("physics-finetune", key, build)
+    return cache.get_or_create(FINETUNE_KIND, key, build)
 
 
 def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
@@ -250,8 +247,7 @@ def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress
     tc = cfg.mixed_train_config()
     if curve_points:
         tc = dataclasses.replace(tc, eval_every=max(1, tc.max_steps // curve_points))
-    key = {**pretrain_key(cfg), "train": {**tc.to_dict(), "device": None}, "qa_share": cfg.qa_share,
-           "curve": [curve_points, curve_people]}
+    key = {**pretrain_key(cfg), "train": tc.key(), "qa_share": cfg.qa_share, "curve": [curve_points, curve_people]}
 
     def build(folder: Path) -> None:
         ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
@@ -267,7 +263,7 @@ def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress
         log = {**res.to_dict(), "n_bio_windows": len(pools["bio"][0]), "n_qa_windows": len(pools["qa"][0])}
         save_run(folder, model.cpu(), tok, cfg, log)
 
-    return cache.get_or_create("physics-mixed", key, build)
+    return cache.get_or_create(MIXED_KIND, key, build)
 
 
 def learning_curve(path: str | Path) -> pd.DataFrame:

@@ -4,7 +4,8 @@
 module                used by
 ====================  =============================================================================
 ``architecture``      §2 BERT's architecture in numbers
-``knowledge``         §3.1–§3.3 what BERT knows: sizes of §3–§4, suite tables, name swaps, facts
+``sizes``             §3–§4 the notebooks' shared sizes per profile (:class:`~.sizes.SurveySizes`)
+``knowledge``         §3.1–§3.3 what BERT knows: suite tables, name swaps, facts
 ``semantics``         §3.2 against baselines: frequency and twin baselines, name swaps with number, numeracy
 ``world_knowledge``   §3.3 against baselines: Petroni's frequency baseline, a KB read off the corpus
 ``location``          §4.1 embeddings against the random-init twin: geometry, held-out senses and pooling

@@ -1,6 +1,5 @@
-"""What BERT knows, the survey's §3.1–§3.3 (Rogers et al. 2020): sizes and the suite tables of the notebooks.
+"""What BERT knows, the survey's §3.1–§3.3 (Rogers et al. 2020): the suite tables of the notebooks.
 
-* :class:`SurveySizes`: sizes of the §3–§4 notebooks per profile.
 * Suite scores with their chance baseline and a Wilson interval (:func:`suite_accuracy`,
   :func:`suite_summary`, :func:`accuracy_by_bins`), how the two items of a minimal pair came out together
   (:func:`pair_outcomes`), and the two slots of the same facts (:func:`count_vs_animal`).
@@ -9,9 +8,10 @@
   (:func:`size_items`, :func:`frame_decides`), stated vs held-out facts (:func:`stated_vs_heldout`) and the
   knowledge base's inventory (:func:`fact_inventory`).
 
-Used by ``survey_03_1_syntax``, ``survey_03_2_semantics`` and ``survey_03_3_world_knowledge`` (the sizes by
-every §3–§4 notebook). Probing every layer lives in :mod:`bertology_lib.analysis.word_probes`, the limits
-of probing (§3.4) in :mod:`bertology_lib.experiments.survey.probing_limits`.
+Used by ``survey_03_1_syntax``, ``survey_03_2_semantics`` and ``survey_03_3_world_knowledge``; the sizes of
+the §3–§4 notebooks are :class:`~bertology_lib.experiments.survey.sizes.SurveySizes`. Probing every layer
+lives in :mod:`bertology_lib.analysis.word_probes`, the limits of probing (§3.4) in
+:mod:`bertology_lib.experiments.survey.probing_limits`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -28,25 +26,7 @@ import pandas as pd
 from bertology_lib.analysis.cloze import score_items
 from bertology_lib.data.toy_english import MASK, ClozeItem, Builder, knowledge_base
 from bertology_lib.errors import ParameterError
-from bertology_lib.profiles import SizeTable
 from bertology_lib.stats import wilson_interval
-
-
-@dataclass(frozen=True)
-class SurveySizes(SizeTable):
-    """Sizes of the survey §3–§4 notebooks per profile."""
-
-    n_probe_sentences: int  # held-out toy sentences for probing (75% train / 25% test by sentence)
-    n_real_train: int  # UD EWT dev sentences to train probes on
-    n_real_test: int  # UD EWT dev sentences held out
-    n_items: int  # minimal pairs per suite
-    probe_iter: int  # L-BFGS iterations of linear probes
-
-    SIZES: ClassVar[dict[str, dict[str, Any]]] = {
-        "smoke": dict(n_probe_sentences=120, n_real_train=40, n_real_test=20, n_items=40, probe_iter=30),
-        "quick": dict(n_probe_sentences=1500, n_real_train=1200, n_real_test=400, n_items=240, probe_iter=100),
-        "full": dict(n_probe_sentences=8000, n_real_train=1500, n_real_test=500, n_items=1000, probe_iter=300),
-    }
 
 
 def suite_accuracy(scored: pd.DataFrame, by: str | list[str] | None = None,

@@ -4,7 +4,7 @@ Every method starts from the same fine-tuned teacher (:func:`bertology_lib.train
 with ``keep_model=True``: weights cached, so a rerun does not retrain) and is scored on the same encoded
 splits (:func:`features`). The methods are tools: :mod:`bertology_lib.interventions.heads` (head gates,
 importance, pruning), :mod:`bertology_lib.interventions.compression` (layer dropping, int8, magnitude
-pruning, lottery tickets), :mod:`bertology_lib.training.distill`, :mod:`bertology_lib.analysis.latency`.
+pruning, lottery tickets), :mod:`bertology_lib.interventions.distill`, :mod:`bertology_lib.analysis.latency`.
 Redundancy read off the attention maps of the pre-trained encoder: :func:`head_similarity_vs_twin` (heads of one
 layer attend alike, Clark et al. 2019 §6, against the random-init twin).
 Used by ``notebooks/survey_06_model_size.ipynb``. Classification tasks only.
@@ -44,7 +44,7 @@ from bertology_lib.models.registry import RANDOM_INIT
 from bertology_lib.profiles import SizeTable
 from bertology_lib.stats import paired_test
 from bertology_lib.training import finetune as ft
-from bertology_lib.training.distill import distill
+from bertology_lib.interventions.distill import distill
 from bertology_lib.training.encoding import Features, encode, max_len_for
 from bertology_lib.training.finetune import FinetuneConfig
 from bertology_lib.training.predictions import predict

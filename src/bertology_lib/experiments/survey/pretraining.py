@@ -31,8 +31,7 @@ import pandas as pd
 import torch
 
 from bertology_lib import stats
-from bertology_lib.analysis.mlm import masked_hits
-from bertology_lib.cache import ArtifactCache, load_json, save_json
+from bertology_lib.cache import ArtifactCache, ArtifactKind, config_key, load_json, save_json
 from bertology_lib.data.tasks import Task
 from bertology_lib.errors import ParameterError
 from bertology_lib.analysis.word_probes import heldout_probes
@@ -45,16 +44,17 @@ from bertology_lib.models.wordpiece import train_wordpiece
 from bertology_lib.training import finetune as ft
 from bertology_lib.training.loop import TrainConfig
 from bertology_lib.training.masking import CORRUPTIONS, UNITS, topic_partners
-from bertology_lib.training.pretrain import MLMObjective, mlm_batches, pretrain_mlm
+from bertology_lib.training.minibert import load as load_minibert, train_minibert
+from bertology_lib.training.pretrain import MLMObjective, masked_hits, mlm_batches, pretrain_mlm
 from bertology_lib.validation import check_bool, check_choice, check_int, check_seed
 
-VERSION = 1
+# 2: keyed by every LabConfig field at any value, the tokenizer's key, the objective and the loop's settings
+KIND = ArtifactKind("lab-bert", 2)
+TOKENIZER_KIND = ArtifactKind("lab-tokenizer", 2)  # 2: keyed by the corpus config's key()
 MASKINGS = CORRUPTIONS
 LAB_TOKENIZERS = ("word", "wordpiece")
 WORDPIECE_VOCAB = 2000  # pieces of the lab WordPiece tokenizer (the toy corpus has ~6.6k word forms)
-WORDPIECE_KEY = {"trainer": "same-in-every-process"}  # in the keys of the WordPiece tokenizer and its lab BERTs
 SPAN_P = 0.2  # SpanBERT's p; span_groups clamps draws at 10 words: mean 4.46 (SpanBERT resamples them: 3.8)
-_NEW_LAB_FIELDS = {"tokenizer": "word", "unit": "word", "nsp": False}  # left out of keys at these values
 
 
 @dataclass(frozen=True)
@@ -105,19 +105,26 @@ class LabConfig:
             raise ParameterError("nsp=True with stack_at > 0 is not supported; allowed: one of the two")
 
     def to_dict(self) -> dict[str, Any]:
-        """All fields; the tokenizer / unit / NSP fields only when they differ from the original lab BERT
-        (so the cache keys of models trained before those fields existed stay valid)."""
-        d = dataclasses.asdict(self)
-        for k, v in _NEW_LAB_FIELDS.items():
-            if d[k] == v:
-                del d[k]
-        return d
+        return dataclasses.asdict(self)
+
+    def key(self) -> dict[str, Any]:
+        """Every field, whatever its value (:func:`~bertology_lib.cache.config_key`), for cache keys."""
+        return config_key(self)
 
     def block_steps(self) -> int:
         """Compute in block-steps (one block, one batch): a proxy for training FLOPs."""
         if not self.stack_at:
             return self.n_layers * self.steps
         return self.n_layers // 2 * self.stack_at + self.n_layers * (self.steps - self.stack_at)
+
+
+def lab_tokenizer_key(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig) -> dict[str, Any]:
+    """What determines the tokenizer of lab BERT ``cfg``: its kind, the corpus, and the WordPiece vocabulary
+    size (the cache key of kind :data:`TOKENIZER_KIND`, and part of the lab BERT's)."""
+    key: dict[str, Any] = {"tokenizer": cfg.tokenizer, "corpus": mb_cfg.corpus_config().key()}
+    if cfg.tokenizer == "wordpiece":
+        key["vocab_size"] = WORDPIECE_VOCAB
+    return key
 
 
 def lab_tokenizer(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, cache: ArtifactCache | None = None):
@@ -133,8 +140,7 @@ def lab_tokenizer(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, cache: Artifa
         texts = [s.text for s in minibert.corpus(mb_cfg)[0]]
         train_wordpiece(texts, WORDPIECE_VOCAB).save_pretrained(folder)
 
-    folder = cache.get_or_create("lab-tokenizer", {"kind": "wordpiece", "vocab_size": WORDPIECE_VOCAB, **WORDPIECE_KEY,
-                                                   "corpus": dataclasses.asdict(mb_cfg.corpus_config())}, build)
+    folder = cache.get_or_create(TOKENIZER_KIND, lab_tokenizer_key(cfg, mb_cfg), build)
     return AutoTokenizer.from_pretrained(folder)
 
 
@@ -148,6 +154,23 @@ def objective_of(cfg: LabConfig) -> MLMObjective:
     """The masked-LM objective of lab BERT ``cfg`` (rows of at most 64 tokens, length buckets of 50 batches)."""
     return MLMObjective(mask_prob=cfg.mask_prob, unit=cfg.unit, corruption=cfg.masking, span_p=SPAN_P, nsp=cfg.nsp,
                         seq_len=64, bucket=50)
+
+
+def phases(cfg: LabConfig) -> list[tuple[bool, TrainConfig]]:
+    """The training phases of lab BERT ``cfg``: (stacked, the loop's settings) -- one phase, or with
+    ``stack_at`` the shallow phase then the stacked one (fresh optimiser and warm-up, seed + 1000)."""
+    steps = [(cfg.stack_at, False), (cfg.steps - cfg.stack_at, True)] if cfg.stack_at else [(cfg.steps, False)]
+    return [(stacked, TrainConfig(lr=cfg.lr, weight_decay=0.01, warmup_steps=min(cfg.warmup_steps, max(1, n // 10)),
+                                  max_steps=n, batch_size=cfg.batch_size, seq_len=64, schedule="linear",
+                                  min_lr_ratio=0.0, seed=cfg.seed + 1000 * i))
+            for i, (n, stacked) in enumerate(steps)]
+
+
+def lab_key(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig) -> dict[str, Any]:
+    """The cache key of lab BERT ``cfg`` on ``mb_cfg``'s corpus (kind :data:`KIND`), derived from what builds
+    it: the config, the tokenizer (:func:`lab_tokenizer_key`, with the corpus), the objective and the phases."""
+    return {"lab": cfg.key(), "tokenizer": lab_tokenizer_key(cfg, mb_cfg), "objective": objective_of(cfg).key(),
+            "train": [tc.key() for _, tc in phases(cfg)]}
 
 
 def pretrain_lab(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, texts: Sequence[str] | None = None,
@@ -171,15 +194,10 @@ def pretrain_lab(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, texts: Sequenc
         model = minibert.new_bert(len(tok), shallow, cfg.n_heads, cfg.d_model, seed=cfg.seed, nsp=cfg.nsp)
         batches = mlm_batches(tx, tok, objective_of(cfg), cfg.batch_size, seed=cfg.seed,
                               partners=topic_partners(sents) if cfg.nsp else None)
-        phases = [(cfg.stack_at, False), (cfg.steps - cfg.stack_at, True)] if cfg.stack_at else [(cfg.steps, False)]
         losses, seconds, extra = [], [], {}
-        for i, (n_steps, stacked) in enumerate(phases):
+        for stacked, tc in phases(cfg):
             if stacked:
                 model = stack(model)
-            warm = min(cfg.warmup_steps, max(1, n_steps // 10))
-            tc = TrainConfig(lr=cfg.lr, weight_decay=0.01, warmup_steps=warm, max_steps=n_steps,
-                             batch_size=cfg.batch_size, seq_len=64, schedule="linear", min_lr_ratio=0.0,
-                             seed=cfg.seed + 1000 * i)
             res = pretrain_mlm(model, batches, tc, progress=progress, desc=f"lab {cfg.masking}")
             losses += res.losses
             seconds.append(res.seconds)
@@ -189,9 +207,7 @@ def pretrain_lab(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, texts: Sequenc
         save_json(folder / "history.json", {"losses": losses, "seconds": seconds, "block_steps": cfg.block_steps(),
                                             "config": cfg.to_dict(), **extra})
 
-    pieces = WORDPIECE_KEY if cfg.tokenizer == "wordpiece" else {}
-    return cache.get_or_create("lab-bert", {"lab": cfg.to_dict(), "corpus": dataclasses.asdict(mb_cfg.corpus_config()),
-                                            "version": VERSION, **pieces}, build)
+    return cache.get_or_create(KIND, lab_key(cfg, mb_cfg), build)
 
 
 def load_lab(folder: Path, head: str = "mlm"):
@@ -257,7 +273,7 @@ def evaluate_labs(grid: Mapping[str, Sequence[LabConfig]], mb_cfg: minibert.Mini
                   cache: ArtifactCache | None = None, progress: bool = True) -> pd.DataFrame:
     """Pre-train (or fetch) every lab BERT of ``grid`` and measure it, one row per (variant, seed).
 
-    ``mlm_acc``: held-out whole-word MLM accuracy (:func:`~bertology_lib.analysis.mlm.masked_accuracy`,
+    ``mlm_acc``: held-out whole-word MLM accuracy (:func:`~bertology_lib.training.pretrain.masked_accuracy`,
     [MASK]-only); ``pos_probe``: linear UPOS probe on ``probe_sents`` (unmasked input; trained on 60% of the
     sentences, its layer chosen on the next 15%, scored on the last 25%: ``pos_layer``), ``pos_majority``: the
     per-word majority tag on the same test words; ``downstream`` (when ``task`` and ``ft_cfg`` are given, else
@@ -386,7 +402,7 @@ def checkpoint_pair(mb_cfg: minibert.MiniBertConfig, fraction: float = 1 / 3,
     ``fraction`` of its training steps (ties: the earlier one), and its last step."""
     if not 0 < fraction < 1:
         raise ParameterError(f"fraction={fraction!r} is not allowed; allowed: a share of the steps in (0, 1)")
-    folder = minibert.train_minibert(mb_cfg, cache)
+    folder = train_minibert(mb_cfg, cache)
     steps = [s for s, _ in minibert.checkpoints(folder)]
     earlier = min(steps[:-1], key=lambda s: (abs(s - fraction * steps[-1]), s))
     return folder / "checkpoints", earlier, steps[-1]
@@ -399,10 +415,10 @@ def checkpoint_predictions(mb_cfg: minibert.MiniBertConfig, texts: Sequence[str]
     (:func:`~bertology_lib.analysis.mlm_strength.masked_predictions`)."""
     from bertology_lib.analysis.mlm_strength import masked_predictions, model_predictor
 
-    folder = minibert.train_minibert(mb_cfg, cache)
+    folder = train_minibert(mb_cfg, cache)
     predictors, tok = {}, None
     for step, _ in minibert.checkpoints(folder):
         with quiet_hf():
-            model, tok = minibert.load(mb_cfg, step=step, cache=cache)
+            model, tok = load_minibert(mb_cfg, step=step, cache=cache)
         predictors[f"step {step}"] = model_predictor(model)
     return masked_predictions(predictors, tok, texts, seed=seed)

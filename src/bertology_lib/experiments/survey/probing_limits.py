@@ -6,7 +6,7 @@
 * Amnesic probing (Elazar et al. 2021): remove a property with INLP (Ravfogel et al. 2020) and measure the
   held-out MLM accuracy, against random projections of the same rank (:func:`amnesic_probe`).
 
-Sizes per profile beyond :class:`~bertology_lib.experiments.survey.knowledge.SurveySizes`:
+Sizes per profile beyond :class:`~bertology_lib.experiments.survey.sizes.SurveySizes`:
 :class:`ProbingLimitsSizes`. Used by ``notebooks/survey_03_4_probing_limits.ipynb``.
 """
 
@@ -21,7 +21,7 @@ import torch
 
 from bertology_lib import stats
 from bertology_lib.analysis import probing
-from bertology_lib.analysis.mlm import masked_accuracy
+from bertology_lib.training.pretrain import masked_accuracy
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.hooks import project_out
 from bertology_lib.profiles import SizeTable
@@ -34,7 +34,7 @@ def _mlm_acc(model, tokenizer, texts, seed: int) -> float:
 
 @dataclass(frozen=True)
 class ProbingLimitsSizes(SizeTable):
-    """Sizes of the §3.4 notebook beyond :class:`SurveySizes`."""
+    """Sizes of the §3.4 notebook beyond :class:`~bertology_lib.experiments.survey.sizes.SurveySizes`."""
 
     mlp_epochs: int  # Adam epochs of the MLP probes (long enough to memorise, as in Hewitt & Liang)
     mlp_hidden: int  # MLP probe width

@@ -57,7 +57,7 @@ from bertology_lib.validation import check_int
 
 @dataclass(frozen=True)
 class SemanticsSizes(SizeTable):
-    """Sizes of the §3.2 tests per profile (the suites' sizes are :class:`~.knowledge.SurveySizes`)."""
+    """Sizes of the §3.2 tests per profile (the suites' sizes are :class:`~.sizes.SurveySizes`)."""
 
     name_items: int  # sentence frames of the name-swap test (half one name, half two)
     name_swaps: int  # swaps drawn per frame, for the names and for the control nouns

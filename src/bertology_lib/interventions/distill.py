@@ -3,7 +3,9 @@
 Soft targets at temperature T (Hinton et al. 2015), gold labels, and an MSE between each student
 block's output and its teacher block's (Sun et al. 2019; same width, no projection); the student is
 initialised from every other pre-trained block (:func:`student_layers`, DistilBERT, Sanh et al. 2019).
-Used by the survey's §6 notebook.
+Used by the survey's §6 notebook. It sits beside compression: it changes a model through the fine-tuning
+tools below it (until 2026-12-05 it was ``bertology_lib.training.distill``, which made training and
+interventions import each other).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from bertology_lib.cache import load_json, load_tensors, memo, save_json, save_tensors
+from bertology_lib.cache import ArtifactKind, config_key, load_json, load_tensors, memo, save_json, save_tensors
 from bertology_lib.data.tasks import Task
 from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.duplication import duplicate_layers
@@ -31,7 +33,7 @@ from bertology_lib.training.loop import train
 from bertology_lib.training.predictions import predict
 from bertology_lib.validation import check_float, check_int, check_seed
 
-VERSION = 1
+KIND = ArtifactKind("distilled-model", 2)  # 2: keys by FinetuneConfig.key() / DistillConfig.key()
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ class DistillConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def key(self) -> dict[str, Any]:
+        return config_key(self)
 
 
 def student_layers(n_teacher: int, n_student: int) -> list[int]:
@@ -135,8 +140,8 @@ def distill(task: Task, teacher: torch.nn.Module, tokenizer, base: Any, layers: 
     base_key = base.cache_key()
     if teacher_key is None or base_key is None:
         return run()
-    config = {"task": task.key(), "teacher": teacher_key, "base": base_key, "layers": layers, "finetune": cfg.to_dict(),
-              "distill": dcfg.to_dict(), "seed": seed, "version": VERSION}
+    config = {"task": task.key(), "teacher": teacher_key, "base": base_key, "layers": layers, "finetune": cfg.key(),
+              "distill": dcfg.key(), "seed": seed}
 
     def save(value: tuple, folder: Path) -> None:
         save_tensors(folder / "model.safetensors", value[0].state_dict())
@@ -147,4 +152,4 @@ def distill(task: Task, teacher: torch.nn.Module, tokenizer, base: Any, layers: 
         student.load_state_dict(load_tensors(folder / "model.safetensors"))
         return student.eval(), load_json(folder / "metrics.json")
 
-    return memo("distilled-model", config, run, save, load, cache)
+    return memo(KIND, config, run, save, load, cache)
