@@ -251,15 +251,13 @@ def test_head_similarity_vs_twin_is_zero_for_the_twin_itself(tiny_bert_dir):
 def test_a_null_model_does_not_reproduce_heads_alike_within_a_layer():
     """What the twin and a model whose heads stayed near uniform measure: a difference from the twin of 0 (a
     null run) or of a few millionths with a narrow interval, and heads that hardly differ across layers."""
-    from bertology_lib.book.claims import Check, make_claim
+    from bertology_lib.book.claims import make_claim
 
-    uniform = Check.at_least("heads_differ", 4e-5, 0.05)
+    uniform = {"heads_differ": 4e-5}  # below the registered 0.05
     for ours in ((0.0, 0.0, 0.0), (3e-6, 2e-6, 4e-6), (-3e-6, -4e-6, -2e-6)):
-        c = make_claim("size.heads_alike_within_layer", ours=ours, checks=[uniform])
+        c = make_claim("size.heads_alike_within_layer", ours=ours, checks=uniform)
         assert c.verdict == "inconclusive" and c.instrument.startswith("failed: heads_differ")
-    null_run = make_claim("size.heads_alike_within_layer", ours=(0.0, 0.0, 0.0),
-                          checks=[Check.at_least("heads_differ", 0.3, 0.05)])
+    null_run = make_claim("size.heads_alike_within_layer", ours=(0.0, 0.0, 0.0), checks={"heads_differ": 0.3})
     assert null_run.verdict == "inconclusive" and null_run.instrument == "ok"
-    found = make_claim("size.heads_alike_within_layer", ours=(0.05, 0.03, 0.07),
-                       checks=[Check.at_least("heads_differ", 0.3, 0.05)])
+    found = make_claim("size.heads_alike_within_layer", ours=(0.05, 0.03, 0.07), checks={"heads_differ": 0.3})
     assert found.verdict == "reproduced"

@@ -51,8 +51,7 @@ def _specs(claim_specs):
 def test_claim_round_trip_through_notebook_outputs(tmp_path):
     import numpy as np
 
-    c = make_claim("x.one", "a claim", "Paper §1", paper=1.0, ours=np.float64(0.98),
-                   rule=WithinRelative(0.05), unit="acc")
+    c = make_claim("x.one", ours=np.float64(0.98))
     assert c.verdict == "reproduced" and isinstance(c.ours, float)
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("record_claim(...)")
@@ -78,8 +77,8 @@ def test_empty_ledger_page():
 def test_ledger_groups_by_part_and_findings_are_generated():
     from bertology_lib.book.claims import findings_markdown
 
-    a = make_claim("s.a", "claim a", "P §1", paper=1.0, ours=1.0, rule=WithinRelative(0.1))
-    b = make_claim("p.b", "claim b", "Q §2", paper=None, ours=0.1, rule=AtLeast(0.5))
+    a = make_claim("s.a", ours=1.0)
+    b = make_claim("p.b", ours=0.1)
     a = a.__class__(**{**a.to_dict(), "notebook": "nb_s"})
     b = b.__class__(**{**b.to_dict(), "notebook": "nb_p"})
     parts = {"nb_s": "survey", "nb_p": "physics"}
@@ -96,9 +95,9 @@ def test_ledger_links_to_the_claims_cell_when_its_output_has_the_anchor(tmp_path
 
     import nbformat
 
-    from bertology_lib.book.claims import METADATA_KEY, AtLeast, findings_markdown
+    from bertology_lib.book.claims import METADATA_KEY, findings_markdown
 
-    c = make_claim("survey9.x/y", "S", "src", paper=1, ours=2, rule=AtLeast(1))
+    c = make_claim("survey9.x/y", ours=2)
     assert c.anchor == "claim-survey9.x-y" and f'<span id="{c.anchor}"></span>' in c._repr_markdown_()
     d = {**c.to_dict(), "notebook": "nb_a"}
     nb = nbformat.v4.new_notebook()
@@ -125,10 +124,10 @@ def test_unmeasurable_values_are_inconclusive_and_json_safe():
     import math
 
     for ours in (math.nan, (1.0, math.nan, 2.0), None):
-        c = make_claim("x.nan", "s", "src", paper=1.0, ours=ours, rule=AtLeast(0.5))
+        c = make_claim("x.nan", ours=ours)
         assert c.verdict == "inconclusive"
         json.dumps(c.to_dict(), allow_nan=False)  # no NaN in the notebook's metadata
-    assert make_claim("x.ok", "s", "src", paper=1.0, ours=0.7, rule=AtLeast(0.5)).verdict == "reproduced"
+    assert make_claim("x.ok", ours=0.7).verdict == "reproduced"
 
 
 def test_setup_checks_are_listed_apart_and_not_counted(claim_specs):

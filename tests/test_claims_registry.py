@@ -10,10 +10,10 @@ import pytest
 from bertology_lib.book.claims import (
     AtLeast,
     BeatsBaseline,
-    Check,
     ClaimSpec,
     Equivalent,
     IntervalAbove,
+    Minimum,
     Verdict,
     claims_in_notebook,
     load_all,
@@ -62,31 +62,36 @@ def test_registry_specs_name_a_book_notebook_and_are_well_formed():
         assert s.notebook in SPECS and s.statement and s.source and s.kind in ("reproduction", "setup"), s.id
 
 
-def test_unregistered_id_and_a_different_rule_are_refused(claim_specs):
+def test_unregistered_id_and_a_rule_stated_in_the_notebook_are_refused(claim_specs):
     claim_specs(ClaimSpec("t.prune", "pruning costs little", "P §4", -1.0, IntervalAbove(-1.0), unit="points"))
     with pytest.raises(ParameterError, match="not registered.*closest: t.prune"):
         make_claim("t.prun", ours=(0, -1, 1))
     s = spec("t.prune")
-    with pytest.raises(ParameterError, match="rule=.*differs from the registered"):
-        make_claim("t.prune", s.statement, s.source, paper=s.paper, ours=(0, 0, 0), rule=IntervalAbove(-2.0),
-                   unit=s.unit)
-    c = make_claim("t.prune", s.statement, s.source, paper=s.paper, ours=(0.5, 0.1, 0.9), rule=s.rule, unit=s.unit)
+    for stated in ({"rule": s.rule}, {"statement": s.statement, "unit": s.unit}, {"paper": s.paper}):
+        with pytest.raises(ParameterError, match="unexpected arguments.*live in the registry"):
+            make_claim("t.prune", ours=(0, 0, 0), **stated)  # even the registered values: the registry alone
+    c = make_claim("t.prune", ours=(0.5, 0.1, 0.9))
     assert c.verdict == "reproduced" and c.rule_id == "IntervalAbove(-1)" and c.instrument == "no checks declared"
+    assert (c.statement, c.source, c.paper, c.unit) == (s.statement, s.source, s.paper, s.unit)
 
 
 def test_a_failed_instrument_check_makes_the_verdict_inconclusive(claim_specs):
-    claim_specs(ClaimSpec("t.extract", "extraction works", "P §1", 0.9, AtLeast(0.5), checks=("memorised",)))
-    ok = make_claim("t.extract", ours=0.8, checks=[Check.at_least("memorised", 0.99, 0.95)])
+    claim_specs(ClaimSpec("t.extract", "extraction works", "P §1", 0.9, AtLeast(0.5),
+                          checks=(Minimum("memorised", 0.95),)))
+    ok = make_claim("t.extract", ours=0.8, checks={"memorised": 0.99})
     assert ok.verdict == "reproduced" and ok.instrument == "ok"
-    bad = make_claim("t.extract", ours=0.8, checks=[Check.at_least("memorised", 0.40, 0.95)])
-    assert bad.verdict == "inconclusive" and bad.instrument.startswith("failed: memorised 0.4")
+    assert ok.checks == [{"name": "memorised", "passed": True, "value": 0.99, "requirement": ">= 0.95"}]
+    bad = make_claim("t.extract", ours=0.8, checks={"memorised": 0.40})
+    assert bad.verdict == "inconclusive" and bad.instrument == "failed: memorised 0.4 (failed: >= 0.95)"
     assert "INCONCLUSIVE — INSTRUMENT" in bad.line() and "inconclusive — instrument" in bad._repr_markdown_()
-    also_bad = make_claim("t.extract", ours=0.1, checks=[Check.at_least("memorised", float("nan"), 0.95)])
+    also_bad = make_claim("t.extract", ours=0.1, checks={"memorised": float("nan")})
     assert also_bad.verdict == "inconclusive"  # not "not reproduced": the instrument did not work
     with pytest.raises(ParameterError, match="exactly the registered checks"):
         make_claim("t.extract", ours=0.8)
     with pytest.raises(ParameterError, match="exactly the registered checks"):
-        make_claim("t.extract", ours=0.8, checks=[Check.at_least("other", 1.0, 0.5)])
+        make_claim("t.extract", ours=0.8, checks={"other": 1.0})
+    with pytest.raises(ParameterError, match="a mapping of each registered check's name"):
+        make_claim("t.extract", ours=0.8, checks=[0.99])  # the older form: Check objects with their thresholds
 
 
 def test_baseline_and_equivalence_rules_and_their_ids():

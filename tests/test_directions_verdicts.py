@@ -11,7 +11,7 @@ from conftest import save_toy_bert
 from scipy import stats as scipy_stats
 
 from bertology_lib import stats
-from bertology_lib.book.claims import Check, load_all, make_claim
+from bertology_lib.book.claims import AboveBaseline, load_all, make_claim
 from bertology_lib.data import hans
 from bertology_lib.data import tasks as T
 from bertology_lib.data.toy_english import ToyEnglishConfig
@@ -145,10 +145,10 @@ def test_floor_correct_matches_floor_scores_and_a_constant_classifier_fails_the_
     assert f.mean() == pytest.approx(T.floor_scores(t)["accuracy"])
     iid = _iid([(s, f) for s in (0, 1, 2)])  # the majority-label classifier, three seeds
     gap = B.floor_gap(iid, t, [0, 1, 2])
-    assert gap == (0.0, 0.0, 0.0) and not Check.above("iid_beats_floor", gap, "majority").passed
+    assert gap == (0.0, 0.0, 0.0) and not AboveBaseline("iid_beats_floor", "majority").check(gap).passed
     golds = [e.label for e in t.examples("test")]
     good = _iid([(s, [int(i % 5 != s) for i in range(len(golds))]) for s in (0, 1, 2)])  # 80% right
-    assert Check.above("iid_beats_floor", B.floor_gap(good, t, [0, 1, 2]), "majority").passed
+    assert AboveBaseline("iid_beats_floor", "majority").check(B.floor_gap(good, t, [0, 1, 2])).passed
 
 
 def _hans_outcomes(correct_by_condition, seeds=(0, 1, 2), n=6):
@@ -171,8 +171,8 @@ def test_hans_gaps_and_the_null_model_never_reproduce(pool):
     gap = B.hans_gap(out, iid, seeds, "MNLI-like")
     assert gap[0] == pytest.approx(B.floor_correct(ts["MNLI-like"]).mean())  # 1/3 - 0: the rule alone would pass
     assert B.hans_data_gap(out, seeds, "uninformative", "MNLI-like") == (0.0, 0.0, 0.0)
-    checks = [Check.above("iid_beats_floor", B.floor_gap(iid[iid.condition == "MNLI-like"], ts["MNLI-like"], seeds),
-                          "majority"), Check.at_least("three_seeds", 3, 3)]
+    checks = {"iid_beats_floor": (B.floor_gap(iid[iid.condition == "MNLI-like"], ts["MNLI-like"], seeds), "majority"),
+              "three_seeds": 3}
     claim = make_claim("survey7.hans_overlap_heuristic", ours=gap, checks=checks)
     assert claim.verdict == "inconclusive" and claim.instrument_failed
     # a model that learned: better on the non-entailed items when overlap was uninformative
@@ -201,11 +201,13 @@ def test_registered_specs_need_the_model_to_have_learned_the_task():
     reg = load_all()
     for cid in IDS:
         s = reg[cid]
-        assert s.notebook in ("survey_07_directions", "survey_07b_real_encoder") and s.note and "three_seeds" in s.checks
-        assert any(c.endswith("beats_floor") for c in s.checks)
+        names = [c.name for c in s.checks]
+        assert s.notebook in ("survey_07_directions", "survey_07b_real_encoder") and s.note and "three_seeds" in names
+        assert any(c.endswith("beats_floor") for c in names)
         null = s.null if s.null is not None else (0.0, -0.05, 0.05)
-        failed = [Check(c, c == "three_seeds", None, "") for c in s.checks]  # the floor checks fail for a null model
-        assert make_claim(cid, ours=null, checks=failed).verdict != "reproduced"
+        at_floor = ((0.0, -0.05, 0.05), "always 'negative'")  # a null model sits at its task's floor
+        measured = {c: 3 if c == "three_seeds" else at_floor for c in names}
+        assert make_claim(cid, ours=null, checks=measured).verdict != "reproduced"
 
 
 # -- the sweeps keep per-item outcomes -----------------------------------------------------------

@@ -423,14 +423,14 @@ def _result(seed: int, accuracy: float):
 
 def _sst2_names(sst2_results, sst2, seeds) -> dict:
     """The notebook's SST-2 variables from its results, built as its cells build them."""
-    from bertology_lib.book.claims import Check, make_claim, spec
+    from bertology_lib.book.claims import make_claim, spec
     from bertology_lib.data import tasks
     from bertology_lib.experiments.duplication import boost as dup
 
     first = "first 1 duplicated"
     row = dup.table(sst2_results).set_index("variant").loc[first]
-    checks = [Check.above("baseline_beats_floor", dup.floor_gap(sst2_results, sst2), tasks.floor_scores(sst2)["name"]),
-              Check.at_least("three_seeds", len(seeds), 3)]
+    checks = {"baseline_beats_floor": (dup.floor_gap(sst2_results, sst2), tasks.floor_scores(sst2)["name"]),
+              "three_seeds": len(seeds)}
     claim = make_claim("dup.no_gain_sst2", ours=[100 * float(row[k]) for k in ("gain", "ci_low", "ci_high")],
                        checks=checks)
     power = pd.DataFrame([{"comparison": "dup.no_gain_sst2", **dup.detectable_gain(sst2_results, first)}])

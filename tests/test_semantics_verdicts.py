@@ -15,7 +15,7 @@ import torch
 from bertology_lib import stats
 from bertology_lib.analysis import numeracy as nm
 from bertology_lib.analysis.probing import ProbeConfig
-from bertology_lib.book.claims import Check, make_claim, spec
+from bertology_lib.book.claims import AboveBaseline, make_claim, spec
 from bertology_lib.data import toy_english
 from bertology_lib.data.toy_english import ClozeItem
 from bertology_lib.errors import ParameterError
@@ -85,7 +85,7 @@ def test_above_chance_is_the_wilson_interval_shifted():
     est, low, high = sem.above_chance([1] * 60 + [0] * 20)
     lo, hi = stats.wilson_interval(60, 80)
     assert est == pytest.approx(0.25) and (low, high) == pytest.approx((lo - 0.5, hi - 0.5))
-    assert not Check.above("c", sem.above_chance([1, 0] * 40), "chance").passed
+    assert not AboveBaseline("c", "chance").check(sem.above_chance([1, 0] * 40)).passed
 
 
 # ------------------------------------------------------------------------------------------- name swaps
@@ -152,7 +152,7 @@ def test_name_swap_test_on_a_tiny_model(tmp_path):
     assert len(frames) == 6 and frames.flip_names.between(0, 1).all()
     # the same model as its own twin: no instrument can pass, and the flip gap is measured as it is
     gap = stats.paired_gap(frames.correct_names, frames.correct_names)
-    assert not Check.above("beats_twin", gap, "twin").passed
+    assert not AboveBaseline("beats_twin", "twin").check(gap).passed
 
 
 # ------------------------------------------------------------------------------------------- numeracy
@@ -250,7 +250,7 @@ def test_numeracy_end_to_end_on_a_tiny_encoder(digit_bert):
     assert len(out.in_range) == len(out.extrapolated) == len(out.twin_in_range) == len(out.control_extrapolated) \
         == len(out.groups)
     assert np.array_equal(out.in_range, out.twin_in_range)  # a model as its own twin: the instrument cannot pass
-    assert not Check.above("m", stats.paired_gap(out.in_range, out.twin_in_range, groups=out.groups), "t").passed
+    assert not AboveBaseline("m", "t").check(stats.paired_gap(out.in_range, out.twin_in_range, groups=out.groups)).passed
     assert out.control_extrapolated.mean() > 0.9  # the positive control: magnitude is linear in the digits
     assert set(out.table["probe trained on"]) == {"whole range", "lower half"}
     assert set(out.table.representation) == {"model", "random-init twin", "digits (positive control)"}
@@ -284,15 +284,15 @@ def test_relation_word_counts_and_frequency_baseline():
 
 
 NULL_CHECKS = {  # what the notebooks' instrument checks measure on a random-init twin scored against itself
-    "selectional_beats_baseline": Check.above("selectional_beats_baseline", (0.0, -0.05, 0.05), "b"),
-    "magnitude_beyond_word_pieces": Check.above("magnitude_beyond_word_pieces", (0.0, 0.0, 0.0), "twin"),
-    "probe_extrapolates_on_digits": Check.at_least("probe_extrapolates_on_digits", 0.99, 0.9),  # data, not model
-    "solves_one_name": Check.above("solves_one_name", sem.above_chance([1, 0] * 50), "chance"),
-    "solves_two_names": Check.above("solves_two_names", sem.above_chance([0, 1] * 50), "chance"),
-    "beats_twin": Check.above("beats_twin", (0.0, 0.0, 0.0), "twin"),
-    "facts_in_training_split": Check.at_least("facts_in_training_split", 1.0, 0.95),
-    "stated_sizes_known": Check.above("stated_sizes_known", (0.0, 0.0, 0.0), "twin"),
-    "recalls_facts": Check.above("recalls_facts", (0.0, -0.05, 0.05), "frequency"),
+    "selectional_beats_baseline": ((0.0, -0.05, 0.05), "b"),  # (interval, the baseline chosen in the run)
+    "magnitude_beyond_word_pieces": (0.0, 0.0, 0.0),
+    "probe_extrapolates_on_digits": 0.99,  # data, not model
+    "solves_one_name": sem.above_chance([1, 0] * 50),
+    "solves_two_names": sem.above_chance([0, 1] * 50),
+    "beats_twin": (0.0, 0.0, 0.0),
+    "facts_in_training_split": 1.0,
+    "stated_sizes_known": (0.0, 0.0, 0.0),
+    "recalls_facts": ((0.0, -0.05, 0.05), "frequency"),
 }
 
 CLAIMS = ["survey3.2.selectional_gradient", "survey3.2.role_reversal_weak", "survey3.2.numbers_hard",
@@ -310,7 +310,7 @@ def test_a_null_model_reproduces_none_of_these_claims(claim_id):
     minus held out, in range minus extrapolated) can be large for a model that knows nothing, so there the
     instrument checks, as a twin measures them, must turn the verdict into 'inconclusive'."""
     s = spec(claim_id)
-    checks = [NULL_CHECKS[c] for c in s.checks]
+    checks = {c.name: NULL_CHECKS[c.name] for c in s.checks}
     values = NULL_GAPS + ([] if s.rule_id.startswith("BeatsBaseline") else [LARGE_GAP])
     for ours in values:
         c = make_claim(claim_id, ours=ours, checks=checks, params=SimpleNamespace(values={"model": "random-init:x"}))
@@ -370,7 +370,7 @@ def test_wording_effect_sets_the_gap_beside_its_instrument_and_the_twin():
     assert fx.twin_gap == (0.0, 0.0, 0.0)
     assert {"frequency at best", "random-init twin at best"} <= set(fx.chosen.columns)
     null = wk.wording_effect(twin, twin, counts, seed=0)  # a model that knows nothing: no gap, failed instrument
-    assert null.gap == (0.0, 0.0, 0.0) and not Check.above("recalls_facts", null.recall, null.baseline).passed
+    assert null.gap == (0.0, 0.0, 0.0) and not AboveBaseline("recalls_facts").check((null.recall, null.baseline)).passed
     tiny = wk.wording_effect(model[model.subject == "p0"], twin, counts)
     assert all(np.isnan(tiny.gap)) and all(np.isnan(tiny.recall))
 

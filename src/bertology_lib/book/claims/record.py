@@ -1,11 +1,13 @@
 """Recording a claim in a notebook: the registered spec, the measured value, the instrument checks.
 
 A notebook records each claim it tests with :func:`record_claim`: the claim's id (its statement,
-source, paper value, rule and unit come from the registry, :mod:`bertology_lib.book.claims.registry`),
-the measured value, and the instrument checks the spec declares. The verdict is always the registered
-rule's; a failed instrument check makes it ``inconclusive`` whatever the rule says (the instrument did
-not work: the model did not memorise, the probe does not beat majority on a positive control). The
-claim is displayed as a short line (what nbval compares) with the full record in the output's metadata.
+source, paper value, rule, unit and instrument checks come from the registry,
+:mod:`bertology_lib.book.claims.registry`), the measured value, and what it measured for each instrument
+check the spec declares (``checks={"memorised": 0.97}``; the thresholds are the spec's,
+:mod:`bertology_lib.book.claims.instruments`). The verdict is always the registered rule's; a failed
+instrument check makes it ``inconclusive`` whatever the rule says (the instrument did not work: the model
+did not memorise, the probe does not beat majority on a positive control). The claim is displayed as a short
+line (what nbval compares) with the full record in the output's metadata.
 """
 
 from __future__ import annotations
@@ -13,44 +15,15 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping
 
+from bertology_lib.book.claims.instruments import Instrument
 from bertology_lib.book.claims.registry import spec as registered
 from bertology_lib.book.claims.rules import Verdict, fmt, with_unit
 from bertology_lib.errors import ParameterError
 
 
 METADATA_KEY = "bertology_claim"
-
-
-@dataclass(frozen=True)
-class Check:
-    """One instrument check: did the measurement's precondition hold (``passed``)? ``value`` is what was
-    measured and ``requirement`` what it had to meet, in words (e.g. ``">= 0.95 first-token accuracy"``)."""
-
-    name: str
-    passed: bool
-    value: Any = None
-    requirement: str = ""
-
-    @classmethod
-    def at_least(cls, name: str, value: float, threshold: float) -> "Check":
-        v = float(value)
-        return cls(name, math.isfinite(v) and v >= threshold, v, f">= {fmt(threshold)}")
-
-    @classmethod
-    def at_most(cls, name: str, value: float, threshold: float) -> "Check":
-        v = float(value)
-        return cls(name, math.isfinite(v) and v <= threshold, v, f"<= {fmt(threshold)}")
-
-    @classmethod
-    def above(cls, name: str, interval, baseline: str) -> "Check":
-        """Passed when the interval ``(estimate, low, high)`` of (measure - baseline) has low > 0."""
-        est, low, high = (float(x) for x in interval)
-        return cls(name, math.isfinite(low) and low > 0, [est, low, high], f"above {baseline} (interval low > 0)")
-
-    def line(self) -> str:
-        return f"{self.name} {fmt(self.value)} ({'ok' if self.passed else 'failed'}: {self.requirement})"
 
 
 INSTRUMENT_OK, NOT_CHECKED = "ok", "no checks declared"
@@ -110,11 +83,17 @@ class Claim:
         )
 
 
-def _instrument(declared: tuple[str, ...], checks: Sequence[Check], claim_id: str) -> tuple[str, list]:
-    given = [c.name for c in checks]
-    if sorted(given) != sorted(declared):
-        raise ParameterError(f"claim {claim_id!r} got instrument checks {given}; allowed: exactly the registered "
-                             f"checks {list(declared)}")
+def _instrument(declared: tuple[Instrument, ...], measured: Mapping[str, Any] | None,
+                claim_id: str) -> tuple[str, list]:
+    """The instrument status and the check rows (in the spec's order) of the values measured for ``declared``."""
+    if measured is not None and not isinstance(measured, Mapping):
+        raise ParameterError(f"claim {claim_id!r} got checks={measured!r}; allowed: a mapping of each registered "
+                             "check's name to the value measured for it (the thresholds are the spec's)")
+    given, names = dict(measured or {}), [c.name for c in declared]
+    if sorted(given) != sorted(names):
+        raise ParameterError(f"claim {claim_id!r} got instrument checks {sorted(given)}; allowed: exactly the "
+                             f"registered checks {names}")
+    checks = [c.check(given[c.name]) for c in declared]
     failed = [c for c in checks if not c.passed]
     status = (NOT_CHECKED if not declared else
               "failed: " + "; ".join(c.line() for c in failed) if failed else INSTRUMENT_OK)
@@ -125,32 +104,26 @@ def _model_name(params: Any) -> str:
     return str(getattr(params, "values", {}).get("model", "")) if params is not None else ""
 
 
-def make_claim(id: str, *legacy: Any, ours: Any = None, params: Any = None, details: dict | None = None,
-               checks: Sequence[Check] = (), scale: dict | None = None, model: str | None = None,
-               **legacy_kw: Any) -> Claim:
+def make_claim(id: str, *, ours: Any, params: Any = None, details: dict | None = None,
+               checks: Mapping[str, Any] | None = None, scale: dict | None = None, model: str | None = None,
+               **unexpected: Any) -> Claim:
     """Build the :class:`Claim` ``id`` from its registered spec and the measured ``ours``.
 
     The verdict is the registered rule's; a measurement that could not be made (``ours`` is or contains
     NaN / None) is inconclusive whatever the rule (stored as ``null``); a failed instrument check makes
-    it inconclusive too, with the failed check in ``instrument``. ``checks`` must be exactly the checks
-    the spec declares. ``model``: the model measured (default: the run's ``model`` parameter);
-    ``scale``: people or sentences, parameters, steps, seeds (with the paper's beside them where known).
+    it inconclusive too, with the failed check in ``instrument``. ``checks``: the value measured for each
+    instrument check the spec declares, by name (exactly those; the spec holds the thresholds). ``model``: the
+    model measured (default: the run's ``model`` parameter); ``scale``: people or sentences, parameters,
+    steps, seeds (with the paper's beside them where known).
 
-    Calls in the older form (statement, source, paper, rule, unit given in the notebook) are accepted
-    only when every given field equals the registered one: the registry is the one place a rule lives.
+    The statement, source, paper value, rule, unit and thresholds are the registry's alone
+    (``book/claims/specs/<notebook>.py``): a notebook cannot state them.
     """
+    if unexpected:
+        raise ParameterError(f"record_claim({id!r}) got unexpected arguments {sorted(unexpected)}; allowed: id, "
+                             "ours, params, details, checks, scale, model (statement, source, paper, rule, unit "
+                             "and thresholds live in the registry: book/claims/specs/<notebook>.py)")
     s = registered(id)
-    given = dict(zip(("statement", "source"), legacy)) | legacy_kw
-    unknown = sorted(set(given) - {"statement", "source", "paper", "rule", "unit"})
-    if unknown or len(legacy) > 2:
-        raise ParameterError(f"record_claim({id!r}) got unexpected arguments {unknown or list(legacy[2:])}; "
-                             "allowed: id, ours, params, details, checks, scale, model")
-    for name, value in given.items():
-        want = s.rule.describe() if name == "rule" else getattr(s, name)
-        have = value.describe() if name == "rule" else value
-        if _plain(have) != _plain(want):
-            raise ParameterError(f"claim {id!r}: {name}={have!r} differs from the registered {want!r}; change the "
-                                 "registry (book/claims/specs_*.py) in a commit of its own, not the notebook")
     status, check_rows = _instrument(s.checks, checks, id)
     ours_j = _plain(ours)
     unmeasured = ours_j is None or (isinstance(ours_j, list) and any(x is None for x in ours_j))
@@ -180,9 +153,9 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def record_claim(id: str, *legacy: Any, **kwargs: Any) -> Claim:
+def record_claim(id: str, **kwargs: Any) -> Claim:
     """Make the claim ``id`` (see :func:`make_claim`) and display it into the notebook's record."""
-    claim = make_claim(id, *legacy, **kwargs)
+    claim = make_claim(id, **kwargs)
     try:
         from IPython.display import display
 

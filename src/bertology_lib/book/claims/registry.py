@@ -3,9 +3,14 @@
 A :class:`ClaimSpec` fixes a claim's statement, its source (paper, section, figure or table), the
 paper's value, the rule that will judge our measurement, its unit, whether it is a reproduction or
 a setup check (generator constants and arithmetic: listed apart, not counted), and the instrument
-checks its measurement needs. Notebooks record claims by id (:func:`~bertology_lib.book.claims.record.record_claim`)
-and cannot state another rule; changing a rule is a visible change to this registry, committed on its
-own before the notebooks are re-executed. The specs live by book part in ``specs_*`` modules.
+checks its measurement needs with their thresholds (:mod:`bertology_lib.book.claims.instruments`).
+Notebooks record claims by id (:func:`~bertology_lib.book.claims.record.record_claim`), passing only
+measured values, and cannot state another rule or threshold; changing one is a visible change to this
+registry, committed on its own before the notebooks are re-executed.
+
+The specs live in one module per notebook, named after it: ``book/claims/specs/<notebook>.py`` defines
+``CLAIMS``, the notebook's specs in the order it records them (:func:`load_all` registers them under the
+module's name); ``specs/shared.py`` holds what several notebooks' specs declare alike.
 """
 
 from __future__ import annotations
@@ -13,20 +18,23 @@ from __future__ import annotations
 import difflib
 import importlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from bertology_lib.book.claims.instruments import Instrument
 from bertology_lib.book.claims.rules import Rule, rule_id
 from bertology_lib.errors import ParameterError
 
 KINDS: tuple[str, ...] = ("reproduction", "setup")
-SPEC_MODULES = ("specs_survey_probing", "specs_survey_semantics", "specs_survey_location", "specs_survey_model",
-                "specs_survey_directions", "specs_physics", "specs_duplication")
+SPECS_PACKAGE = "bertology_lib.book.claims.specs"
+SHARED = "shared"  # the module of the specs package that is not a notebook's
 
 
 @dataclass(frozen=True)
 class ClaimSpec:
     """One registered claim (see the module docstring). ``checks``: names of the instrument checks the
-    measurement must pass (e.g. ``"memorised"``); ``note``: why the rule is what it is, when not obvious;
+    measurement must pass, each with what it compares and its threshold (e.g. ``Minimum("memorised", 0.95)``,
+    :mod:`bertology_lib.book.claims.instruments`; names unique); ``note``: why the rule is what it is, when not obvious;
     ``null``: what a model with no effect measures, in the format of ``ours``, when it is not a difference of
     zero (a ratio of 1, a score at chance); a test checks that the rule does not call it reproduced unless
     the spec declares instrument checks that such a model fails."""
@@ -38,7 +46,7 @@ class ClaimSpec:
     rule: Rule
     unit: str = ""
     kind: str = "reproduction"
-    checks: tuple[str, ...] = ()
+    checks: tuple[Instrument, ...] = ()
     note: str = ""
     null: Any = None
     notebook: str = field(default="", compare=False)
@@ -48,6 +56,13 @@ class ClaimSpec:
             raise ParameterError(f"kind={self.kind!r} is not allowed; allowed: {', '.join(KINDS)}")
         if not isinstance(self.rule, Rule):
             raise ParameterError(f"rule={self.rule!r} is not a Rule; allowed: a rule from book.claims.rules")
+        bad = [c for c in self.checks if not isinstance(c, Instrument)]
+        if bad or not isinstance(self.checks, tuple):
+            raise ParameterError(f"claim {self.id!r}: checks={self.checks!r} is not allowed; allowed: a tuple of "
+                                 "instrument checks from book.claims.instruments (e.g. Minimum('memorised', 0.95))")
+        names = [c.name for c in self.checks]
+        if len(set(names)) != len(names):
+            raise ParameterError(f"claim {self.id!r} declares the instrument checks {names}; allowed: each name once")
 
     @property
     def rule_id(self) -> str:
@@ -66,10 +81,21 @@ def register(notebook: str, *specs: ClaimSpec) -> None:
         REGISTRY[s.id] = s
 
 
+def spec_modules() -> list[str]:
+    """The notebooks with a spec module (``book/claims/specs/<notebook>.py``), read off the folder."""
+    folder = Path(__file__).with_name("specs")
+    return sorted(f.stem for f in folder.glob("*.py") if not f.stem.startswith("_") and f.stem != SHARED)
+
+
+_LOADED: set[str] = set()
+
+
 def load_all() -> dict[str, ClaimSpec]:
-    """Import every spec module and return the registry."""
-    for name in SPEC_MODULES:
-        importlib.import_module(f"bertology_lib.book.claims.{name}")
+    """Register the ``CLAIMS`` of every spec module under its notebook (once) and return the registry."""
+    for name in spec_modules():
+        if name not in _LOADED:
+            register(name, *importlib.import_module(f"{SPECS_PACKAGE}.{name}").CLAIMS)
+            _LOADED.add(name)
     return REGISTRY
 
 

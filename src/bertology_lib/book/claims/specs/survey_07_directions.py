@@ -1,24 +1,27 @@
-"""The registered claims of the survey notebook on directions: behavioural tests (Rogers et al. 2020 §7).
-
-Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` is registered before its notebook runs;
-see :mod:`bertology_lib.book.claims.registry`.
+"""The registered claims of survey_07_directions: behavioural tests and shallow heuristics (Rogers et al.
+2020 §7).
 
 Every claim here compares a fine-tuned model's behaviour with its own i.i.d. score, and a constant
 classifier can look like a model that fails a behavioural test (it fails every item of the other label).
 So each claim declares the instrument check that the model learned the task: its i.i.d. accuracy is above
-the task's floor (always the majority training label) on the same test items, with an interval over seeds
-and items whose low end is above 0 (``experiments.survey.behaviour.floor_gap``); and, as every interval is
-over seeds, at least 3 seeds. Intervals cover seeds *and* test items
-(``experiments.survey.behaviour.crossed_interval``).
+the task's floor (always the majority training label; the baseline's name comes from the run) on the same
+test items, with an interval over seeds and items whose low end is above 0
+(``experiments.survey.behaviour.floor_gap``); and, as every interval is over seeds, at least 3 seeds.
+Intervals cover seeds *and* test items (``experiments.survey.behaviour.crossed_interval``).
+
+Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` in ``CLAIMS`` is registered under this module's
+name before the notebook runs, in the order the notebook records them; the notebook passes only its
+measured values (see :mod:`bertology_lib.book.claims.registry`).
 """
 
-from bertology_lib.book.claims.registry import ClaimSpec, register
+from bertology_lib.book.claims.instruments import AboveBaseline
+from bertology_lib.book.claims.registry import ClaimSpec
 from bertology_lib.book.claims.rules import IntervalAbove
+from bertology_lib.book.claims.specs.shared import THREE_SEEDS
 
-_LEARNED = ("iid_beats_floor", "three_seeds")
+_LEARNED = (AboveBaseline("iid_beats_floor"), THREE_SEEDS)  # the model learned the task
 
-register(
-    "survey_07_directions",
+CLAIMS = (
     ClaimSpec(
         "survey7.checklist_exceeds_iid_error",
         "Held-out accuracy overstates capability: a behavioural suite exposes a failure rate well above the i.i.d. error (toy negation classifier; suite failure rate, each test weighing equally, minus i.i.d. error; 95% interval over seeds and test items)",
@@ -56,29 +59,11 @@ register(
         paper="heuristics valid for almost all MNLI training pairs are adopted",
         rule=IntervalAbove(0.1),
         unit="accuracy",
-        checks=("mnli_like_beats_floor", "uninformative_beats_floor", "three_seeds"),
+        checks=(AboveBaseline("mnli_like_beats_floor"), AboveBaseline("uninformative_beats_floor"), THREE_SEEDS),
         note="the two training distributions differ only in the share of entailment among full-overlap pairs "
         "(0.9 vs 1/3, data.hans.nli_mix); everything else (model, size, seeds, HANS-like items) is shared, so the "
         "difference is what the data's overlap-entailment correlation buys. Instrument: both models beat always "
         "predicting the majority label on their i.i.d. tests, with at least 3 seeds. A constant classifier scores "
         "the same under both, a difference of 0.",
-    ),
-)
-
-register(
-    "survey_07b_real_encoder",
-    ClaimSpec(
-        "survey7.sst2_negation_mft",
-        "A sentiment model fails a simple negation test far more often than its i.i.d. error (SST-2 on MiniLM; 'negated positive' failure rate minus i.i.d. error; 95% interval over seeds and test items)",
-        "Rogers et al. 2020 §7; Ribeiro et al. 2020 Table 1",
-        paper="negation MFT failures far above test error",
-        rule=IntervalAbove(0.05),
-        unit="failure rate - error",
-        checks=_LEARNED,
-        note="ours: per seed, the failure rate on the templated 'negated positive' MFT minus the error on the GLUE "
-        "dev sentences, with an interval over seeds and items. Instrument: the model beats always predicting the "
-        "majority label on the dev sentences, with at least 3 seeds (always 'positive' fails every negated "
-        "positive at an error of about 0.49).",
-        null=(0.51, 0.44, 0.58),  # always 'positive': fails every 'negated positive' item, i.i.d. error ~0.49
     ),
 )

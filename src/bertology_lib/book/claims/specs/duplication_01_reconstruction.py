@@ -1,0 +1,71 @@
+"""The registered claims of duplication_01_reconstruction: the MLM head reconstructs the input from every
+layer (Kao et al. 2020 §3-4).
+
+The instrument of every claim: the model is a working masked LM (its held-out masked-word accuracy
+beats the unigram's; for the variants, every variant's does).
+
+Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` in ``CLAIMS`` is registered under this module's
+name before the notebook runs, in the order the notebook records them; the notebook passes only its
+measured values (see :mod:`bertology_lib.book.claims.registry`).
+"""
+
+from bertology_lib.book.claims.instruments import Exceeds, NoFailures
+from bertology_lib.book.claims.registry import ClaimSpec
+from bertology_lib.book.claims.rules import BeatsBaseline
+
+MLM_BEATS_UNIGRAM = Exceeds("mlm_beats_unigram", "masked-word accuracy > unigram", digits=3)
+
+CLAIMS = (
+    ClaimSpec(
+        "dup.reconstruction_every_layer",
+        "The pre-trained MLM head reconstructs the input from every hidden layer (worst hidden layer)",
+        "Kao et al. 2020 §3, Fig. 1",
+        paper="high at every layer",
+        rule=BeatsBaseline("random-init twin", margin=0.25),
+        unit="tokens recovered",
+        checks=(MLM_BEATS_UNIGRAM,),
+        note="ours: the worst hidden layer's reconstruction minus the random-init twin's at that layer, with a 95% "
+        "interval from resampling sentences; 'high' is read as at least 25 points above the null model. The "
+        "instrument: the model must be a working masked LM (held-out masked-word accuracy above always "
+        "predicting the most frequent token).",
+    ),
+    ClaimSpec(
+        "dup.reconstruction_after_duplication",
+        "After duplicating layers, without training, the head still reconstructs the input from every layer (worst hidden layer)",
+        "Kao et al. 2020 §3-4",
+        paper="high at every layer",
+        rule=BeatsBaseline("random-init twin", margin=0.25),
+        unit="tokens recovered",
+        checks=(MLM_BEATS_UNIGRAM,),
+        note="as dup.reconstruction_every_layer, with both models duplicated by the same pattern",
+    ),
+    ClaimSpec(
+        "dup.adjacent_layers_similar",
+        "Neighbouring hidden layers share one representation space: every pair of adjacent hidden layers is more similar (linear CKA over words) than the same two layers with their words shuffled (the least similar pair, 95% interval)",
+        "Kao et al. 2020 §3 (RQ2)",
+        paper="adjacent layers similar",
+        rule=BeatsBaseline("the same pair with its words shuffled"),
+        unit="linear CKA over shuffled",
+        checks=(MLM_BEATS_UNIGRAM,),
+        note="ours: for each adjacent pair of hidden layers (embeddings excluded), CKA minus CKA with the words of the "
+        "upper layer permuted (what unrelated representations of the same spread score), the least similar pair, "
+        "with a delete-one-block jackknife interval over blocks of sentences (a bootstrap would repeat words, which "
+        "inflates CKA). Unrelated layers score 0. A random network's neighbouring layers are similar too (the "
+        "residual stream carries each layer into the next; its values are in the details), so the rule alone does "
+        "not tell a trained model from a null one: the claim is judged only for a working masked LM, the kind of "
+        "model whose head Kao et al. find reading every layer.",
+    ),
+    ClaimSpec(
+        "dup.reconstruction_across_variants",
+        "The head reconstructs the input from every hidden layer in BERTs of other shapes too: the mini-BERT and the lab BERTs of the §5.2 grid (2 to 8 blocks, 1 to 16 heads, equal block parameters; the worst variant's worst hidden layer over its random-init twin)",
+        "Kao et al. 2020 §3, Fig. 1 (BERT-base and BERT-large)",
+        paper="high at every layer, in each model tested",
+        rule=BeatsBaseline("random-init twin", margin=0.25),
+        unit="tokens recovered",
+        checks=(NoFailures("every_variant_mlm_beats_unigram", "every variant: masked-word accuracy > unigram"),),
+        note="as dup.reconstruction_every_layer, for each variant (first seed of each lab shape, their cached "
+        "pre-training), and the smallest gap over variants is the claim's number; the instrument asks that every "
+        "variant be a working masked LM. Kao et al.'s variants are hub models (BERT-base, BERT-large); readers with "
+        "the network can pass one as the notebook's model.",
+    ),
+)

@@ -1,0 +1,54 @@
+"""The registered claims of physics_04_celebrities: celebrities help the minority (Allen-Zhu & Li 2023
+§6).
+
+Instrument checks (issues 16 and 17): every claim that reads knowledge out of a model declares
+``memorised`` (:data:`~bertology_lib.book.claims.specs.shared.MEMORISED`): a model that did not store the
+facts can neither extract them nor fail to, so the verdict is "inconclusive - instrument".
+
+The celebrity lift also needs the minority above its majority baseline with celebrities
+(``minority_above_majority``: a ratio of two floor values is not a lift).
+
+Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` in ``CLAIMS`` is registered under this module's
+name before the notebook runs, in the order the notebook records them; the notebook passes only its
+measured values (see :mod:`bertology_lib.book.claims.registry`).
+"""
+
+from bertology_lib.book.claims.instruments import AboveBaseline
+from bertology_lib.book.claims.registry import ClaimSpec
+from bertology_lib.book.claims.rules import AtLeast, IntervalAbove, WithinRelative
+from bertology_lib.book.claims.specs.shared import MEMORISED
+
+MINORITY_ABOVE_MAJORITY = AboveBaseline("minority_above_majority", "majority")
+
+CLAIMS = (
+    ClaimSpec(
+        "physics3.1.celebrity.lift",
+        "Celebrities lift the minority's QA-test accuracy (ratio with / without, seed means)",
+        "Allen-Zhu & Li 2023 §4.3 (4.4% -> 86.8%)",
+        paper=19.7,
+        rule=AtLeast(3.0),
+        unit="x",
+        checks=(MEMORISED, MINORITY_ABOVE_MAJORITY),
+    ),
+    ClaimSpec(
+        "physics3.1.celebrity.not_more_text",
+        "The lift comes from the celebrities, not from more text: the minority extracts more with celebrities than "
+        "the same kind of people pretrained with as many extra tokens of word-shuffled biographies and as many "
+        "steps (pooled QA-test accuracy, with minus filler)",
+        "Allen-Zhu & Li 2023 §4.3 (the celebrities' augmentation is what transfers)",
+        paper="celebrities, not extra text, lift the minority",
+        rule=IntervalAbove(0.0),
+        unit="accuracy gap",
+        checks=(MEMORISED, MINORITY_ABOVE_MAJORITY),
+        note="control chosen here (issue 17): the paper's own control number was not at hand",
+    ),
+    ClaimSpec(
+        "physics3.1.celebrity.minority_accuracy",
+        "With celebrities, the minority's knowledge becomes extractable (QA-test accuracy on the minority, seed mean)",
+        "Allen-Zhu & Li 2023 §4.3",
+        paper=0.868,
+        rule=WithinRelative(0.25),
+        unit="QA-test accuracy",
+        checks=(MEMORISED,),
+    ),
+)
