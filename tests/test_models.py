@@ -78,7 +78,7 @@ def test_unknown_head():
 
 def test_mlm_only_notebooks_refuse_an_encoder_without_head(tiny_bert_dir, tmp_path):
     """§3.2, §3.3 and reconstruction score masked words: minilm is refused with a clear message."""
-    with pytest.raises(ParameterError, match=r"model='minilm' has no trained masked-LM head.*allowed: mini-bert"):
+    with pytest.raises(ParameterError, match=r"model='minilm' has no trained masked-LM head.*allowed: english-bert, mini-bert"):
         models.check_mlm_model_name("minilm")
     assert models.check_mlm_model_name("mini-bert") == "mini-bert"
     assert models.check_mlm_model_name(str(tiny_bert_dir)) == str(tiny_bert_dir)

@@ -289,3 +289,22 @@ def test_mixed_batches_share():
     assert (batch["labels"][~from_qa] == 0).all() and (batch["labels"][from_qa] == -100).all()
     with pytest.raises(ValueError, match="summing to 1"):
         O.MixedBatches({"bio": (bio, None)}, {"bio": 0.5}, 4)
+
+
+def test_lr_scale_trains_matching_parameters_at_their_own_rate():
+    from transformers import BertConfig, BertForMaskedLM
+
+    from bertology_lib.training.loop import param_groups
+    from bertology_lib.training.masking import MaskedOnlyMLM
+
+    m = BertForMaskedLM(BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                   intermediate_size=32))
+    view = MaskedOnlyMLM(m)
+    plain = param_groups(view, 0.1)
+    scaled = param_groups(view, 0.1, None, (("cls\\.", 10.0),), 1e-4)
+    assert sum(len(g["params"]) for g in plain) == sum(len(g["params"]) for g in scaled)
+    head = {id(p) for n, p in view.named_parameters() if ".cls." in n}
+    fast = [p for g in scaled if g.get("lr") == pytest.approx(1e-3) for p in g["params"]]
+    assert {id(p) for p in fast} == head and head  # the tied decoder matrix is the embedding: not in the head
+    with pytest.raises(ParameterError, match="lr_scale"):
+        T.TrainConfig(lr_scale=(("cls", 0.0),))

@@ -11,11 +11,14 @@ module              holds
                     measure (masked-LM accuracy)
 ``minibert``        training the embedded mini-BERT (cached, resumable, with its checkpoints); registers
                     ``mini-bert`` with the model registry
+``english_bert``    training the English lab BERT (MiniLM's encoder + MLM/NSP heads on public English);
+                    registers ``english-bert``
 ``encoding``        a task's splits tokenised for fine-tuning, padded batches
 ``predictions``     per-example predictions of a fine-tuned head, metrics, ensembles
 ``finetune``        the one fine-tuning entry point (strategies, tracking, cached weights)
 ==================  ===============================================================================
 """
 
-# registers the embedded name "mini-bert" with the model registry, which sits below training and cannot import it
-from bertology_lib.training import minibert  # noqa: E402,F401
+# register the embedded names "mini-bert" and "english-bert" with the model registry, which sits below training
+# and cannot import it
+from bertology_lib.training import english_bert, minibert  # noqa: E402,F401

@@ -74,6 +74,7 @@ class TrainConfig:
     betas: tuple[float, float] = (0.9, 0.98)
     eps: float = 1e-6
     embedding_lr: float = 1.0  # multiplier of lr for the input embedding matrix (tied: the output layer too)
+    lr_scale: tuple[tuple[str, float], ...] = ()  # (name pattern, x lr): matching parameters' own learning rate
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "seq_len", "grad_accum"):
@@ -85,6 +86,11 @@ class TrainConfig:
         for name in ("weight_decay", "grad_clip", "eps"):
             check_float(name, getattr(self, name), minimum=0.0)
         check_float("min_lr_ratio", self.min_lr_ratio, 0.0, 1.0)
+        if not isinstance(self.lr_scale, (tuple, list)) or not all(
+                isinstance(r, (tuple, list)) and len(r) == 2 and isinstance(r[0], str) and r[0]
+                and isinstance(r[1], (int, float)) and not isinstance(r[1], bool) and r[1] > 0 for r in self.lr_scale):
+            raise ParameterError(f"lr_scale={self.lr_scale!r} is invalid; allowed: (name pattern, factor > 0) pairs")
+        object.__setattr__(self, "lr_scale", tuple((str(n), float(f)) for n, f in self.lr_scale))
         if not isinstance(self.betas, (tuple, list)) or len(self.betas) != 2:
             raise ParameterError(f"betas={self.betas!r} is invalid; allowed: two floats in [0, 1)")
         for b in self.betas:
@@ -115,14 +121,35 @@ def lr_factor(step: int, config: TrainConfig) -> float:
     return lo + (1.0 - lo) * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
-def param_groups(model: torch.nn.Module, weight_decay: float, embedding_lr: float | None = None) -> list[dict]:
+def param_groups(model: torch.nn.Module, weight_decay: float, embedding_lr: float | None = None,
+                 lr_scale: tuple[tuple[str, float], ...] = (), lr: float = 1.0) -> list[dict]:
     """AdamW groups: decay matrices (linear and embedding weights), not biases or norm gains (ndim < 2).
 
     Only trainable parameters are listed (LoRA and frozen bodies train what they mark trainable).
     ``embedding_lr``: the learning rate of the input embedding matrix (``get_input_embeddings()``; with tied
     embeddings the same matrix is the output layer), in a third group with the same weight decay; None keeps
-    it in the decay group at the optimiser's learning rate.
+    it in the decay group at the optimiser's learning rate. ``lr_scale``: (pattern, factor) pairs; a parameter
+    whose name matches a pattern (``re.search``, the first that matches) trains at ``lr`` x factor, in groups
+    of its own after the others (e.g. new heads on a pretrained body: ``(("cls\\.", 10.0),)``).
     """
+    if lr_scale:
+        import re
+
+        scaled: dict[int, list[int]] = {}
+        ids = {}
+        for name, p in model.named_parameters():
+            hit = next((k for k, (pat, _) in enumerate(lr_scale) if re.search(pat, name)), None)
+            if hit is not None:
+                ids[id(p)] = hit
+        groups = param_groups(_Without(model, set(ids)), weight_decay,
+                              embedding_lr if hasattr(model, "get_input_embeddings") else None)
+        for k, (_, factor) in enumerate(lr_scale):
+            mine = [p for p in model.parameters() if p.requires_grad and ids.get(id(p)) == k]
+            for decay in (True, False):
+                ps = [p for p in mine if (p.ndim >= 2) == decay]
+                if ps:
+                    groups.append({"params": ps, "weight_decay": weight_decay if decay else 0.0, "lr": lr * factor})
+        return groups
     emb = None
     if embedding_lr is not None and hasattr(model, "get_input_embeddings"):
         emb = model.get_input_embeddings().weight
@@ -136,6 +163,21 @@ def param_groups(model: torch.nn.Module, weight_decay: float, embedding_lr: floa
     if emb is not None:
         groups.append({"params": [emb], "weight_decay": weight_decay, "lr": embedding_lr})
     return groups
+
+
+class _Without(torch.nn.Module):
+    """A view of ``model`` whose ``named_parameters`` leave out the parameters in ``skip`` (ids)."""
+
+    def __init__(self, model: torch.nn.Module, skip: set[int]) -> None:
+        super().__init__()
+        object.__setattr__(self, "_inner", model)
+        object.__setattr__(self, "_skip", skip)
+
+    def named_parameters(self, *args, **kwargs):
+        return ((n, p) for n, p in self._inner.named_parameters() if id(p) not in self._skip)
+
+    def get_input_embeddings(self):
+        return self._inner.get_input_embeddings()
 
 
 @dataclass
@@ -347,7 +389,8 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
         rank, world = accelerator.process_index, accelerator.num_processes
         model = accelerator.prepare_model(model)
     emb_lr = config.lr * config.embedding_lr if config.embedding_lr != 1.0 else None
-    opt = torch.optim.AdamW(param_groups(inner, config.weight_decay, emb_lr), lr=config.lr, betas=config.betas,
+    opt = torch.optim.AdamW(param_groups(inner, config.weight_decay, emb_lr, config.lr_scale, config.lr),
+                            lr=config.lr, betas=config.betas,
                             eps=config.eps, foreach=device.type == "cuda")
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, config))
     params = [p for g in opt.param_groups for p in g["params"]]
