@@ -170,20 +170,22 @@ def test_library_closure_follows_only_the_checkers_of_a_notebooks_own_exercises(
     from bertology_lib.book import stamps
 
     owners = stamps.checker_modules(stamps.library_modules())
-    assert owners["ex-physics03-exposures"] == "bertology_lib.book.exercises.physics"
-    assert owners["ex-physics05-ceiling"] == "bertology_lib.book.exercises.physics"
+    assert owners["ex-physics03-exposures"] == "bertology_lib.book.exercises.physics_03_pretrain_finetune"
+    assert owners["ex-physics05-ceiling"] == "bertology_lib.book.exercises.physics_05_probing"
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "from bertology_lib.book.exercises import check\nprint(check(\"ex-physics03-exposures\", (1, 2)))")])
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     pkg = Path(stamps.__file__).parents[1]
     names = {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
-    assert {"book/exercises/__init__.py", "book/exercises/checks.py", "book/exercises/physics.py",
+    assert {"book/exercises/__init__.py", "book/exercises/checks.py", "book/exercises/physics_03_pretrain_finetune.py",
             "experiments/physics/training.py"} <= names  # its checker, and what that checker imports
-    assert not {"book/exercises/survey.py", "book/exercises/physics2.py", "experiments/survey/behaviour.py"} & names
+    assert not {"book/exercises/survey_02_architecture.py", "book/exercises/physics_04_celebrities.py",
+                "experiments/survey/behaviour.py"} & names
     nb.cells.append(nbformat.v4.new_code_cell("print(check('ex-physics04-exposures', 3))"))
     nbformat.write(nb, path)
-    assert "book/exercises/physics2.py" in {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
+    assert "book/exercises/physics_04_celebrities.py" in {
+        f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
     # every label a book notebook checks has a checker module, so no exercise falls outside the closure
     for p in Path(stamps.__file__).parents[3].joinpath("notebooks").glob("*.ipynb"):
         code = "".join("".join(c["source"]) for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code")

@@ -238,13 +238,13 @@ def test_survey2_params_truth_agrees_with_the_real_module():
         c0.num_hidden_layers, cn.num_hidden_layers = 0, n
         return arch.instantiated_count(cn) - arch.instantiated_count(c0)
 
-    n = ex.survey.survey2_params_truth()
+    n = ex.survey_02_architecture.survey2_params_truth()
     emb = arch.bert_config("bert-large").vocab_size * 1024
     assert encoder(n - 1) <= emb < encoder(n)
 
 
 def test_checker_right_and_wrong_answers():
-    n = ex.survey.survey2_params_truth()
+    n = ex.survey_02_architecture.survey2_params_truth()
     ok = ex.check("ex-survey2-params", n)
     assert ok.ok and bool(ok) and "✅" in str(ok)
     assert ex.check("ex-survey2-params", float(n)).ok
@@ -269,7 +269,7 @@ def test_physics_bits_checker():
 
     counts = physics_data.possible_values()
     truth = sum(math.log2(counts[a]) for a in ("birth_date", "birth_city", "university", "major", "company_name"))
-    assert ex.physics.physics_bits_truth() == pytest.approx(truth) and 40 < truth < 60
+    assert ex.physics_03_pretrain_finetune.physics_bits_truth() == pytest.approx(truth) and 40 < truth < 60
     assert ex.check("ex-physics03-bits", truth + 0.05).ok
     with_city = ex.check("ex-physics03-bits", truth + math.log2(counts["company_city"]))
     assert not with_city.ok and "company city" in with_city.message
@@ -285,7 +285,7 @@ def test_physics_unseen_checker_matches_the_probe_split():
     tr, te = people_split(len(ds.people), None, 0.5, 0)
     seen = {ds.people[i].university for i in tr}
     truth = sum(ds.people[i].university not in seen for i in te) / len(te)
-    assert ex.physics.physics_unseen_truth() == pytest.approx(truth) and 0 < truth < 1
+    assert ex.physics_05_probing.physics_unseen_truth() == pytest.approx(truth) and 0 < truth < 1
     assert ex.check("ex-physics05-ceiling", truth).ok
     opposite = ex.check("ex-physics05-ceiling", 1 - truth)
     assert not opposite.ok and "opposite" in opposite.message

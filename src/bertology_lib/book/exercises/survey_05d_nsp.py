@@ -1,10 +1,12 @@
-"""Checkers of the exercises of ``survey_05d_nsp`` (§5 Pre-training choices III: next-sentence prediction):
-``ex-survey54-nsp-params`` (the parameters NSP adds to a lab BERT) and ``ex-survey54-overlap`` (how often two
-toy sentences share a noun, which sets what a shared-noun detector scores on the NSP task).
+"""Checkers of the exercises of ``survey_05d_nsp`` (§5 Pre-training choices III: next-sentence prediction,
+Rogers et al. 2020):
 
-Every truth is computed here from the library (a model built on the fly, the NSP partner lists of
-:func:`bertology_lib.training.masking.topic_partners`), never typed in, and none depends on the profile the
-notebook runs at. The other §5 checkers are in :mod:`bertology_lib.book.exercises.survey_training`.
+* ``ex-survey54-nsp-params``: the parameters NSP adds to a lab BERT;
+* ``ex-survey54-overlap``: how often two toy sentences share a noun, which sets what a shared-noun detector
+  scores on the NSP task.
+
+The answers are functions, run on hidden cases. Every truth is computed here from the library (a model built on the fly, the NSP partner lists of :func:`bertology_lib.training.masking.topic_partners`), never
+typed in, and none depends on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking an answer never moves a notebook's random state. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations

@@ -1,0 +1,111 @@
+"""Checkers of the exercises of ``survey_03_3_world_knowledge`` (§3.3 World knowledge, Rogers et al. 2020):
+
+* ``ex-survey33-freq``: Petroni et al.'s frequency baseline on the knowledge suite, per relation;
+* ``ex-survey33-chain``: how many stated size comparisons a held-out pair needs, on average.
+
+Every truth is computed here from the library and its generators at a configuration the exercise fixes (the
+quick profile's knowledge base and knowledge suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its checks at any
+profile. Used by that notebook's exercise cells.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+
+from bertology_lib.book.exercises.checks import as_number, as_shares, checker
+from bertology_lib.book.exercises.cases import near
+from bertology_lib.book.exercises.quick import minibert_config, prefer_more_frequent, suite_items
+
+
+SURVEY33_RELATIONS = ("lives_in", "occupation")
+
+
+def _survey33_freq(tie: float) -> dict[str, float]:
+    from bertology_lib.data.toy_english import knowledge_base
+
+    facts = knowledge_base(minibert_config().corpus_seed).stated_facts()
+    items = suite_items("knowledge")
+    out = {}
+    for rel in SURVEY33_RELATIONS:
+        counts = Counter(f.object for f in facts if f.relation == rel)
+        out[rel] = prefer_more_frequent([it for it in items if it.meta["relation"] == rel], counts, tie)
+    return out
+
+
+def survey33_freq_truth() -> dict[str, float]:
+    """Petroni et al.'s frequency baseline on the quick knowledge suite (240 items), for ``lives_in`` and
+    ``occupation``: prefer the candidate that is the object of more stated facts of the relation; a tie is a
+    coin flip (half an item)."""
+    return _survey33_freq(0.5)
+
+
+@checker("ex-survey33-freq")
+def _check_survey33_freq(answer):
+    """``answer``: ``{"lives_in": accuracy, "occupation": accuracy}`` (+-0.005 each)."""
+    values, err = as_shares(answer, SURVEY33_RELATIONS)
+    if values is None:
+        return False, err
+    truth = survey33_freq_truth()
+    if all(near(values[r], truth[r], 0.005) for r in SURVEY33_RELATIONS):
+        return True, ("correct: a model's recall of these facts means something only above this baseline; "
+                      "compare the accuracy by relation above.")
+    for tie in (0.0, 1.0):
+        alt = _survey33_freq(tie)
+        if all(near(values[r], alt[r], 0.005) for r in SURVEY33_RELATIONS):
+            return False, "check your ties: when both candidates are equally common, the baseline flips a coin (half an item)."
+    wrong = [r for r in SURVEY33_RELATIONS if not near(values[r], truth[r], 0.005)]
+    return False, (f"not quite for {', '.join(wrong)}: count, per relation, how many stated facts have each "
+                   "object (Counter of fact.object), then compare the counts of item.correct and item.incorrect.")
+
+
+def _size_chains(pairs, stated) -> list[int]:
+    up: dict[str, list[str]] = {}
+    for a, b in stated:
+        up.setdefault(a, []).append(b)
+    out = []
+    for a, b in pairs:
+        steps, queue = {a: 0}, deque([a])
+        while queue:
+            x = queue.popleft()
+            for y in up.get(x, ()):
+                if y not in steps:
+                    steps[y] = steps[x] + 1
+                    queue.append(y)
+        out.append(steps[b])
+    return out
+
+
+def survey33_chain_truth() -> float:
+    """Mean over held-out size pairs of the fewest stated comparisons whose chain derives them (knowledge base of
+    the quick corpus, seed 0): breadth-first search along stated (smaller, bigger) pairs."""
+    from bertology_lib.data.toy_english import knowledge_base
+
+    kb = knowledge_base(minibert_config().corpus_seed)
+    chains = _size_chains(sorted(kb.heldout_size_pairs), kb.stated_size_pairs)
+    return sum(chains) / len(chains)
+
+
+@checker("ex-survey33-chain")
+def _check_survey33_chain(answer):
+    """``answer``: a mean number of stated comparisons (+-0.01)."""
+    from bertology_lib.data.toy_english import knowledge_base
+
+    v = as_number(answer)
+    if v is None:
+        return False, f"expected a number of comparisons, got {answer!r}."
+    truth = survey33_chain_truth()
+    if near(v, truth, 0.01):
+        return True, "correct: that is how many stated facts a model must combine, on average, to answer a held-out pair."
+    kb = knowledge_base(minibert_config().corpus_seed)
+    rank = {w: i for i, w in enumerate(kb.size_order)}
+    held = sorted(kb.heldout_size_pairs)
+    if near(v, sum(rank[b] - rank[a] for a, b in held) / len(held), 0.01):
+        return False, ("that is the mean distance in the size order; the corpus also states some pairs two steps "
+                       "apart, and a chain can use those shortcuts.")
+    both = _size_chains(held + sorted(kb.stated_size_pairs), kb.stated_size_pairs)
+    if near(v, sum(both) / len(both), 0.01):
+        return False, "average over the held-out pairs only; a stated pair needs no chain."
+    if v < 2:
+        return False, "too few: a held-out pair is never stated, so it needs at least two stated comparisons."
+    return False, ("not quite: for each held-out (smaller, bigger) pair, search the stated pairs breadth-first from "
+                   "the smaller thing and count the steps to the bigger one; then average.")
