@@ -3,8 +3,8 @@
 themselves (from the library and the generators), so no answer is typed in.
 
 Also the readers every checker module uses to read a student's answer (or a student's function's output):
-:func:`as_number`, :func:`as_whole_number`, :func:`as_share`, :func:`as_shares`, :func:`as_pair`,
-:func:`as_scalar`; each gives None (or a message) for what it cannot read, never an exception."""
+:func:`as_number`, :func:`as_whole_number`, :func:`as_share`, :func:`as_positive`, :func:`as_shares`,
+:func:`as_pair`, :func:`as_scalar`; each gives None (or a message) for what it cannot read, never an exception."""
 
 from __future__ import annotations
 
@@ -87,6 +87,12 @@ def as_share(answer: Any) -> float | None:
     """``answer`` as a number in [0, 1], or None."""
     v = as_number(answer)
     return v if v is not None and 0.0 <= v <= 1.0 else None
+
+
+def as_positive(answer: Any) -> float | None:
+    """``answer`` as a number above 0, or None."""
+    v = as_number(answer)
+    return v if v is not None and v > 0 else None
 
 
 def as_shares(answer: Any, keys: tuple[str, ...]) -> tuple[dict[str, float] | None, str]:

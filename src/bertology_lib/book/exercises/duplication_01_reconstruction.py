@@ -1,11 +1,13 @@
-"""Checkers of the exercises of ``duplication_01_reconstruction`` (Reconstructing the input from every layer,
-Kao et al. 2020):
+"""Checkers of the exercises of ``duplication_01_reconstruction`` (Reconstructing the input from every layer, Kao et
+al. 2020):
 
 * ``ex-dup1-reconstruction``: the measurement itself, every layer through the MLM head;
 * ``ex-dup1-cka``: linear CKA, the similarity that explains it.
 
-Every answer is a function, run on hidden cases; the truths come from the library (``analysis.reconstruction``, ``analysis.similarity``) on inputs built here,
-so none depends on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking never moves a notebook's random state. Used by that notebook's exercise cells.
+Every answer is a function, run on hidden cases; the truths come from the library (``analysis.reconstruction``,
+``analysis.similarity``) on inputs built here, so none depends on the profile the notebook runs at. Models are built
+inside ``torch.random.fork_rng``, so checking never moves a notebook's random state. Used by that notebook's
+exercise cells.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bertology_lib.book.exercises.cases import close_all, run_cases
+from bertology_lib.book.exercises.cases import judge_function, within
 from bertology_lib.book.exercises.checks import as_number, checker
 
 
@@ -105,25 +107,20 @@ def _check_dup1_reconstruction(answer):
     """``answer``: a function ``reconstruction(mlm, tok, texts)`` returning, for every layer (0 = embeddings),
     the share of the input tokens (special tokens and padding excluded) that the MLM head's argmax recovers
     from that layer's hidden states; run on hidden small MLMs, +-0.005 per layer."""
-    cases = dup1_mlms()
-    truth = [dup1_reconstruction_truth(*c) for c in cases]
-    mistakes = [_reconstruction_mistakes(*c) for c in cases]
-    got, err = run_cases(answer, "reconstruction", cases, lambda c: "reconstruction(mlm, tok, texts) on a hidden MLM")
-    if err:
-        return False, err
-    vals = [_as_floats(g) for g in got]
-    if any(v is None for v in vals):
-        return False, f"reconstruction should return one number per layer (a list), got {type(got[0]).__name__}."
-    if all(close_all(v, t, 0.005) for v, t in zip(vals, truth)):
-        return True, ("correct: run it on `deeper` too — its copied blocks were never trained with the head, yet "
-                      "the head still reads them.")
-    for key, hint in _RECONSTRUCTION_HINTS.items():
-        if all(close_all(v, m[key], 0.005) for v, m in zip(vals, mistakes)):
-            return False, hint
-    if any(len(v) != len(t) for v, t in zip(vals, truth)):
-        return False, "return one rate per layer: the embedding output and every block's output."
-    return False, ("not yet: feed each hidden state (output_hidden_states=True) unchanged to the MLM head "
-                   "(`mlm.cls`), take the argmax at every position and compare it with the input id there.")
+
+    def not_yet(i, v, t):
+        if any(len(x) != len(y) for x, y in zip(v, t)):
+            return "return one rate per layer: the embedding output and every block's output."
+        return ("not yet: feed each hidden state (output_hidden_states=True) unchanged to the MLM head (`mlm.cls`), "
+                "take the argmax at every position and compare it with the input id there.")
+
+    return judge_function(  # the truths first: the answer gets the very models they are computed on
+        answer, "reconstruction", dup1_mlms(), show=lambda c: "reconstruction(mlm, tok, texts) on a hidden MLM",
+        read=_as_floats, refuse="reconstruction should return one number per layer (a list), got {kind}.",
+        truth=dup1_reconstruction_truth, match=within(0.005), mistakes=_reconstruction_mistakes,
+        hints=_RECONSTRUCTION_HINTS, truth_first=True,
+        ok=("correct: run it on `deeper` too — its copied blocks were never trained with the head, yet the head "
+            "still reads them."), not_yet=not_yet)
 
 
 def _cka_cases() -> list[tuple]:
@@ -170,22 +167,14 @@ _CKA_HINTS = {
 def _check_dup1_cka(answer):
     """``answer``: a function ``linear_cka(X, Y)`` of two (n, d) float tensors (the same n items, widths may
     differ) returning their linear CKA; run on hidden pairs, +-1e-4."""
-    cases = _cka_cases()
-    got, err = run_cases(answer, "linear_cka", cases, lambda c: f"linear_cka(X, Y) with X {tuple(c[0].shape)} and "
-                    f"Y {tuple(c[1].shape)}")
-    if err:
-        return False, err
-    vals = [as_number(g) for g in got]
-    if any(v is None for v in vals):
-        return False, f"linear_cka should return a number, got {got[0]!r}."
-    truth = [dup1_cka_truth(*c) for c in cases]
-    if close_all(vals, truth, 1e-4):
-        return True, ("correct: it does not change when a layer is rotated or rescaled, which is why it can compare "
-                      "layers whose coordinates mean different things.")
-    for key, hint in _CKA_HINTS.items():
-        if close_all(vals, [_cka_mistakes(*c)[key] for c in cases], 1e-4):
-            return False, hint
-    if abs(vals[0] - 1.0) > 1e-4:
-        return False, ("a rotated and rescaled copy of X should score exactly 1: CKA is invariant to orthogonal "
-                       "transforms and to scale.")
-    return False, "not yet: centre X and Y, then ||Yc^T Xc||^2 / (||Xc^T Xc|| ||Yc^T Yc||) with Frobenius norms."
+    return judge_function(
+        answer, "linear_cka", _cka_cases(),
+        show=lambda c: f"linear_cka(X, Y) with X {tuple(c[0].shape)} and Y {tuple(c[1].shape)}",
+        read=as_number, refuse="linear_cka should return a number, got {first!r}.",
+        truth=dup1_cka_truth, match=within(1e-4), mistakes=_cka_mistakes, hints=_CKA_HINTS,
+        ok=("correct: it does not change when a layer is rotated or rescaled, which is why it can compare layers "
+            "whose coordinates mean different things."),
+        not_yet=lambda i, v, t: (
+            "a rotated and rescaled copy of X should score exactly 1: CKA is invariant to orthogonal transforms and "
+            "to scale." if abs(v[0] - 1.0) > 1e-4 else
+            "not yet: centre X and Y, then ||Yc^T Xc||^2 / (||Xc^T Xc|| ||Yc^T Yc||) with Frobenius norms."))

@@ -1,12 +1,13 @@
-"""Checkers of the exercises of ``duplication_02_boost`` (Duplicating layers to boost fine-tuning, Kao et al.
-2020):
+"""Checkers of the exercises of ``duplication_02_boost`` (Duplicating layers to boost fine-tuning, Kao et al. 2020):
 
 * ``ex-dup2-seeds-needed``: how many seeds a paired gain of the paper's size needs;
-* ``ex-dup2-duplicate``: the duplication itself, a deeper model whose first k blocks are followed by
-  independent copies.
+* ``ex-dup2-duplicate``: the duplication itself, a deeper model whose first k blocks are followed by independent
+  copies.
 
-Every answer is a function, run on hidden cases; the truths come from the library (``stats.paired_test``, ``interventions.duplication``) on inputs built here,
-so none depends on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking never moves a notebook's random state. Used by that notebook's exercise cells.
+Every answer is a function, run on hidden cases; the truths come from the library (``stats.paired_test``,
+``interventions.duplication``) on inputs built here, so none depends on the profile the notebook runs at. Models are
+built inside ``torch.random.fork_rng``, so checking never moves a notebook's random state. Used by that notebook's
+exercise cells.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from bertology_lib.book.exercises.cases import quiet_build, run_cases
+from bertology_lib.book.exercises.cases import judge_function, quiet_build, run_cases
 from bertology_lib.book.exercises.checks import as_whole_number, checker
 
 
@@ -71,24 +72,19 @@ def _check_dup2_seeds(answer):
     """``answer``: a function ``seeds_needed(sd_diff, gain)`` returning the fewest seeds (at least 2) for which
     a mean paired gain ``gain``, whose per-seed differences have standard deviation ``sd_diff``, gets a 95% t
     interval entirely above 0; run on hidden values, exact."""
-    got, err = run_cases(answer, "seeds_needed", DUP2_SEEDS_CASES)
-    if err:
-        return False, err
-    nums = [as_whole_number(g) for g in got]
-    if any(n is None for n in nums):
-        return False, f"seeds_needed should return a whole number of seeds, got {got[0]!r}."
-    truth = [dup2_seeds_truth(*c) for c in DUP2_SEEDS_CASES]
-    if nums == truth:
-        return True, ("correct: the count grows with (sd / gain)^2 — halving the seed noise saves three quarters of "
-                      "the fine-tunings.")
-    for key, hint in _SEEDS_HINTS.items():
-        if nums == [_seeds_mistakes(*c)[key] for c in DUP2_SEEDS_CASES]:
-            return False, hint
-    i = next(i for i, (n, t) in enumerate(zip(nums, truth)) if n != t)
-    if nums[i] < 2:
-        return False, "a paired t interval needs at least 2 seeds."
-    return False, (f"not yet: seeds_needed{DUP2_SEEDS_CASES[i]} = {nums[i]} is too {'many' if nums[i] > truth[i] else 'few'}"
-                   "; find the smallest n with gain - t(0.975, n - 1) x sd_diff / sqrt(n) > 0.")
+
+    def not_yet(i, v, t):
+        if v[i] < 2:
+            return "a paired t interval needs at least 2 seeds."
+        return (f"not yet: seeds_needed{DUP2_SEEDS_CASES[i]} = {v[i]} is too {'many' if v[i] > t[i] else 'few'}; "
+                "find the smallest n with gain - t(0.975, n - 1) x sd_diff / sqrt(n) > 0.")
+
+    return judge_function(
+        answer, "seeds_needed", DUP2_SEEDS_CASES, read=as_whole_number,
+        refuse="seeds_needed should return a whole number of seeds, got {first!r}.",
+        truth=dup2_seeds_truth, mistakes=_seeds_mistakes, hints=_SEEDS_HINTS,
+        ok=("correct: the count grows with (sd / gain)^2 — halving the seed noise saves three quarters of the "
+            "fine-tunings."), not_yet=not_yet)
 
 
 DUP2_DUPLICATE_CASES: tuple[tuple[int, int, int], ...] = ((3, 16, 1), (3, 16, 3), (4, 24, 2), (4, 16, 0))

@@ -4,8 +4,9 @@ classification, Kao et al. 2020):
 * ``ex-dup2-ensemble``: the probability-summing ensemble of the fair comparison;
 * ``ex-dup2-floor-gap``: the instrument check, the baseline's score minus the majority-label floor over seeds.
 
-Every answer is a function, run on hidden cases; the truths come from the library (``training.predictions.ensemble``, ``data.tasks.floor_scores``, ``stats.paired_test``) on inputs built here,
-so none depends on the profile the notebook runs at. Used by that notebook's exercise cells.
+Every answer is a function, run on hidden cases; the truths come from the library
+(``training.predictions.ensemble``, ``data.tasks.floor_scores``, ``stats.paired_test``) on inputs built here, so
+none depends on the profile the notebook runs at. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import math
 from collections.abc import Sequence
 from types import SimpleNamespace
 
-from bertology_lib.book.exercises.cases import close_all, numbers, run_cases
+from bertology_lib.book.exercises.cases import judge_function, numbers, within
 from bertology_lib.book.exercises.checks import as_number, checker
 
 
@@ -79,25 +80,16 @@ def _check_dup2_ensemble(answer):
     """``answer``: a function ``ensemble_accuracy(member_probs, golds)`` taking one (N, C) probability tensor
     per member and the N gold labels, returning the accuracy of the argmax of the summed probabilities; run on
     hidden members, +-1e-6."""
-    cases = _ensemble_cases()
-    got, err = run_cases(answer, "ensemble_accuracy", cases,
-                    lambda c: f"ensemble_accuracy(member_probs, golds) with {len(c[0])} members")
-    if err:
-        return False, err
-    vals = [as_number(g) for g in got]
-    if any(v is None for v in vals):
-        return False, f"ensemble_accuracy should return a number, got {got[0]!r}."
-    if any(v > 1 for v in vals):
-        return False, "give the accuracy as a share in [0, 1]."
-    truth = [dup2_ensemble_truth(*c) for c in cases]
-    if close_all(vals, truth, 1e-6):
-        return True, ("correct: the fair comparison builds the same kind of ensemble from as many baseline seeds, "
-                      "so a gain of the duplicated ensemble is not just ensembling.")
-    for key, hint in _ENSEMBLE_HINTS.items():
-        if close_all(vals, [_ensemble_mistakes(*c)[key] for c in cases], 1e-6):
-            return False, hint
-    return False, ("not yet: add up the members' (N, C) probabilities, predict the argmax per example and compare "
-                   "with the gold labels.")
+    return judge_function(
+        answer, "ensemble_accuracy", _ensemble_cases(),
+        show=lambda c: f"ensemble_accuracy(member_probs, golds) with {len(c[0])} members",
+        read=as_number, refuse="ensemble_accuracy should return a number, got {first!r}.",
+        screen=lambda v: "give the accuracy as a share in [0, 1]." if any(x > 1 for x in v) else None,
+        truth=dup2_ensemble_truth, match=within(1e-6), mistakes=_ensemble_mistakes, hints=_ENSEMBLE_HINTS,
+        ok=("correct: the fair comparison builds the same kind of ensemble from as many baseline seeds, so a gain of "
+            "the duplicated ensemble is not just ensembling."),
+        not_yet=("not yet: add up the members' (N, C) probabilities, predict the argmax per example and compare "
+                 "with the gold labels."))
 
 
 def _floor_cases() -> list[tuple[list[float], list[int], list[int], int]]:
@@ -184,25 +176,18 @@ def _check_dup2_floor_gap(answer):
     accuracy per seed and the task's training and test labels, returning ``(mean, low, high)``: the mean over
     seeds of score minus the floor (the test accuracy of always predicting the most frequent training label,
     the smallest on a tie) with its 95% t interval; run on hidden tasks, +-1e-6."""
-    cases = _floor_cases()
-    got, err = run_cases(answer, "floor_gap", [c[:3] for c in cases],
-                         lambda c: f"floor_gap(scores, train_labels, test_labels) with {len(c[0])} seeds")
-    if err:
-        return False, err
-    vals = [numbers(g, 3) for g in got]
-    if any(v is None for v in vals):
-        return False, f"floor_gap should return three numbers (mean, low, high), got {got[0]!r}."
-    truth = [dup2_floor_gap_truth(*c) for c in cases]
-    if all(close_all(v, t, 1e-6) for v, t in zip(vals, truth)):
-        return True, ("correct: a comparison between two models is only evidence when the baseline's whole "
-                      "interval is above the floor; at the floor both models learned nothing to compare.")
-    mistakes = [_floor_mistakes(*c) for c in cases]
-    for key, hint in _FLOOR_HINTS.items():
-        if all(close_all(v, m[key], 1e-6) for v, m in zip(vals, mistakes)):
-            return False, hint
-    i = next(i for i, (v, t) in enumerate(zip(vals, truth)) if not close_all(v, t, 1e-6))
-    if abs(vals[i][0] - truth[i][0]) <= 1e-6:
-        return False, ("the mean gap is right but not its interval: mean -+ t(0.975, n - 1) x sd / sqrt(n), with the "
-                       "sd of the per-seed gaps.")
-    return False, ("not yet: the floor is the share of test labels equal to the most frequent training label; "
-                   "subtract it from every seed's score, then take the mean and its 95% t interval.")
+
+    def not_yet(i, v, t):
+        if abs(v[i][0] - t[i][0]) <= 1e-6:
+            return ("the mean gap is right but not its interval: mean -+ t(0.975, n - 1) x sd / sqrt(n), with the "
+                    "sd of the per-seed gaps.")
+        return ("not yet: the floor is the share of test labels equal to the most frequent training label; "
+                "subtract it from every seed's score, then take the mean and its 95% t interval.")
+
+    return judge_function(  # a case also holds the number of labels, which the answer is not given
+        answer, "floor_gap", _floor_cases(), inputs=lambda c: c[:3],
+        show=lambda c: f"floor_gap(scores, train_labels, test_labels) with {len(c[0])} seeds",
+        read=lambda g: numbers(g, 3), refuse="floor_gap should return three numbers (mean, low, high), got {first!r}.",
+        truth=dup2_floor_gap_truth, match=within(1e-6), mistakes=_floor_mistakes, hints=_FLOOR_HINTS,
+        ok=("correct: a comparison between two models is only evidence when the baseline's whole interval is above "
+            "the floor; at the floor both models learned nothing to compare."), not_yet=not_yet)

@@ -1,11 +1,12 @@
-"""Checkers of the exercises of ``duplication_03_real_encoder`` (Duplicating the layers of a real encoder, Kao
-et al. 2020):
+"""Checkers of the exercises of ``duplication_03_real_encoder`` (Duplicating the layers of a real encoder, Kao et al.
+2020):
 
 * ``ex-dup3-no-gain``: the verdict of a claim of *no* gain under the equivalence rule;
 * ``ex-dup3-detectable``: the gain a paired t test could detect at these seeds.
 
-Every answer is a function, run on hidden cases; the truths come from the library (``stats.paired_test``, the claim rule ``Equivalent``, ``experiments.duplication.boost.detectable_gain``) on inputs built here,
-so none depends on the profile the notebook runs at. Used by that notebook's exercise cells.
+Every answer is a function, run on hidden cases; the truths come from the library (``stats.paired_test``, the claim
+rule ``Equivalent``, ``experiments.duplication.boost.detectable_gain``) on inputs built here, so none depends on the
+profile the notebook runs at. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from bertology_lib.book.exercises.cases import run_cases
+from bertology_lib.book.exercises.cases import judge_function, within
 from bertology_lib.book.exercises.checks import as_number, checker
 
 
@@ -99,26 +100,18 @@ def _check_dup3_no_gain(answer):
     minus baseline, in points) and the equivalence margin, returning ``"reproduced"`` when the whole 95% t
     interval of the mean gain lies within ±margin, ``"not reproduced"`` when it lies wholly beyond the margin on
     one side, ``"inconclusive"`` otherwise; run on hidden gains, exact."""
-    got, err = run_cases(answer, "no_gain_verdict", DUP3_NO_GAIN_CASES,
-                         lambda c: f"no_gain_verdict({list(c[0])}, {c[1]})")
-    if err:
-        return False, err
-    verdicts = [_verdict_text(g) for g in got]
-    if any(v is None for v in verdicts):
-        bad = next(g for g, v in zip(got, verdicts) if v is None)
-        return False, f"return one of {', '.join(repr(v) for v in _VERDICTS)}, got {bad!r}."
-    truth = [dup3_no_gain_truth(*c) for c in DUP3_NO_GAIN_CASES]
-    if verdicts == truth:
-        return True, ("correct: a claim of no effect needs power — with few seeds the interval is wider than the "
-                      "margin and the honest verdict is inconclusive, not 'no gain'.")
-    mistakes = [_no_gain_mistakes(*c) for c in DUP3_NO_GAIN_CASES]
-    for key, hint in _NO_GAIN_HINTS.items():
-        if verdicts == [m[key] for m in mistakes]:
-            return False, hint
-    i = next(i for i, (v, t) in enumerate(zip(verdicts, truth)) if v != t)
-    gains, margin = DUP3_NO_GAIN_CASES[i]
-    return False, (f"not yet: no_gain_verdict({list(gains)}, {margin}) = {verdicts[i]!r} is wrong; compute the 95% t "
-                   "interval of the mean gain and compare both of its ends with -margin and +margin.")
+
+    def not_yet(i, v, t):
+        gains, margin = DUP3_NO_GAIN_CASES[i]
+        return (f"not yet: no_gain_verdict({list(gains)}, {margin}) = {v[i]!r} is wrong; compute the 95% t interval "
+                "of the mean gain and compare both of its ends with -margin and +margin.")
+
+    return judge_function(
+        answer, "no_gain_verdict", DUP3_NO_GAIN_CASES, show=lambda c: f"no_gain_verdict({list(c[0])}, {c[1]})",
+        read=_verdict_text, refuse=f"return one of {', '.join(repr(v) for v in _VERDICTS)}, got {{bad!r}}.",
+        truth=dup3_no_gain_truth, mistakes=_no_gain_mistakes, hints=_NO_GAIN_HINTS,
+        ok=("correct: a claim of no effect needs power — with few seeds the interval is wider than the margin and "
+            "the honest verdict is inconclusive, not 'no gain'."), not_yet=not_yet)
 
 
 DUP3_DETECTABLE_CASES: tuple[tuple[float, int], ...] = ((1.0, 5), (2.5, 3), (0.6, 2), (0.02, 10), (4.0, 30))
@@ -178,24 +171,12 @@ def _check_dup3_detectable(answer):
     """``answer``: a function ``detectable_gain(sd_diff, n)`` returning the smallest true gain that a two-sided
     paired t test at the 5% level detects with 80% power from n seeds whose paired differences have standard
     deviation sd_diff, in sd_diff's units; run on hidden values, within 1e-6 relative."""
-    got, err = run_cases(answer, "detectable_gain", DUP3_DETECTABLE_CASES)
-    if err:
-        return False, err
-    vals = [as_number(g) for g in got]
-    if any(v is None for v in vals):
-        return False, f"detectable_gain should return a number, got {got[0]!r}."
-    truth = [dup3_detectable_truth(*c) for c in DUP3_DETECTABLE_CASES]
-
-    def near(xs, ts):
-        return len(xs) == len(ts) and all(abs(x - t) <= 1e-6 * abs(t) for x, t in zip(xs, ts))
-
-    if near(vals, truth):
-        return True, ("correct: it shrinks like 1 / sqrt(n), and faster at few seeds where the t quantiles are large; "
-                      "a 'no gain' verdict means something only once it is below the margin.")
-    for key, hint in _DETECTABLE_HINTS.items():
-        if near(vals, [_detectable_mistakes(*c)[key] for c in DUP3_DETECTABLE_CASES]):
-            return False, hint
-    i = next(i for i, (v, t) in enumerate(zip(vals, truth)) if abs(v - t) > 1e-6 * abs(t))
-    return False, (f"not yet: detectable_gain{DUP3_DETECTABLE_CASES[i]} = {vals[i]:.4g} is too "
-                   f"{'large' if vals[i] > truth[i] else 'small'}; it is (t(0.975, n - 1) + t(0.8, n - 1)) "
-                   "x sd_diff / sqrt(n).")
+    return judge_function(
+        answer, "detectable_gain", DUP3_DETECTABLE_CASES, read=as_number,
+        refuse="detectable_gain should return a number, got {first!r}.",
+        truth=dup3_detectable_truth, match=within(rel=1e-6), mistakes=_detectable_mistakes, hints=_DETECTABLE_HINTS,
+        ok=("correct: it shrinks like 1 / sqrt(n), and faster at few seeds where the t quantiles are large; a 'no "
+            "gain' verdict means something only once it is below the margin."),
+        not_yet=lambda i, v, t: (f"not yet: detectable_gain{DUP3_DETECTABLE_CASES[i]} = {v[i]:.4g} is too "
+                                 f"{'large' if v[i] > t[i] else 'small'}; it is (t(0.975, n - 1) + t(0.8, n - 1)) "
+                                 "x sd_diff / sqrt(n)."))

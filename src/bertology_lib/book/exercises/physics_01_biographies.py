@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from bertology_lib.book.exercises.cases import call_all, close
+from bertology_lib.book.exercises.cases import Mistake, call_all, judge_value, within
 from bertology_lib.book.exercises.checks import as_pair, checker
 
 
@@ -48,23 +48,24 @@ def physics_windows_truth(n_people: int = 200, multi: int = 5, seq_len: int = 12
 def _check_physics_windows(answer):
     """``answer``: (share unshuffled, share shuffled) of windows with two biographies of one person, for
     ``BioConfig(200, multi=5)`` (seed 0) packed into 128-token windows; +-0.01 each."""
-    pair = as_pair(answer)
-    if pair is None or not all(0.0 <= v <= 1.0 for v in pair):
-        return False, f"expected two shares between 0 and 1, (unshuffled, shuffled), got {answer!r}."
-    truth = physics_windows_truth()
-    ok = [close(v, t, abs_tol=0.01) for v, t in zip(pair, truth)]
-    if all(ok):
-        return True, ("correct: unshuffled, a person's copies share windows, so the model can copy an answer "
-                      "from context instead of storing it under the name.")
-    if close(pair[0], truth[1], abs_tol=0.01) and close(pair[1], truth[0], abs_tol=0.01):
-        return False, "the two shares are swapped: the unshuffled dataset comes first."
-    if pair[1] > pair[0]:
-        return False, ("shuffling should lower the share, not raise it: with shuffle=False the five copies of a "
-                       "person are written one after the other.")
-    which = "unshuffled" if not ok[0] else "shuffled"
-    return False, (f"the {which} share is off. Pack a list of biography indices per token (one per token of each "
-                   "biography, -1 for the EOS) with the same pack_sequences call, then count the windows where the "
-                   "biographies present belong to fewer distinct people than there are biographies.")
+
+    def not_yet(pair, truth):
+        if pair[1] > pair[0]:
+            return ("shuffling should lower the share, not raise it: with shuffle=False the five copies of a person "
+                    "are written one after the other.")
+        which = "unshuffled" if not within(0.01)(pair[0], truth[0]) else "shuffled"
+        return (f"the {which} share is off. Pack a list of biography indices per token (one per token of each "
+                "biography, -1 for the EOS) with the same pack_sequences call, then count the windows where the "
+                "biographies present belong to fewer distinct people than there are biographies.")
+
+    return judge_value(
+        answer, read=lambda a: p if (p := as_pair(a)) is not None and all(0.0 <= v <= 1.0 for v in p) else None,
+        refuse="expected two shares between 0 and 1, (unshuffled, shuffled), got {answer!r}.",
+        truth=physics_windows_truth, match=within(0.01),
+        ok=("correct: unshuffled, a person's copies share windows, so the model can copy an answer from context "
+            "instead of storing it under the name."),
+        mistakes=[Mistake("the two shares are swapped: the unshuffled dataset comes first.", lambda t: (t[1], t[0]))],
+        not_yet=not_yet)
 
 
 @lru_cache(maxsize=4)

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from bertology_lib.book.exercises.cases import call_all, close
-from bertology_lib.book.exercises.checks import as_number, checker
+from bertology_lib.book.exercises.cases import Mistake, call_all, judge_value, within
+from bertology_lib.book.exercises.checks import as_number, as_positive, checker
 from bertology_lib.book.exercises.quick import bio_exposures, physics_config
 
 
@@ -63,26 +63,25 @@ def physics_qa_reads_truth() -> float:
 def _check_physics_qa_reads(answer):
     """``answer``: how many times the quick mixed run (N = 300, seed 0) shows each QA-train question, on
     average (a number; +-3% accepted)."""
-    v = as_number(answer)
-    if v is None or v <= 0:
-        return False, f"expected a positive number of readings, got {answer!r}."
-    truth, cfg = physics_qa_reads_truth(), physics_config()
-    if close(v, truth, rel=0.03):
-        return True, ("correct: compare it with how often each biography fact is read; the QA-train answers are "
-                      "cheap to memorise one by one.")
-    if close(v, truth / cfg.qa_share, rel=0.03):
-        return False, "too many: only a qa_share of each batch's rows are QA windows."
+    cfg = physics_config()
     rows = cfg.mixed_steps * cfg.batch_size * cfg.qa_share
-    if close(v, rows / (len(cfg.dataset().qa_train) * 6), rel=0.03):
-        return False, ("too few: a row is not one question but a window of seq_len tokens packed with many "
-                       "questions; divide by the number of QA windows.")
-    if close(v, truth / 2, rel=0.03):
-        return False, "too few: only QA-train people's questions are in the QA pool; QA-test stays unseen."
-    facts = bio_exposures(cfg.replace(augmentation="multi5+permute"), steps=cfg.mixed_steps) * (1 - cfg.qa_share) * 5
-    if close(v, facts, rel=0.03):
-        return False, "that is how often each biography fact is read; the question asks about QA-train questions."
-    return False, ("not quite: QA rows = steps x batch size x QA share; each pass over the packed QA windows "
-                   "(pack_labeled of the QA-train examples) shows every question once.")
+    return judge_value(
+        answer, read=as_positive, refuse="expected a positive number of readings, got {answer!r}.",
+        truth=physics_qa_reads_truth, match=within(rel=0.03),
+        ok=("correct: compare it with how often each biography fact is read; the QA-train answers are cheap to "
+            "memorise one by one."),
+        mistakes=[
+            Mistake("too many: only a qa_share of each batch's rows are QA windows.", lambda t: t / cfg.qa_share),
+            Mistake("too few: a row is not one question but a window of seq_len tokens packed with many questions; "
+                    "divide by the number of QA windows.", lambda t: rows / (len(cfg.dataset().qa_train) * 6)),
+            Mistake("too few: only QA-train people's questions are in the QA pool; QA-test stays unseen.",
+                    lambda t: t / 2),
+            Mistake("that is how often each biography fact is read; the question asks about QA-train questions.",
+                    lambda t: bio_exposures(cfg.replace(augmentation="multi5+permute"), steps=cfg.mixed_steps)
+                    * (1 - cfg.qa_share) * 5),
+        ],
+        not_yet=("not quite: QA rows = steps x batch size x QA share; each pass over the packed QA windows "
+                 "(pack_labeled of the QA-train examples) shows every question once."))
 
 
 @lru_cache(maxsize=4)

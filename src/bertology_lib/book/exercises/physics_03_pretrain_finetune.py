@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from bertology_lib.book.exercises.cases import close
+from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_number, as_pair, checker
 from bertology_lib.book.exercises.quick import bio_exposures, physics_config
 
@@ -34,19 +34,18 @@ def physics_bits_truth() -> float:
 @checker("ex-physics03-bits")
 def _check_physics_bits(answer):
     """``answer``: bits per person (a number; +-0.1 bit is accepted)."""
-    v = as_number(answer)
-    if v is None:
-        return False, f"expected a number of bits, got {answer!r}."
-    truth = physics_bits_truth()
-    if abs(v - truth) <= 0.1:
-        return True, "correct: multiply by N people to get what the model must store."
-    if abs(v - truth - math.log2(len(set(_company_cities())))) <= 0.1:
-        return False, ("too many: the company city is determined by the company, so it carries no "
-                       "information of its own.")
-    if v > truth:
-        return False, "too many: did you count an attribute twice, or use natural logarithms the wrong way?"
-    return False, ("too few: each attribute contributes log2(number of possible values); the birth date "
-                   "has years x months x days values.")
+
+    def not_yet(v, truth):
+        if abs(v - truth - math.log2(len(set(_company_cities())))) <= 0.1:
+            return "too many: the company city is determined by the company, so it carries no information of its own."
+        if v > truth:
+            return "too many: did you count an attribute twice, or use natural logarithms the wrong way?"
+        return ("too few: each attribute contributes log2(number of possible values); the birth date has years x "
+                "months x days values.")
+
+    return judge_value(
+        answer, read=as_number, refuse="expected a number of bits, got {answer!r}.", truth=physics_bits_truth,
+        match=within(0.1), ok="correct: multiply by N people to get what the model must store.", not_yet=not_yet)
 
 
 def _company_cities() -> list[str]:
@@ -71,22 +70,26 @@ def physics_exposures_truth() -> tuple[float, float]:
 def _check_physics_exposures(answer):
     """``answer``: (single, multi5+permute) readings of each fact in the quick pretraining runs (N = 300,
     seed 0, the quick steps and batch size); +-2% each."""
-    pair = as_pair(answer)
-    if pair is None or not all(v > 0 for v in pair):
-        return False, f"expected two positive numbers, (single, multi5+permute), got {answer!r}."
-    truth = physics_exposures_truth()
-    ok = [close(v, t, rel=0.02) for v, t in zip(pair, truth)]
-    if all(ok):
-        return True, ("correct: about as many readings per fact either way, so single's failure to extract is not "
-                      "a lack of exposure but of variety.")
     cfg = physics_config()
     per_bio = cfg.pretrain_steps * cfg.batch_size / cfg.n_people  # a row taken for one biography
-    if any(close(v, per_bio, rel=0.02) or close(v, per_bio / 5, rel=0.02) for v in pair):
-        return False, ("a row of a batch is a window of seq_len tokens holding about two biographies, not one "
-                       "biography: count the packed windows (training.bio_rows, with the config's packing).")
-    if ok[0] and close(pair[1], truth[1] / 5, rel=0.02):
-        return False, ("for multi5+permute you counted the epochs; every epoch reads each of a person's five "
-                       "biographies, and each of them states every fact.")
-    which = "single" if not ok[0] else "multi5+permute"
-    return False, (f"the {which} number is off: steps x batch size rows over the number of packed BIO windows is "
-                   "the number of epochs; multiply by the biographies each person has.")
+
+    def not_yet(pair, truth):
+        which = "single" if not within(rel=0.02)(pair[0], truth[0]) else "multi5+permute"
+        return (f"the {which} number is off: steps x batch size rows over the number of packed BIO windows is the "
+                "number of epochs; multiply by the biographies each person has.")
+
+    return judge_value(
+        answer, read=lambda a: p if (p := as_pair(a)) is not None and all(v > 0 for v in p) else None,
+        refuse="expected two positive numbers, (single, multi5+permute), got {answer!r}.",
+        truth=physics_exposures_truth, match=within(rel=0.02),
+        ok=("correct: about as many readings per fact either way, so single's failure to extract is not a lack of "
+            "exposure but of variety."),
+        mistakes=[
+            Mistake("a row of a batch is a window of seq_len tokens holding about two biographies, not one biography: "
+                    "count the packed windows (training.bio_rows, with the config's packing).",
+                    lambda t: (per_bio, per_bio / 5), match=lambda pair, wrong: any(
+                        within(rel=0.02)(v, w) for v in pair for w in wrong)),
+            Mistake("for multi5+permute you counted the epochs; every epoch reads each of a person's five "
+                    "biographies, and each of them states every fact.", lambda t: (t[0], t[1] / 5)),
+        ],
+        not_yet=not_yet)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from bertology_lib.book.exercises.cases import close
-from bertology_lib.book.exercises.checks import as_number, checker
+from bertology_lib.book.exercises.cases import Mistake, judge_value, within
+from bertology_lib.book.exercises.checks import as_positive, as_share, checker
 from bertology_lib.book.exercises.quick import bio_exposures, physics_config
 
 
@@ -50,20 +50,18 @@ def _in_sample_majority(group: str) -> float:
 def _check_physics_minority_majority(answer):
     """``answer``: the minority's mean majority-baseline accuracy in the quick celebrity dataset (a share;
     +-0.0005 accepted, less than one question in 1,800)."""
-    v = as_number(answer)
-    if v is None or not 0.0 <= v <= 1.0:
-        return False, f"expected a share between 0 and 1, got {answer!r}."
-    truth = physics_minority_majority_truth()
-    if close(v, truth, abs_tol=0.0005):
-        return True, "correct: that is the floor the minority's accuracy is compared with, with or without celebrities."
-    if close(v, _in_sample_majority("majority"), abs_tol=0.0005):
-        return False, ("that is how often the celebrities' own most common answer occurs among the celebrities; "
-                       "score that answer on the minority people instead.")
-    if close(v, _in_sample_majority("minority"), abs_tol=0.0005):
-        return False, ("you took the most common answer among the minority itself; the model can only learn the "
-                       "celebrities' answers in fine-tuning, so the guess comes from QA-train.")
-    return False, ("not quite: per attribute, take the most common celebrity answer (bios.majority_baseline on the "
-                   "celebrities), count the minority people who have it, and average the six shares.")
+    return judge_value(
+        answer, read=as_share, refuse="expected a share between 0 and 1, got {answer!r}.",
+        truth=physics_minority_majority_truth, match=within(0.0005),
+        ok="correct: that is the floor the minority's accuracy is compared with, with or without celebrities.",
+        mistakes=[Mistake("that is how often the celebrities' own most common answer occurs among the celebrities; "
+                          "score that answer on the minority people instead.",
+                          lambda t: _in_sample_majority("majority")),
+                  Mistake("you took the most common answer among the minority itself; the model can only learn the "
+                          "celebrities' answers in fine-tuning, so the guess comes from QA-train.",
+                          lambda t: _in_sample_majority("minority"))],
+        not_yet=("not quite: per attribute, take the most common celebrity answer (bios.majority_baseline on the "
+                 "celebrities), count the minority people who have it, and average the six shares."))
 
 
 @lru_cache(maxsize=4)
@@ -76,19 +74,20 @@ def physics_minority_exposures_truth() -> float:
 @checker("ex-physics04-exposures")
 def _check_physics_minority_exposures(answer):
     """``answer``: readings of each minority fact in the quick celebrity pretraining (a number; +-2%)."""
-    v = as_number(answer)
-    if v is None or v <= 0:
-        return False, f"expected a positive number of readings, got {answer!r}."
-    truth = physics_minority_exposures_truth()
-    if close(v, truth, rel=0.02):
-        return True, ("correct: the minority is read several times less often than in the run without celebrities, "
-                      "yet its knowledge becomes more extractable.")
     cfg = _celebrity_quick()
-    if close(v, truth * physics_config().pretrain_steps / cfg.pretrain_steps, rel=0.02):
-        return False, ("celebrity_config scales the pretraining steps with the data: use its pretrain_steps, not the "
-                       "quick profile's.")
-    if close(v, 5 * truth, rel=0.03) or v > 2.5 * truth:
-        return False, ("that is how often a celebrity's fact is read (or a fact in the run without celebrities); a "
-                       "minority person has a single biography among many more windows.")
-    return False, ("not quite: steps x batch size rows over the number of packed windows of the celebrity dataset's "
-                   "biographies (training.bio_rows, with the config's packing) is the number of epochs.")
+
+    def not_yet(v, truth):
+        if within(rel=0.03)(v, 5 * truth) or v > 2.5 * truth:
+            return ("that is how often a celebrity's fact is read (or a fact in the run without celebrities); a "
+                    "minority person has a single biography among many more windows.")
+        return ("not quite: steps x batch size rows over the number of packed windows of the celebrity dataset's "
+                "biographies (training.bio_rows, with the config's packing) is the number of epochs.")
+
+    return judge_value(
+        answer, read=as_positive, refuse="expected a positive number of readings, got {answer!r}.",
+        truth=physics_minority_exposures_truth, match=within(rel=0.02),
+        ok=("correct: the minority is read several times less often than in the run without celebrities, yet its "
+            "knowledge becomes more extractable."),
+        mistakes=[Mistake("celebrity_config scales the pretraining steps with the data: use its pretrain_steps, not "
+                          "the quick profile's.", lambda t: t * physics_config().pretrain_steps / cfg.pretrain_steps)],
+        not_yet=not_yet)

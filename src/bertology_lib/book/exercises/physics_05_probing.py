@@ -16,8 +16,8 @@ from __future__ import annotations
 import itertools
 from functools import lru_cache
 
-from bertology_lib.book.exercises.cases import close
-from bertology_lib.book.exercises.checks import as_number, checker
+from bertology_lib.book.exercises.cases import Mistake, judge_value, within
+from bertology_lib.book.exercises.checks import as_share, checker
 
 
 def physics_unseen_truth(n_people: int = 300, seed: int = 0, attribute: str = "university") -> float:
@@ -39,17 +39,15 @@ def physics_unseen_truth(n_people: int = 300, seed: int = 0, attribute: str = "u
 @checker("ex-physics05-ceiling")
 def _check_physics_unseen(answer):
     """``answer``: a share in [0, 1] (+-0.005 accepted) for the quick people (N = 300, seed 0) with the paper's pools."""
-    v = as_number(answer)
-    if v is None or not 0.0 <= v <= 1.0:
-        return False, f"expected a share between 0 and 1, got {answer!r}."
-    truth = physics_unseen_truth()
-    if abs(v - truth) <= 0.005:
-        return True, "correct: one minus it is the best accuracy any probe can reach on university."
-    if abs(v - (1 - truth)) <= 0.005:
-        return False, "that is the share of test people whose university *was* seen; the question asks the opposite."
-    return False, ("not quite: use the probe's own split (people_split from bertology_lib.experiments.physics.probing, "
-                   "seed 0, train_fraction 0.5) and compare each test person's university with the set of training "
-                   "ones.")
+    return judge_value(
+        answer, read=as_share, refuse="expected a share between 0 and 1, got {answer!r}.",
+        truth=physics_unseen_truth, match=within(0.005),
+        ok="correct: one minus it is the best accuracy any probe can reach on university.",
+        mistakes=[Mistake("that is the share of test people whose university *was* seen; the question asks the "
+                          "opposite.", lambda t: 1 - t)],
+        not_yet=("not quite: use the probe's own split (people_split from bertology_lib.experiments.physics.probing, "
+                 "seed 0, train_fraction 0.5) and compare each test person's university with the set of training "
+                 "ones."))
 
 
 def _grid_models(profile: str = "quick") -> int:
@@ -88,21 +86,19 @@ def physics_chance_truth() -> float:
 def _check_physics_chance(answer):
     """``answer``: P(rho >= 0.7) for the quick grid's number of models under random pairing (a probability;
     +-0.0025, which a Monte Carlo estimate with 200,000 shuffles meets)."""
-    v = as_number(answer)
-    if v is None or not 0.0 <= v <= 1.0:
-        return False, f"expected a probability between 0 and 1, got {answer!r}."
     n = _grid_models("quick")
-    truth = physics_chance_truth()
-    if close(v, truth, abs_tol=0.0025):
-        return True, "correct: a passing rho is evidence, but with this few models not overwhelming evidence."
-    if close(v, spearman_null_tail(n, two_sided=True), abs_tol=0.0025):
-        return False, "that counts |rho| >= 0.7; the rule asks for a positive correlation only (one-sided)."
-    if close(v, spearman_null_tail(n, strict=True), abs_tol=0.0025):
-        return False, "close: a rho of exactly 0.7 passes the rule too (>=, not >)."
-    if close(v, 1 - truth, abs_tol=0.0025):
-        return False, "that is the chance of failing the rule; the question asks for the chance of passing it."
-    if any(close(v, spearman_null_tail(k), abs_tol=0.0025) for k in range(3, 10) if k != n):
-        return False, ("check the number of points: one per pretrained model of the quick grid, i.e. per "
-                       "(augmentation, seed) in px.Plan.for_profile('quick').grid_seeds.")
-    return False, ("not quite: pair the ranks 0..n-1 with every order of them (itertools.permutations, or many "
-                   "random shuffles), compute rho = 1 - 6 sum(d^2) / (n (n^2 - 1)) and count how often it is >= 0.7.")
+    points = ("check the number of points: one per pretrained model of the quick grid, i.e. per (augmentation, seed) "
+              "in px.Plan.for_profile('quick').grid_seeds.")
+    return judge_value(
+        answer, read=as_share, refuse="expected a probability between 0 and 1, got {answer!r}.",
+        truth=physics_chance_truth, match=within(0.0025),
+        ok="correct: a passing rho is evidence, but with this few models not overwhelming evidence.",
+        mistakes=[Mistake("that counts |rho| >= 0.7; the rule asks for a positive correlation only (one-sided).",
+                          lambda t: spearman_null_tail(n, two_sided=True)),
+                  Mistake("close: a rho of exactly 0.7 passes the rule too (>=, not >).",
+                          lambda t: spearman_null_tail(n, strict=True)),
+                  Mistake("that is the chance of failing the rule; the question asks for the chance of passing it.",
+                          lambda t: 1 - t),
+                  *(Mistake(points, lambda t, k=k: spearman_null_tail(k)) for k in range(3, 10) if k != n)],
+        not_yet=("not quite: pair the ranks 0..n-1 with every order of them (itertools.permutations, or many random "
+                 "shuffles), compute rho = 1 - 6 sum(d^2) / (n (n^2 - 1)) and count how often it is >= 0.7."))

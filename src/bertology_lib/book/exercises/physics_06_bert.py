@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 
-from bertology_lib.book.exercises.cases import close
-from bertology_lib.book.exercises.checks import as_number, checker
+from bertology_lib.book.exercises.cases import Mistake, judge_value, within
+from bertology_lib.book.exercises.checks import as_positive, as_share, checker
 from bertology_lib.book.exercises.quick import physics_config
 
 
@@ -64,24 +64,24 @@ def _check_physics_length_hint(answer):
     """``answer``: mean over attributes of the best length-aware guess's accuracy (a share; +-2%)."""
     from bertology_lib.data import bios
 
-    v = as_number(answer)
-    if v is None or not 0.0 <= v <= 1.0:
-        return False, f"expected a share between 0 and 1, got {answer!r}."
-    truth = physics_length_hint_truth()
-    if close(v, truth, rel=0.02):
-        return True, ("correct: compare it with the guess that does not know the length; the hint is real but "
-                      "small next to what extraction must reach.")
-    if close(v, sum(best_guess(a, False) for a in bios.ATTRIBUTES) / 6, rel=0.02):
-        return False, ("that is the best guess without the hint: within each answer length pick the most likely "
-                       "value, and add up over the lengths.")
-    uniform_cc = sum(best_guess(a, True) for a in bios.ATTRIBUTES if a != "company_city")
-    lengths = {len(bios.words(c)) for c in set(bios.COMPANY_CITY.values())}
-    if close(v, (uniform_cc + len(lengths) / len(set(bios.COMPANY_CITY.values()))) / 6, rel=0.02):
-        return False, ("company city is not uniform: it follows the company, and some cities host many companies "
-                       "(count bios.COMPANY_CITY's values).")
-    return False, ("not quite: for each attribute group its values by number of words; the best guess for a "
-                   "length is its most likely value, so the accuracy is the sum over lengths of those "
-                   "probabilities. Birth dates all have four words.")
+    def uniform_company_city(truth):
+        uniform_cc = sum(best_guess(a, True) for a in bios.ATTRIBUTES if a != "company_city")
+        lengths = {len(bios.words(c)) for c in set(bios.COMPANY_CITY.values())}
+        return (uniform_cc + len(lengths) / len(set(bios.COMPANY_CITY.values()))) / 6
+
+    return judge_value(
+        answer, read=as_share, refuse="expected a share between 0 and 1, got {answer!r}.",
+        truth=physics_length_hint_truth, match=within(rel=0.02),
+        ok=("correct: compare it with the guess that does not know the length; the hint is real but small next to "
+            "what extraction must reach."),
+        mistakes=[Mistake("that is the best guess without the hint: within each answer length pick the most likely "
+                          "value, and add up over the lengths.",
+                          lambda t: sum(best_guess(a, False) for a in bios.ATTRIBUTES) / 6),
+                  Mistake("company city is not uniform: it follows the company, and some cities host many companies "
+                          "(count bios.COMPANY_CITY's values).", uniform_company_city)],
+        not_yet=("not quite: for each attribute group its values by number of words; the best guess for a length is "
+                 "its most likely value, so the accuracy is the sum over lengths of those probabilities. Birth dates "
+                 "all have four words."))
 
 
 @lru_cache(maxsize=4)
@@ -100,27 +100,25 @@ def physics_bert_targets_truth() -> float:
 def _check_physics_bert_targets(answer):
     """``answer``: how many times each word of a fact's value is a masked target in the quick BERT pretraining
     on multi5+permute (a number; +-3%, which also accepts counting the short batch at each bucket's end)."""
-    v = as_number(answer)
-    if v is None or v <= 0:
-        return False, f"expected a positive number, got {answer!r}."
-    truth = physics_bert_targets_truth()
     cfg = physics_config()
     p = cfg.bert_mask_prob
-    if close(v, truth, rel=0.03):
-        return True, ("correct: at the decoder's steps and 15% masks BERT would get several times fewer training "
-                      "signals per fact than the decoder; the quick recipe's longer run and 40% masks make up for it.")
-    if close(v, truth / p, rel=0.03):
-        return False, f"that is how often BERT reads each fact; a word is a target only when it is masked ({p:.0%})."
-    if close(v, truth * 0.8, rel=0.03):
-        return False, ("every picked word is a target, also the 10% left unchanged and the 10% replaced at random, "
-                       "not only the 80% turned into [MASK].")
-    if close(v, truth / 5, rel=0.03):
-        return False, "each person has five biographies in multi5+permute, and each states every fact."
-    if close(v, truth * cfg.pretrain_steps / cfg.bert_steps * 0.15 / p, rel=0.03):
-        return False, (f"that is the BERT at the decoder's {cfg.pretrain_steps} steps and 15% masks; the quick recipe "
-                       f"trains it for bert_steps = {cfg.bert_steps} steps masking bert_mask_prob = {p}.")
-    if close(v, cfg.bert_steps * cfg.batch_size / cfg.n_people * p, rel=0.03):
-        return False, ("a BERT batch is not 16 biographies: it holds as many tokens as the decoder's 16 x 128-token "
-                       "windows, so about batch_size x seq_len / (mean biography length) biographies.")
-    return False, ("not quite: biographies read = steps x biographies per batch; per person divide by N; each word "
-                   "is picked as a target with probability mask_prob.")
+    return judge_value(
+        answer, read=as_positive, refuse="expected a positive number, got {answer!r}.",
+        truth=physics_bert_targets_truth, match=within(rel=0.03),
+        ok=("correct: at the decoder's steps and 15% masks BERT would get several times fewer training signals per "
+            "fact than the decoder; the quick recipe's longer run and 40% masks make up for it."),
+        mistakes=[
+            Mistake(f"that is how often BERT reads each fact; a word is a target only when it is masked ({p:.0%}).",
+                    lambda t: t / p),
+            Mistake("every picked word is a target, also the 10% left unchanged and the 10% replaced at random, not "
+                    "only the 80% turned into [MASK].", lambda t: t * 0.8),
+            Mistake("each person has five biographies in multi5+permute, and each states every fact.", lambda t: t / 5),
+            Mistake(f"that is the BERT at the decoder's {cfg.pretrain_steps} steps and 15% masks; the quick recipe "
+                    f"trains it for bert_steps = {cfg.bert_steps} steps masking bert_mask_prob = {p}.",
+                    lambda t: t * cfg.pretrain_steps / cfg.bert_steps * 0.15 / p),
+            Mistake("a BERT batch is not 16 biographies: it holds as many tokens as the decoder's 16 x 128-token "
+                    "windows, so about batch_size x seq_len / (mean biography length) biographies.",
+                    lambda t: cfg.bert_steps * cfg.batch_size / cfg.n_people * p),
+        ],
+        not_yet=("not quite: biographies read = steps x biographies per batch; per person divide by N; each word is "
+                 "picked as a target with probability mask_prob."))

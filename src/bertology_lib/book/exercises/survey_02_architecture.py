@@ -10,8 +10,8 @@ that notebook's exercise cells.
 
 from __future__ import annotations
 
+from bertology_lib.book.exercises.cases import call, judge_value
 from bertology_lib.book.exercises.checks import as_whole_number, checker
-from bertology_lib.book.exercises.cases import call
 
 
 def _encoder_params(n_layers: int, hidden_size: int = 768) -> int:
@@ -46,28 +46,19 @@ def survey2_params_truth() -> int:
 @checker("ex-survey2-params")
 def _check_survey2_params(answer):
     """``answer``: a whole number of layers."""
-    n = as_whole_number(answer)
-    if n is None:
-        return False, (
-            f"expected a whole number of layers, got {answer!r}. If you divided two parameter "
-            "counts, decide which way to round: the layers must hold *more* parameters than the "
-            "embedding matrix."
-        )
-    if n < 1:
-        return False, f"{n} is not a number of layers; a BERT has at least one."
-    truth = survey2_params_truth()
-    if n == truth:
-        return True, "correct: that is the smallest number of layers that outweighs the embedding matrix."
-    if n < truth:
-        return False, (
-            f"too few: {n} layer(s) of width 768 hold fewer parameters than BERT-large's "
-            "token-embedding matrix (vocab_size x 1024). Count one layer's self-attention and "
-            "feed-forward parameters with param_breakdown, then compare."
-        )
-    return False, (
-        f"too many: {n} layers do exceed BERT-large's token-embedding matrix, but fewer layers "
-        "already do; the exercise asks for the smallest number."
-    )
+    return judge_value(
+        answer, read=as_whole_number,
+        refuse=("expected a whole number of layers, got {answer!r}. If you divided two parameter counts, decide "
+                "which way to round: the layers must hold *more* parameters than the embedding matrix."),
+        screen=lambda n: f"{n} is not a number of layers; a BERT has at least one." if n < 1 else None,
+        truth=survey2_params_truth,
+        ok="correct: that is the smallest number of layers that outweighs the embedding matrix.",
+        not_yet=lambda n, t: (
+            f"too few: {n} layer(s) of width 768 hold fewer parameters than BERT-large's token-embedding matrix "
+            "(vocab_size x 1024). Count one layer's self-attention and feed-forward parameters with "
+            "param_breakdown, then compare." if n < t else
+            f"too many: {n} layers do exceed BERT-large's token-embedding matrix, but fewer layers already do; the "
+            "exercise asks for the smallest number."))
 
 
 def _tiny_berts():

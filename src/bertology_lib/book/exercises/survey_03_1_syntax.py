@@ -3,15 +3,17 @@
 * ``ex-survey31-ceiling``: the best UPOS accuracy any word-type classifier reaches on the ambiguous test tokens;
 * ``ex-survey31-npi``: the accuracy by condition of a licensing rule with no notion of structure.
 
-Every truth is computed here from the library and its generators at a configuration the exercise fixes (the
-quick profile's probe sentences and NPI suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its checks at any
-profile. Used by that notebook's exercise cells.
+Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
+profile's probe sentences and NPI suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its
+checks at any profile. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations
 
+import functools
+
+from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_share, as_shares, checker
-from bertology_lib.book.exercises.cases import near
 from bertology_lib.book.exercises.quick import probe_table, suite_items
 
 
@@ -34,6 +36,7 @@ def survey31_ceiling_truth() -> float:
     return _type_ceiling(table, te[amb[te]])
 
 
+@functools.lru_cache(maxsize=1)
 def _survey31_ceiling_mistakes() -> dict[str, float]:
     from bertology_lib.analysis import probing
     from bertology_lib.data import word_labels
@@ -53,25 +56,22 @@ def _survey31_ceiling_mistakes() -> dict[str, float]:
 @checker("ex-survey31-ceiling")
 def _check_survey31_ceiling(answer):
     """``answer``: a share in [0, 1] (+-0.005 accepted); the quick probe sentences, first 1,125 for training."""
-    v = as_share(answer)
-    if v is None:
-        return False, f"expected an accuracy between 0 and 1, got {answer!r}."
-    truth = survey31_ceiling_truth()
-    if near(v, truth, 0.005):
-        return True, ("correct: no representation of the word alone can do better on these tokens; a probe "
-                      "above this line reads context.")
-    m = _survey31_ceiling_mistakes()
-    if near(v, m["majority"], 0.002):
-        return False, ("that is the per-word-majority baseline (each type's most frequent *training* tag, the "
-                       "notebook's `majority`). The ceiling may pick each type's tag on its test tokens.")
-    if near(v, m["all"], 0.002) or near(v, m["all majority"], 0.002):
-        return False, "that is over all test words; keep only the ambiguous ones (ambiguous_mask, then the test rows)."
-    if near(v, m["test-marked"], 0.002):
-        return False, "mark the ambiguous words on the training rows, as the probes do (ambiguous_mask(table, train_rows))."
-    if v < truth:
-        return False, ("too low: for each ambiguous word type, count its test tokens per tag and keep the largest "
-                       "count; the ceiling is the sum of those over the number of ambiguous test tokens.")
-    return False, "too high: a type-level classifier gives every occurrence of a word the same tag."
+    all_words = "that is over all test words; keep only the ambiguous ones (ambiguous_mask, then the test rows)."
+    return judge_value(
+        answer, read=as_share, refuse="expected an accuracy between 0 and 1, got {answer!r}.",
+        truth=survey31_ceiling_truth, match=within(0.005),
+        ok=("correct: no representation of the word alone can do better on these tokens; a probe above this line "
+            "reads context."),
+        mistakes=[Mistake(hint, lambda t, key=key: _survey31_ceiling_mistakes()[key], within(0.002)) for key, hint in (
+            ("majority", "that is the per-word-majority baseline (each type's most frequent *training* tag, the "
+                         "notebook's `majority`). The ceiling may pick each type's tag on its test tokens."),
+            ("all", all_words), ("all majority", all_words),
+            ("test-marked", "mark the ambiguous words on the training rows, as the probes do (ambiguous_mask(table, "
+                            "train_rows))."))],
+        not_yet=lambda v, t: (
+            "too low: for each ambiguous word type, count its test tokens per tag and keep the largest count; the "
+            "ceiling is the sum of those over the number of ambiguous test tokens." if v < t else
+            "too high: a type-level classifier gives every occurrence of a word the same tag."))
 
 
 SURVEY31_CONDITIONS = ("licensed", "unlicensed", "scope")
@@ -96,11 +96,11 @@ def _check_survey31_npi(answer):
     if values is None:
         return False, err
     truth = survey31_npi_truth()
-    wrong = [c for c in SURVEY31_CONDITIONS if not near(values[c], truth[c], 0.005)]
+    wrong = [c for c in SURVEY31_CONDITIONS if not within(0.005)(values[c], truth[c])]
     if not wrong:
         return True, ("correct: the linear rule fails exactly where structure decides; compare the model's "
                       "accuracy by condition above.")
-    if all(near(values[c], 1 - truth[c], 0.005) for c in SURVEY31_CONDITIONS):
+    if all(within(0.005)(values[c], 1 - truth[c]) for c in SURVEY31_CONDITIONS):
         return False, "those are the shares of items the rule gets wrong; the question asks for its accuracy."
     if wrong == ["scope"]:
         return False, ("scope is off: there a licensor sits in a relative clause on the subject. It is in the "

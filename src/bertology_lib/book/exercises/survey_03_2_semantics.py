@@ -3,9 +3,9 @@
 * ``ex-survey32-clear``: the fewest right answers out of 80 whose 95% Wilson interval clears chance;
 * ``ex-survey32-objprior``: the accuracy of an object-frequency prior on the selectional suite.
 
-Every truth is computed here from the library and its generators at a configuration the exercise fixes (the
-quick profile's corpus and selectional suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its checks at any
-profile. Used by that notebook's exercise cells.
+Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
+profile's corpus and selectional suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its
+checks at any profile. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 from collections import Counter
 
+from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_number, as_share, as_whole_number, checker
-from bertology_lib.book.exercises.cases import near
 from bertology_lib.book.exercises.quick import minibert_config, prefer_more_frequent, suite_items
 
 
@@ -31,18 +31,19 @@ def _check_survey32_clear(answer):
     v = as_number(answer)
     if v is not None and 0 < v < 1:
         return False, "give a number of items out of 80, not an accuracy."
-    k = as_whole_number(answer)
-    if k is None or not 0 <= k <= 80:
-        return False, f"expected a whole number of items between 0 and 80, got {answer!r}."
-    truth = survey32_clear_truth()
-    if k == truth:
-        return True, "correct: compare it with the weakest contrast above, and read its verdict again."
-    if k <= 40:
-        return False, f"{k} of 80 is not even above chance; the interval must lie entirely above 0.5."
-    if k < truth:
-        return False, (f"too few: with {k} of 80 right the accuracy is above 0.5, but its 95% interval still "
-                       "reaches 0.5; the rule needs the interval's low end above it.")
-    return False, f"too many: {k} of 80 clears chance, but fewer already do; the question asks for the smallest."
+
+    def not_yet(k, truth):
+        if k <= 40:
+            return f"{k} of 80 is not even above chance; the interval must lie entirely above 0.5."
+        if k < truth:
+            return (f"too few: with {k} of 80 right the accuracy is above 0.5, but its 95% interval still reaches "
+                    "0.5; the rule needs the interval's low end above it.")
+        return f"too many: {k} of 80 clears chance, but fewer already do; the question asks for the smallest."
+
+    return judge_value(
+        answer, read=lambda a: k if (k := as_whole_number(a)) is not None and 0 <= k <= 80 else None,
+        refuse="expected a whole number of items between 0 and 80, got {answer!r}.", truth=survey32_clear_truth,
+        ok="correct: compare it with the weakest contrast above, and read its verdict again.", not_yet=not_yet)
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,20 +67,21 @@ def survey32_objprior_truth() -> float:
 @checker("ex-survey32-objprior")
 def _check_survey32_objprior(answer):
     """``answer``: a share in [0, 1] (+-0.002, half an item of 240)."""
-    v = as_share(answer)
-    if v is None:
-        return False, f"expected an accuracy between 0 and 1, got {answer!r}."
-    truth = survey32_objprior_truth()
-    if near(v, truth, 0.002):
-        return True, ("correct: this baseline never looks at the verb; compare it with the model's selectional "
-                      "accuracy above.")
-    items = suite_items("selectional")
-    as_object, anywhere = _quick_word_counts()
-    if any(near(v, prefer_more_frequent(items, anywhere, t), 0.002) for t in (0.0, 0.5, 1.0)):
-        return False, "you counted every occurrence of the word; count only its occurrences as an object (deprel 'obj')."
-    if near(v, 1 - truth, 0.002):
-        return False, "that is the share of items the baseline gets wrong."
-    if any(near(v, prefer_more_frequent(items, as_object, t), 0.002) for t in (0.5, 1.0)):
-        return False, "a tie is not a preference: count it as wrong, as score_items does."
-    return False, ("not quite: count, over the quick training split, how often each word has deprel 'obj', then "
-                   "score an item right when item.correct has the larger count.")
+    anywhere = "you counted every occurrence of the word; count only its occurrences as an object (deprel 'obj')."
+    ties = "a tie is not a preference: count it as wrong, as score_items does."
+    return judge_value(
+        answer, read=as_share, refuse="expected an accuracy between 0 and 1, got {answer!r}.",
+        truth=survey32_objprior_truth, match=within(0.002),
+        ok="correct: this baseline never looks at the verb; compare it with the model's selectional accuracy above.",
+        mistakes=[*(Mistake(anywhere, lambda t, tie=tie: _object_prior(True, tie)) for tie in (0.0, 0.5, 1.0)),
+                  Mistake("that is the share of items the baseline gets wrong.", lambda t: 1 - t),
+                  *(Mistake(ties, lambda t, tie=tie: _object_prior(False, tie)) for tie in (0.5, 1.0))],
+        not_yet=("not quite: count, over the quick training split, how often each word has deprel 'obj', then score an "
+                 "item right when item.correct has the larger count."))
+
+
+def _object_prior(anywhere: bool, tie: float) -> float:
+    """The object prior's accuracy on the quick selectional suite, counting every occurrence of a word or only its
+    occurrences as an object; a tie scores ``tie``."""
+    as_object, every = _quick_word_counts()
+    return prefer_more_frequent(suite_items("selectional"), every if anywhere else as_object, tie)

@@ -3,17 +3,17 @@
 * ``ex-survey33-freq``: Petroni et al.'s frequency baseline on the knowledge suite, per relation;
 * ``ex-survey33-chain``: how many stated size comparisons a held-out pair needs, on average.
 
-Every truth is computed here from the library and its generators at a configuration the exercise fixes (the
-quick profile's knowledge base and knowledge suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its checks at any
-profile. Used by that notebook's exercise cells.
+Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
+profile's knowledge base and knowledge suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its
+checks at any profile. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations
 
 from collections import Counter, deque
 
+from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_number, as_shares, checker
-from bertology_lib.book.exercises.cases import near
 from bertology_lib.book.exercises.quick import minibert_config, prefer_more_frequent, suite_items
 
 
@@ -46,14 +46,14 @@ def _check_survey33_freq(answer):
     if values is None:
         return False, err
     truth = survey33_freq_truth()
-    if all(near(values[r], truth[r], 0.005) for r in SURVEY33_RELATIONS):
+    if all(within(0.005)(values[r], truth[r]) for r in SURVEY33_RELATIONS):
         return True, ("correct: a model's recall of these facts means something only above this baseline; "
                       "compare the accuracy by relation above.")
     for tie in (0.0, 1.0):
         alt = _survey33_freq(tie)
-        if all(near(values[r], alt[r], 0.005) for r in SURVEY33_RELATIONS):
+        if all(within(0.005)(values[r], alt[r]) for r in SURVEY33_RELATIONS):
             return False, "check your ties: when both candidates are equally common, the baseline flips a coin (half an item)."
-    wrong = [r for r in SURVEY33_RELATIONS if not near(values[r], truth[r], 0.005)]
+    wrong = [r for r in SURVEY33_RELATIONS if not within(0.005)(values[r], truth[r])]
     return False, (f"not quite for {', '.join(wrong)}: count, per relation, how many stated facts have each "
                    "object (Counter of fact.object), then compare the counts of item.correct and item.incorrect.")
 
@@ -90,22 +90,28 @@ def _check_survey33_chain(answer):
     """``answer``: a mean number of stated comparisons (+-0.01)."""
     from bertology_lib.data.toy_english import knowledge_base
 
-    v = as_number(answer)
-    if v is None:
-        return False, f"expected a number of comparisons, got {answer!r}."
-    truth = survey33_chain_truth()
-    if near(v, truth, 0.01):
-        return True, "correct: that is how many stated facts a model must combine, on average, to answer a held-out pair."
-    kb = knowledge_base(minibert_config().corpus_seed)
-    rank = {w: i for i, w in enumerate(kb.size_order)}
-    held = sorted(kb.heldout_size_pairs)
-    if near(v, sum(rank[b] - rank[a] for a, b in held) / len(held), 0.01):
-        return False, ("that is the mean distance in the size order; the corpus also states some pairs two steps "
-                       "apart, and a chain can use those shortcuts.")
-    both = _size_chains(held + sorted(kb.stated_size_pairs), kb.stated_size_pairs)
-    if near(v, sum(both) / len(both), 0.01):
-        return False, "average over the held-out pairs only; a stated pair needs no chain."
-    if v < 2:
-        return False, "too few: a held-out pair is never stated, so it needs at least two stated comparisons."
-    return False, ("not quite: for each held-out (smaller, bigger) pair, search the stated pairs breadth-first from "
-                   "the smaller thing and count the steps to the bigger one; then average.")
+    def held_out_pairs():
+        kb = knowledge_base(minibert_config().corpus_seed)
+        return kb, sorted(kb.heldout_size_pairs)
+
+    def order_distance(truth):  # steps apart in the size order, without the stated shortcuts
+        kb, held = held_out_pairs()
+        rank = {w: i for i, w in enumerate(kb.size_order)}
+        return sum(rank[b] - rank[a] for a, b in held) / len(held)
+
+    def with_stated_pairs(truth):
+        kb, held = held_out_pairs()
+        both = _size_chains(held + sorted(kb.stated_size_pairs), kb.stated_size_pairs)
+        return sum(both) / len(both)
+
+    return judge_value(
+        answer, read=as_number, refuse="expected a number of comparisons, got {answer!r}.",
+        truth=survey33_chain_truth, match=within(0.01),
+        ok="correct: that is how many stated facts a model must combine, on average, to answer a held-out pair.",
+        mistakes=[Mistake("that is the mean distance in the size order; the corpus also states some pairs two steps "
+                          "apart, and a chain can use those shortcuts.", order_distance),
+                  Mistake("average over the held-out pairs only; a stated pair needs no chain.", with_stated_pairs)],
+        not_yet=lambda v, t: (
+            "too few: a held-out pair is never stated, so it needs at least two stated comparisons." if v < 2 else
+            "not quite: for each held-out (smaller, bigger) pair, search the stated pairs breadth-first from the "
+            "smaller thing and count the steps to the bigger one; then average."))

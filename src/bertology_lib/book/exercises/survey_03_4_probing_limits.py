@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from bertology_lib.book.exercises.checks import as_number, as_share, checker
-from bertology_lib.book.exercises.cases import near
+from bertology_lib.book.exercises.cases import Mistake, judge_value, within
+from bertology_lib.book.exercises.checks import as_positive, as_share, checker
 from bertology_lib.book.exercises.quick import probe_table
 
 
@@ -33,25 +33,28 @@ def survey34_memorise_truth(seed: int = 0) -> float:
 @checker("ex-survey34-memorise")
 def _check_survey34_memorise(answer):
     """``answer``: a share in [0, 1] (+-0.005)."""
-    from bertology_lib.analysis import probing
 
-    v = as_share(answer)
-    if v is None:
-        return False, f"expected an accuracy between 0 and 1, got {answer!r}."
-    truth = survey34_memorise_truth()
-    if near(v, truth, 0.005):
-        return True, ("correct: compare it with the probes' control accuracy above; the gap is what they did not "
-                      "memorise.")
-    table, tr, te = probe_table()
-    words = table.word.tolist()
-    seen = set(table.word.iloc[tr])
-    if near(v, probing.majority_baseline(words, table.upos.tolist(), tr, te), 0.001):
-        return False, "that is the per-word majority of the real POS tags; the question is about the control labels."
-    if near(v, sum(table.word.iloc[i] in seen for i in te) / len(te), 0.001):
-        return False, ("that is the share of test words whose type was seen in training; the memoriser also "
-                       "guesses the unseen ones, and is sometimes right.")
-    return False, ("not quite: use probing.control_labels(words, upos, seed=0), remember each training word's "
-                   "control label, and answer unseen test words with the most frequent training control label.")
+    def real_tags(truth):
+        from bertology_lib.analysis import probing
+
+        table, tr, te = probe_table()
+        return probing.majority_baseline(table.word.tolist(), table.upos.tolist(), tr, te)
+
+    def seen_share(truth):
+        table, tr, te = probe_table()
+        seen = set(table.word.iloc[tr])
+        return sum(table.word.iloc[i] in seen for i in te) / len(te)
+
+    return judge_value(
+        answer, read=as_share, refuse="expected an accuracy between 0 and 1, got {answer!r}.",
+        truth=survey34_memorise_truth, match=within(0.005),
+        ok="correct: compare it with the probes' control accuracy above; the gap is what they did not memorise.",
+        mistakes=[Mistake("that is the per-word majority of the real POS tags; the question is about the control "
+                          "labels.", real_tags, within(0.001)),
+                  Mistake("that is the share of test words whose type was seen in training; the memoriser also "
+                          "guesses the unseen ones, and is sometimes right.", seen_share, within(0.001))],
+        not_yet=("not quite: use probing.control_labels(words, upos, seed=0), remember each training word's control "
+                 "label, and answer unseen test words with the most frequent training control label."))
 
 
 def _entropy_bits(labels) -> float:
@@ -70,22 +73,22 @@ def survey34_prior_code_truth() -> float:
 @checker("ex-survey34-prior-code")
 def _check_survey34_prior_code(answer):
     """``answer``: a compression ratio (+-0.005)."""
-    from bertology_lib.analysis import probing
 
-    v = as_number(answer)
-    if v is None or v <= 0:
-        return False, f"expected a positive compression ratio, got {answer!r}."
-    truth = survey34_prior_code_truth()
-    if near(v, truth, 0.005):
-        return True, ("correct: any compression beyond this comes from the features, not from knowing how common "
-                      "each tag is.")
-    table, tr, _ = probe_table()
-    if near(v, truth / math.log(2), 0.005):
-        return False, "the entropy is in nats; the codelengths are in bits (use log2)."
-    if near(v, 1 / truth, 0.005):
-        return False, "that is the code's length over the uniform one; compression is uniform bits over the code's bits."
-    control = probing.control_labels(table.word.tolist(), table.upos.tolist(), 0)
-    if near(v, math.log2(table.upos.nunique()) / _entropy_bits([control[i] for i in tr]), 0.005):
-        return False, "those are the control labels; the question is about the POS tags."
-    return False, ("not quite: from the training words' UPOS frequencies p, H = -sum(p log2 p) bits per tag; the "
-                   "uniform code spends log2(C) with C the number of tags; compression is their ratio.")
+    def control_labels(truth):
+        from bertology_lib.analysis import probing
+
+        table, tr, _ = probe_table()
+        control = probing.control_labels(table.word.tolist(), table.upos.tolist(), 0)
+        return math.log2(table.upos.nunique()) / _entropy_bits([control[i] for i in tr])
+
+    return judge_value(
+        answer, read=as_positive, refuse="expected a positive compression ratio, got {answer!r}.",
+        truth=survey34_prior_code_truth, match=within(0.005),
+        ok=("correct: any compression beyond this comes from the features, not from knowing how common each tag "
+            "is."),
+        mistakes=[Mistake("the entropy is in nats; the codelengths are in bits (use log2).", lambda t: t / math.log(2)),
+                  Mistake("that is the code's length over the uniform one; compression is uniform bits over the "
+                          "code's bits.", lambda t: 1 / t),
+                  Mistake("those are the control labels; the question is about the POS tags.", control_labels)],
+        not_yet=("not quite: from the training words' UPOS frequencies p, H = -sum(p log2 p) bits per tag; the "
+                 "uniform code spends log2(C) with C the number of tags; compression is their ratio."))

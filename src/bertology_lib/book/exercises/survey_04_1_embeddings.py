@@ -9,8 +9,8 @@ by case. Used by that notebook's exercise cells.
 
 from __future__ import annotations
 
-from bertology_lib.book.exercises.checks import as_scalar, checker
-from bertology_lib.book.exercises.cases import call
+from bertology_lib.book.exercises.cases import judge_each_case
+from bertology_lib.book.exercises.checks import checker
 
 
 def _occurrence_matrices():
@@ -24,24 +24,6 @@ def _occurrence_matrices():
         V = mu + torch.randn(k, d, generator=g, dtype=torch.float64)
         out.append(V * (0.5 + 2.5 * torch.rand(k, 1, generator=g, dtype=torch.float64)))
     return out
-
-
-def _check_function_on(answer, cases, truth, mistakes, tol: float = 1e-6):
-    """Run ``answer`` on each case; ``truth(case)`` is right, ``mistakes`` maps a hint to a wrong function."""
-    for case in cases:
-        out, err = call(answer, case.clone())
-        if err:
-            return False, err
-        v = as_scalar(out)
-        if v is None:
-            return False, f"expected your function to return a number, got {type(out).__name__}."
-        if abs(v - truth(case)) <= tol:
-            continue
-        for hint, wrong in mistakes.items():
-            if abs(v - wrong(case)) <= tol:
-                return False, hint
-        return False, None
-    return True, ""
 
 
 def _pairwise_cos(V):
@@ -75,11 +57,11 @@ def _check_survey41_selfsim(answer):
         "do not centre the vectors: SelfSim is on the raw vectors, and the anisotropy correction is a separate "
         "step (minus the layer's anisotropy).": lambda V: self_similarity_truth(V - V.mean(0)),
     }
-    ok, hint = _check_function_on(answer, _occurrence_matrices(), self_similarity_truth, mistakes)
-    if ok:
-        return True, "correct: 1 for a static embedding, lower the more each occurrence depends on its context."
-    return False, hint or ("not quite: normalise the rows, take all cosines between different rows (i != j) and "
-                           "average them.")
+    return judge_each_case(
+        answer, [(V,) for V in _occurrence_matrices()], inputs=lambda c: (c[0].clone(),), truth=self_similarity_truth,
+        mistakes=mistakes,
+        ok="correct: 1 for a static embedding, lower the more each occurrence depends on its context.",
+        not_yet="not quite: normalise the rows, take all cosines between different rows (i != j) and average them.")
 
 
 def mev_truth(V) -> float:
@@ -106,7 +88,8 @@ def _check_survey41_mev(answer):
             lambda V: float(svals(V)[0] / svals(V).sum()),
         "that is the share the first direction does *not* explain.": lambda V: 1 - mev_truth(V),
     }
-    ok, hint = _check_function_on(answer, _occurrence_matrices(), mev_truth, mistakes)
-    if ok:
-        return True, "correct: near 1 when one static vector would do, low when contexts spread the occurrences."
-    return False, hint or "not quite: take the singular values of V (k, d) and return the first one's share of the energy."
+    return judge_each_case(
+        answer, [(V,) for V in _occurrence_matrices()], inputs=lambda c: (c[0].clone(),), truth=mev_truth,
+        mistakes=mistakes,
+        ok="correct: near 1 when one static vector would do, low when contexts spread the occurrences.",
+        not_yet="not quite: take the singular values of V (k, d) and return the first one's share of the energy.")

@@ -11,8 +11,8 @@ Used by that notebook's exercise cells.
 
 from __future__ import annotations
 
-from bertology_lib.book.exercises.checks import as_scalar, as_share, checker
-from bertology_lib.book.exercises.cases import call, near
+from bertology_lib.book.exercises.cases import Mistake, judge_each_case, judge_value, within
+from bertology_lib.book.exercises.checks import as_share, checker
 from bertology_lib.book.exercises.quick import probe_table
 
 
@@ -32,22 +32,20 @@ def survey42_uniform_truth() -> float:
 @checker("ex-survey42-uniform")
 def _check_survey42_uniform(answer):
     """``answer``: a share in [0, 1] (+-0.001)."""
-    v = as_share(answer)
-    if v is None:
-        return False, f"expected a mean attention between 0 and 1, got {answer!r}."
-    truth = survey42_uniform_truth()
-    if near(v, truth, 0.001):
-        return True, "correct: a head's attention to [SEP] says something only where it stands well above this line."
-    T = _quick_held_out_lengths()
-    if near(v, sum(1 / t for t in T) / len(T), 0.001):
-        return False, ("you averaged per sentence; head_stats averages over query tokens, so a long sentence "
-                       "counts once per token.")
-    if near(v, 2 * truth, 0.001):
-        return False, "that is [CLS] and [SEP] together; the question asks about [SEP] alone."
-    if near(v, len(T) / sum(t - 2 for t in T), 0.001):
-        return False, "count [CLS] and [SEP] among the T tokens a uniform head attends to (and among the query rows)."
-    return False, ("not quite: each of a sentence's T query rows gives 1/T to [SEP]; sum that over every query "
-                   "row of every held-out sentence and divide by the number of rows.")
+    lengths = _quick_held_out_lengths
+    return judge_value(
+        answer, read=as_share, refuse="expected a mean attention between 0 and 1, got {answer!r}.",
+        truth=survey42_uniform_truth, match=within(0.001),
+        ok="correct: a head's attention to [SEP] says something only where it stands well above this line.",
+        mistakes=[
+            Mistake("you averaged per sentence; head_stats averages over query tokens, so a long sentence counts once "
+                    "per token.", lambda t: sum(1 / n for n in lengths()) / len(lengths())),
+            Mistake("that is [CLS] and [SEP] together; the question asks about [SEP] alone.", lambda t: 2 * t),
+            Mistake("count [CLS] and [SEP] among the T tokens a uniform head attends to (and among the query rows).",
+                    lambda t: len(lengths()) / sum(n - 2 for n in lengths())),
+        ],
+        not_yet=("not quite: each of a sentence's T query rows gives 1/T to [SEP]; sum that over every query row of "
+                 "every held-out sentence and divide by the number of rows."))
 
 
 def _attention_cases():
@@ -91,18 +89,8 @@ def _check_survey42_normshare(answer):
         "average over every query row, the special tokens' own rows included, as head_stats does.":
             lambda w, n, s: float(((w * n) / (w * n).sum(-1, keepdim=True))[~s][:, s].sum(-1).mean()),
     }
-    for w, n, s in _attention_cases():
-        out, err = call(answer, w.clone(), n.clone(), s.clone())
-        if err:
-            return False, err
-        v = as_scalar(out)
-        if v is None:
-            return False, f"expected your function to return a number, got {type(out).__name__}."
-        if abs(v - norm_share_truth(w, n, s)) <= 1e-6:
-            continue
-        for hint, wrong in mistakes.items():
-            if abs(v - wrong(w, n, s)) <= 1e-6:
-                return False, hint
-        return False, ("not quite: multiply each column j of the map by ‖f(x_j)‖, renormalise each row, sum the "
-                       "special columns and average over the rows.")
-    return True, "correct: the [CLS]/[SEP] focus by norm, as Kobayashi et al. (2020) measure it."
+    return judge_each_case(
+        answer, _attention_cases(), inputs=lambda c: tuple(x.clone() for x in c), truth=norm_share_truth,
+        mistakes=mistakes, ok="correct: the [CLS]/[SEP] focus by norm, as Kobayashi et al. (2020) measure it.",
+        not_yet=("not quite: multiply each column j of the map by ‖f(x_j)‖, renormalise each row, sum the special "
+                 "columns and average over the rows."))

@@ -3,15 +3,17 @@
 * ``ex-survey5-lora-params``: the weights LoRA trains;
 * ``ex-survey5-paired``: the paired 95% t interval behind every claim of the chapter.
 
-The answers are functions, run on hidden cases. Every truth is computed here from the library (models built on the fly, :mod:`bertology_lib.stats`), never
-typed in, and none depends on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking an answer never moves a notebook's random state. Used by that notebook's exercise cells.
+The answers are functions, run on hidden cases. Every truth is computed here from the library (models built on the
+fly, :mod:`bertology_lib.stats`), never typed in, and none depends on the profile the notebook runs at. Models are
+built inside ``torch.random.fork_rng``, so checking an answer never moves a notebook's random state. Used by that
+notebook's exercise cells.
 """
 
 from __future__ import annotations
 
 import math
 
-from bertology_lib.book.exercises.cases import close_all, numbers, quiet_build, run_cases
+from bertology_lib.book.exercises.cases import judge_function, numbers, quiet_build, within
 from bertology_lib.book.exercises.checks import as_whole_number, checker
 
 
@@ -57,23 +59,15 @@ _LORA_HINTS = {
 def _check_survey5_lora(answer):
     """``answer``: a function ``lora_trainable(n_layers, d_model, rank, n_labels)`` returning the number of
     weights that train under LoRA (adapters and task head); run on hidden shapes, exact whole numbers."""
-    got, err = run_cases(answer, "lora_trainable", SURVEY5_LORA_CASES)
-    if err:
-        return False, err
-    nums = [as_whole_number(g) for g in got]
-    if any(n is None for n in nums):
-        return False, f"lora_trainable should return a whole number of weights, got {got[0]!r}."
-    truth = [survey5_lora_truth(*c) for c in SURVEY5_LORA_CASES]
-    if nums == truth:
-        return True, ("correct: the adapters grow with depth x rank x width, the head does not, so at rank 1 the "
-                      "head holds most of what trains.")
-    for key, hint in _LORA_HINTS.items():
-        if nums == [_lora_mistakes(*c)[key] for c in SURVEY5_LORA_CASES]:
-            return False, hint
-    i = next(i for i, (n, t) in enumerate(zip(nums, truth)) if n != t)
-    return False, (f"not yet: lora_trainable{SURVEY5_LORA_CASES[i]} = {nums[i]:,} is too "
-                   f"{'many' if nums[i] > truth[i] else 'few'}. Check yourself on a small model: "
-                   "`ft.prepare(model, \"lora\", rank)` and sum the parameters that require grad.")
+    return judge_function(
+        answer, "lora_trainable", SURVEY5_LORA_CASES, read=as_whole_number,
+        refuse="lora_trainable should return a whole number of weights, got {first!r}.",
+        truth=survey5_lora_truth, mistakes=_lora_mistakes, hints=_LORA_HINTS,
+        ok=("correct: the adapters grow with depth x rank x width, the head does not, so at rank 1 the head holds "
+            "most of what trains."),
+        not_yet=lambda i, v, t: (f"not yet: lora_trainable{SURVEY5_LORA_CASES[i]} = {v[i]:,} is too "
+                                 f"{'many' if v[i] > t[i] else 'few'}. Check yourself on a small model: "
+                                 "`ft.prepare(model, \"lora\", rank)` and sum the parameters that require grad."))
 
 
 def _survey5_paired_cases() -> list[tuple[dict[int, float], dict[int, float]]]:
@@ -159,22 +153,18 @@ def _check_survey5_paired(answer):
     """``answer``: a function ``paired_interval(a, b)`` of two {seed: accuracy} dicts returning (mean, 95% low,
     95% high) of a - b in accuracy points, paired by the seeds of ``a``; run on hidden sweeps, +-0.05 points
     (so values rounded to 0.1 point, as the claims print them, pass)."""
-    got, err = run_cases(answer, "paired_interval", [(dict(a), dict(b)) for a, b in SURVEY5_PAIRED_CASES], _show_paired)
-    if err:
-        return False, err
-    vals = [numbers(g, 3) for g in got]
-    if any(v is None for v in vals):
-        return False, f"paired_interval should return three numbers (mean, low, high), got {got[0]!r}."
-    truth = [survey5_paired_truth(*c) for c in SURVEY5_PAIRED_CASES]
-    if all(close_all(v, t, 0.05) for v, t in zip(vals, truth)):
-        return True, ("correct: this is what stats.paired_points computes (rounded to 0.1); a claim is reproduced "
-                      "when the low end clears its threshold.")
-    mistakes = [_paired_mistakes(*c) for c in SURVEY5_PAIRED_CASES]
-    for key, hint in _PAIRED_HINTS.items():
-        if all(close_all(v, m[key], 0.05) for v, m in zip(vals, mistakes)):
-            return False, hint
-    if all(abs(v[0] - t[0]) <= 0.05 for v, t in zip(vals, truth)):
-        return False, ("the mean difference is right but the interval is not: a 95% t interval of the per-seed "
-                       "differences, mean +- t(0.975, n-1) x sd / sqrt(n).")
-    return False, ("not yet: the centre of the interval is the mean over seeds of a[s] - b[s] (in points); check "
-                   "your function against stats.paired_points on the notebook's own sweeps.")
+
+    def not_yet(i, v, t):
+        if all(abs(x[0] - y[0]) <= 0.05 for x, y in zip(v, t)):
+            return ("the mean difference is right but the interval is not: a 95% t interval of the per-seed "
+                    "differences, mean +- t(0.975, n-1) x sd / sqrt(n).")
+        return ("not yet: the centre of the interval is the mean over seeds of a[s] - b[s] (in points); check "
+                "your function against stats.paired_points on the notebook's own sweeps.")
+
+    return judge_function(
+        answer, "paired_interval", SURVEY5_PAIRED_CASES, inputs=lambda c: (dict(c[0]), dict(c[1])), show=_show_paired,
+        read=lambda g: numbers(g, 3),
+        refuse="paired_interval should return three numbers (mean, low, high), got {first!r}.",
+        truth=survey5_paired_truth, match=within(0.05), mistakes=_paired_mistakes, hints=_PAIRED_HINTS,
+        ok=("correct: this is what stats.paired_points computes (rounded to 0.1); a claim is reproduced when the "
+            "low end clears its threshold."), not_yet=not_yet)

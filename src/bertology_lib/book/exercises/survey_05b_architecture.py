@@ -1,11 +1,13 @@
-"""Checkers of the exercises of ``survey_05b_architecture`` (§5 Pre-training choices I: depth vs heads, Rogers
-et al. 2020):
+"""Checkers of the exercises of ``survey_05b_architecture`` (§5 Pre-training choices I: depth vs heads, Rogers et al.
+2020):
 
 * ``ex-survey52-block-params``: the parameters of a lab BERT's blocks;
 * ``ex-survey52-width``: the width that keeps them equal at another depth.
 
-The answers are functions, run on hidden cases. Every truth is computed here from the library (lab BERTs built on the meta device), never
-typed in, and none depends on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking an answer never moves a notebook's random state. Used by that notebook's exercise cells.
+The answers are functions, run on hidden cases. Every truth is computed here from the library (lab BERTs built on
+the meta device), never typed in, and none depends on the profile the notebook runs at. Models are built inside
+``torch.random.fork_rng``, so checking an answer never moves a notebook's random state. Used by that notebook's
+exercise cells.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from bertology_lib.book.exercises.cases import quiet_build, run_cases
+from bertology_lib.book.exercises.cases import judge_function, quiet_build
 from bertology_lib.book.exercises.checks import as_whole_number, checker
 
 
@@ -36,7 +38,7 @@ def survey52_block_truth(n_layers: int, d_model: int, n_heads: int) -> int:
     return sum(p.numel() for p in quiet_build(build).bert.encoder.parameters())
 
 
-def _block_mistakes(n_layers: int, d: int) -> dict[str, int]:
+def _block_mistakes(n_layers: int, d: int, n_heads: int) -> dict[str, int]:
     return {"approx": 12 * n_layers * d * d, "no LN": n_layers * (12 * d * d + 9 * d),
             "no bias": n_layers * (12 * d * d + 4 * d), "ffn d": n_layers * (8 * d * d + 9 * d)}
 
@@ -54,26 +56,22 @@ _BLOCK_HINTS = {
 def _check_survey52_block(answer):
     """``answer``: a function ``block_params(n_layers, d_model, n_heads)`` returning the parameters of a lab
     BERT's blocks (no embeddings, no MLM head; feed-forward width 4 d); run on hidden shapes, exact."""
-    got, err = run_cases(answer, "block_params", SURVEY52_BLOCK_CASES)
-    if err:
-        return False, err
-    nums = [as_whole_number(g) for g in got]
-    if any(n is None for n in nums):
-        return False, f"block_params should return a whole number of parameters, got {got[0]!r}."
-    truth = [survey52_block_truth(*c) for c in SURVEY52_BLOCK_CASES]
-    if nums == truth:
-        return True, ("correct: the head count does not appear in it — heads only split the d-wide projections "
-                      "into slices; what they change is how many attention patterns a block computes.")
-    if len({nums[0], nums[1], nums[2]}) > 1:
-        return False, ("your count changes with n_heads: the query, key, value and output projections are d x d "
-                       "whatever the split, so the heads do not change the number of parameters.")
-    for key, hint in _BLOCK_HINTS.items():
-        if nums == [_block_mistakes(c[0], c[1])[key] for c in SURVEY52_BLOCK_CASES]:
-            return False, hint
-    i = next(i for i, (n, t) in enumerate(zip(nums, truth)) if n != t)
-    return False, (f"not yet: block_params{SURVEY52_BLOCK_CASES[i]} = {nums[i]:,} is too "
-                   f"{'many' if nums[i] > truth[i] else 'few'}; compare with the table's block_params column, and "
-                   "list a block's Linear layers and LayerNorms one by one.")
+
+    def same_for_all_heads(v):  # the first three cases differ in n_heads only
+        if len({v[0], v[1], v[2]}) > 1:
+            return ("your count changes with n_heads: the query, key, value and output projections are d x d "
+                    "whatever the split, so the heads do not change the number of parameters.")
+        return None
+
+    return judge_function(
+        answer, "block_params", SURVEY52_BLOCK_CASES, read=as_whole_number,
+        refuse="block_params should return a whole number of parameters, got {first!r}.", screen=same_for_all_heads,
+        truth=survey52_block_truth, mistakes=_block_mistakes, hints=_BLOCK_HINTS,
+        ok=("correct: the head count does not appear in it — heads only split the d-wide projections into slices; "
+            "what they change is how many attention patterns a block computes."),
+        not_yet=lambda i, v, t: (f"not yet: block_params{SURVEY52_BLOCK_CASES[i]} = {v[i]:,} is too "
+                                 f"{'many' if v[i] > t[i] else 'few'}; compare with the table's block_params column, "
+                                 "and list a block's Linear layers and LayerNorms one by one."))
 
 
 SURVEY52_WIDTH_CASES: tuple[tuple[int, int, int, int], ...] = (
@@ -105,23 +103,21 @@ def _check_survey52_width(answer):
     """``answer``: a function ``equal_width(n_layers, base_layers, base_d, n_heads)`` returning the width d, a
     multiple of ``n_heads``, whose ``n_layers`` blocks come closest in parameters to ``base_layers`` blocks of
     width ``base_d`` (on a tie the narrower); run on hidden shapes, exact."""
-    got, err = run_cases(answer, "equal_width", SURVEY52_WIDTH_CASES)
-    if err:
-        return False, err
-    nums = [as_whole_number(g) for g in got]
-    if any(n is None for n in nums):
-        return False, f"equal_width should return a whole number (a width), got {got[0]!r}."
     cases = SURVEY52_WIDTH_CASES
-    if any(n % c[3] for n, c in zip(nums, cases)):
-        return False, "the width must be a multiple of n_heads, so that every head gets a slice of the same size."
-    truth = [survey52_width_truth(*c) for c in cases]
-    if nums == truth:
-        return True, ("correct: at the notebook's sizes it matches the grid's widths; where it does not, 12 L d^2 "
-                      "was too rough for narrow blocks.")
-    if nums == [_width_rule_of_thumb(*c) for c in cases]:
-        return False, ("that balances 12 L d^2 only, the notebook's rule of thumb; for narrow blocks the biases "
-                       "and LayerNorms (13 d per block) tip the balance: compare real counts (your block_params).")
-    i = next(i for i, (n, t) in enumerate(zip(nums, truth)) if n != t)
-    return False, (f"not yet: equal_width{cases[i]} = {nums[i]} is too {'wide' if nums[i] > truth[i] else 'narrow'}; "
-                   "try the multiples of n_heads around your answer and compare their parameter counts with the "
-                   "base model's.")
+
+    def multiples_of_the_heads(v):
+        if any(n % c[3] for n, c in zip(v, cases)):
+            return "the width must be a multiple of n_heads, so that every head gets a slice of the same size."
+        return None
+
+    return judge_function(
+        answer, "equal_width", cases, read=as_whole_number,
+        refuse="equal_width should return a whole number (a width), got {first!r}.", screen=multiples_of_the_heads,
+        truth=survey52_width_truth, mistakes=lambda *c: {"rule": _width_rule_of_thumb(*c)},
+        hints={"rule": "that balances 12 L d^2 only, the notebook's rule of thumb; for narrow blocks the biases and "
+                       "LayerNorms (13 d per block) tip the balance: compare real counts (your block_params)."},
+        ok=("correct: at the notebook's sizes it matches the grid's widths; where it does not, 12 L d^2 was too "
+            "rough for narrow blocks."),
+        not_yet=lambda i, v, t: (f"not yet: equal_width{cases[i]} = {v[i]} is too "
+                                 f"{'wide' if v[i] > t[i] else 'narrow'}; try the multiples of n_heads around your "
+                                 "answer and compare their parameter counts with the base model's."))

@@ -1,12 +1,13 @@
-"""Checkers of the exercises of ``survey_05c_objectives`` (§5 Pre-training choices II: what to mask, Rogers et
-al. 2020):
+"""Checkers of the exercises of ``survey_05c_objectives`` (§5 Pre-training choices II: what to mask, Rogers et al.
+2020):
 
 * ``ex-survey53-partial``: how often token masking hides only part of a word;
-* ``ex-survey53-span``: the mean span length of span masking (the rule read from
-  ``training.masking.span_groups`` itself).
+* ``ex-survey53-span``: the mean span length of span masking (the rule read from ``training.masking.span_groups``
+  itself).
 
-The answers are functions, run on hidden cases. Every truth is computed here from the library (closed forms checked against ``training.masking``), never
-typed in, and none depends on the profile the notebook runs at. Used by that notebook's exercise cells.
+The answers are functions, run on hidden cases. Every truth is computed here from the library (closed forms checked
+against ``training.masking``), never typed in, and none depends on the profile the notebook runs at. Used by that
+notebook's exercise cells.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from bertology_lib.book.exercises.cases import close_all, run_cases
+from bertology_lib.book.exercises.cases import judge_function, within
 from bertology_lib.book.exercises.checks import as_number, checker
 
 
@@ -61,23 +62,15 @@ def _check_survey53_partial(answer):
     """``answer``: a function ``partly_masked_share(pieces_per_word, p)`` returning the expected share of the
     masked pieces whose word is only partly masked when every piece is picked independently with probability
     ``p``; run on hidden words, +-0.002."""
-    got, err = run_cases(answer, "partly_masked_share", SURVEY53_PARTIAL_CASES, _show_partial)
-    if err:
-        return False, err
-    vals = [as_number(g) for g in got]
-    if any(v is None for v in vals):
-        return False, f"partly_masked_share should return a number, got {got[0]!r}."
-    truth = [survey53_partial_truth(*c) for c in SURVEY53_PARTIAL_CASES]
-    if close_all(vals, truth, 0.002):
-        return True, ("correct: whole-word masking sets this share to zero — the visible pieces of a word can no "
-                      "longer give its hidden ones away.")
-    for key, hint in _PARTIAL_HINTS.items():
-        if close_all(vals, [_partial_mistakes(*c)[key] for c in SURVEY53_PARTIAL_CASES], 0.002):
-            return False, hint
-    i = next(i for i, (v, t) in enumerate(zip(vals, truth)) if abs(v - t) > 0.002)
-    return False, (f"not yet: {_show_partial(SURVEY53_PARTIAL_CASES[i])} = {vals[i]:.3f} is too "
-                   f"{'high' if vals[i] > truth[i] else 'low'}. For a word of k pieces, how many masked pieces do "
-                   "you expect, and how many of them in words whose every piece is masked?")
+    return judge_function(
+        answer, "partly_masked_share", SURVEY53_PARTIAL_CASES, show=_show_partial, read=as_number,
+        refuse="partly_masked_share should return a number, got {first!r}.",
+        truth=survey53_partial_truth, match=within(0.002), mistakes=_partial_mistakes, hints=_PARTIAL_HINTS,
+        ok=("correct: whole-word masking sets this share to zero — the visible pieces of a word can no longer give "
+            "its hidden ones away."),
+        not_yet=lambda i, v, t: (f"not yet: {_show_partial(SURVEY53_PARTIAL_CASES[i])} = {v[i]:.3f} is too "
+                                 f"{'high' if v[i] > t[i] else 'low'}. For a word of k pieces, how many masked pieces "
+                                 "do you expect, and how many of them in words whose every piece is masked?"))
 
 
 SURVEY53_SPAN_CASES: tuple[tuple[float, int], ...] = ((0.2, 10), (0.5, 3), (0.1, 5), (0.3, 1), (0.35, 20))
@@ -122,26 +115,20 @@ def survey53_span_truth(p: float, max_len: int) -> float:
 def _check_survey53_span(answer):
     """``answer``: a function ``mean_span_length(p, max_len)`` returning the mean number of words in a span that
     ``span_groups`` draws (before a sentence end cuts it); run on hidden (p, max_len), +-0.02 words."""
-    got, err = run_cases(answer, "mean_span_length", SURVEY53_SPAN_CASES)
-    if err:
-        return False, err
-    vals = [as_number(g) for g in got]
-    if any(v is None for v in vals):
-        return False, f"mean_span_length should return a number, got {got[0]!r}."
-    cases = SURVEY53_SPAN_CASES
-    truth = [survey53_span_truth(*c) for c in cases]
-    if close_all(vals, truth, 0.02):
-        return True, ("correct: that is the length of a masked run under span masking (word masking: 1), with the "
-                      "share of masked words still 15%.")
     other, how = ((_span_mean_redrawn, "redrawn") if _span_rule() == "clamped" else (_span_mean_clamped, "clamped"))
-    if close_all(vals, [other(*c) for c in cases], 0.02):
-        return False, (f"that is the mean if lengths above max_len were {how}; read how span_groups treats a draw "
-                       "longer than max_len.")
-    if close_all(vals, [1 / c[0] for c in cases], 0.02):
-        return False, "1/p is the mean of the unclipped geometric distribution; no span is longer than max_len."
-    if close_all(vals, [_span_mean_clamped(*c) - 1 for c in cases], 0.02) or \
-            close_all(vals, [(1 - c[0]) / c[0] for c in cases], 0.02):
-        return False, "a span holds at least one word: the geometric lengths start at 1, not 0."
-    i = next(i for i, (v, t) in enumerate(zip(vals, truth)) if abs(v - t) > 0.02)
-    return False, (f"not yet: mean_span_length{cases[i]} = {vals[i]:.3f} is too {'long' if vals[i] > truth[i] else 'short'}"
-                   "; write down P(length = l) for l = 1 .. max_len as span_groups draws it, then average.")
+    at_least_one = "a span holds at least one word: the geometric lengths start at 1, not 0."
+    return judge_function(
+        answer, "mean_span_length", SURVEY53_SPAN_CASES, read=as_number,
+        refuse="mean_span_length should return a number, got {first!r}.",
+        truth=survey53_span_truth, match=within(0.02),
+        mistakes=lambda p, max_len: {"other rule": other(p, max_len), "unclipped": 1 / p,
+                                     "from 0": _span_mean_clamped(p, max_len) - 1, "from 0, unclipped": (1 - p) / p},
+        hints={"other rule": (f"that is the mean if lengths above max_len were {how}; read how span_groups treats a "
+                              "draw longer than max_len."),
+               "unclipped": "1/p is the mean of the unclipped geometric distribution; no span is longer than max_len.",
+               "from 0": at_least_one, "from 0, unclipped": at_least_one},
+        ok=("correct: that is the length of a masked run under span masking (word masking: 1), with the share of "
+            "masked words still 15%."),
+        not_yet=lambda i, v, t: (f"not yet: mean_span_length{SURVEY53_SPAN_CASES[i]} = {v[i]:.3f} is too "
+                                 f"{'long' if v[i] > t[i] else 'short'}; write down P(length = l) for l = 1 .. max_len "
+                                 "as span_groups draws it, then average."))

@@ -1,17 +1,19 @@
-"""Checkers of the exercises of ``survey_05d_nsp`` (§5 Pre-training choices III: next-sentence prediction,
-Rogers et al. 2020):
+"""Checkers of the exercises of ``survey_05d_nsp`` (§5 Pre-training choices III: next-sentence prediction, Rogers et
+al. 2020):
 
 * ``ex-survey54-nsp-params``: the parameters NSP adds to a lab BERT;
-* ``ex-survey54-overlap``: how often two toy sentences share a noun, which sets what a shared-noun detector
-  scores on the NSP task.
+* ``ex-survey54-overlap``: how often two toy sentences share a noun, which sets what a shared-noun detector scores
+  on the NSP task.
 
-The answers are functions, run on hidden cases. Every truth is computed here from the library (a model built on the fly, the NSP partner lists of :func:`bertology_lib.training.masking.topic_partners`), never
-typed in, and none depends on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking an answer never moves a notebook's random state. Used by that notebook's exercise cells.
+The answers are functions, run on hidden cases. Every truth is computed here from the library (a model built on the
+fly, the NSP partner lists of :func:`bertology_lib.training.masking.topic_partners`), never typed in, and none
+depends on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking an
+answer never moves a notebook's random state. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations
 
-from bertology_lib.book.exercises.cases import close_all, quiet_build, run_cases
+from bertology_lib.book.exercises.cases import judge_function, quiet_build, within
 from bertology_lib.book.exercises.checks import as_number, as_whole_number, checker
 
 
@@ -33,20 +35,15 @@ def survey54_nsp_params_truth(d_model: int) -> int:
 def _check_survey54_nsp_params(answer):
     """``answer``: a function ``nsp_head_params(d_model)``, the parameters NSP adds to a lab BERT of that width
     (pooler and classifier); run on hidden widths, exact."""
-    got, err = run_cases(answer, "nsp_head_params", [(d,) for d in SURVEY54_WIDTHS])
-    if err:
-        return False, err
-    vals = [as_whole_number(g) for g in got]
-    if any(v is None for v in vals):
-        return False, f"nsp_head_params should return a whole number, got {got[0]!r}."
-    truth = [survey54_nsp_params_truth(d) for d in SURVEY54_WIDTHS]
-    if vals == truth:
-        return True, "correct: a few thousand weights on top of the encoder, all of them read from [CLS] alone."
-    if vals == [2 * d + 2 for d in SURVEY54_WIDTHS]:
-        return False, "that is the classifier; NSP reads [CLS] through a pooler (a dense layer with tanh) first."
-    if vals == [d * d + 2 * d for d in SURVEY54_WIDTHS]:
-        return False, "count the biases too: the pooler's d and the classifier's 2."
-    return False, "not yet: count the pooler (d x d weights, d biases) and the classifier (d x 2 weights, 2 biases)."
+    return judge_function(
+        answer, "nsp_head_params", [(d,) for d in SURVEY54_WIDTHS], read=as_whole_number,
+        refuse="nsp_head_params should return a whole number, got {first!r}.", truth=survey54_nsp_params_truth,
+        mistakes=lambda d: {"classifier": 2 * d + 2, "no biases": d * d + 2 * d},
+        hints={"classifier": "that is the classifier; NSP reads [CLS] through a pooler (a dense layer with tanh) "
+                             "first.",
+               "no biases": "count the biases too: the pooler's d and the classifier's 2."},
+        ok="correct: a few thousand weights on top of the encoder, all of them read from [CLS] alone.",
+        not_yet="not yet: count the pooler (d x d weights, d biases) and the classifier (d x 2 weights, 2 biases).")
 
 
 SURVEY54_OVERLAP_SIZES = (30, 60, 120)
@@ -71,19 +68,15 @@ def survey54_overlap_truth(sentences) -> float:
 def _check_survey54_overlap(answer):
     """``answer``: a function ``noun_overlap_rate(sentences)`` (toy sentences with ``lemmas`` and ``upos``), the
     share of ordered pairs of distinct sentences that share a noun lemma; run on hidden held-out sets, +-0.001."""
-    cases = [(_held_sentences(n),) for n in SURVEY54_OVERLAP_SIZES]
-    got, err = run_cases(answer, "noun_overlap_rate", cases, show=lambda c: f"{len(c[0])} sentences")
-    if err:
-        return False, err
-    vals = [as_number(g) for g in got]
-    if any(v is None for v in vals):
-        return False, f"noun_overlap_rate should return a number, got {got[0]!r}."
-    truth = [survey54_overlap_truth(*c) for c in cases]
-    if close_all(vals, truth, 0.001):
-        return True, ("correct: a detector that answers 'is next' exactly when the two sentences share a noun is right "
-                      "on every positive and on the negatives that share none: accuracy 1 - rate / 2.")
-    n = SURVEY54_OVERLAP_SIZES
-    if close_all(vals, [t * (k - 1) / k for t, k in zip(truth, n)], 0.001):
-        return False, "a sentence is not its own partner: divide by n (n - 1) ordered pairs of distinct sentences."
-    return False, ("not yet: collect each sentence's lemmas whose upos is NOUN or PROPN, then count the ordered pairs "
-                   "(i, j), i != j, whose sets intersect.")
+    return judge_function(
+        answer, "noun_overlap_rate", [(_held_sentences(n),) for n in SURVEY54_OVERLAP_SIZES],
+        show=lambda c: f"{len(c[0])} sentences", read=as_number,
+        refuse="noun_overlap_rate should return a number, got {first!r}.",
+        truth=survey54_overlap_truth, match=within(0.001),
+        mistakes=lambda s: {"with itself": survey54_overlap_truth(s) * (len(s) - 1) / len(s)},
+        hints={"with itself": "a sentence is not its own partner: divide by n (n - 1) ordered pairs of distinct "
+                              "sentences."},
+        ok=("correct: a detector that answers 'is next' exactly when the two sentences share a noun is right on every "
+            "positive and on the negatives that share none: accuracy 1 - rate / 2."),
+        not_yet=("not yet: collect each sentence's lemmas whose upos is NOUN or PROPN, then count the ordered pairs "
+                 "(i, j), i != j, whose sets intersect."))

@@ -3,15 +3,17 @@
 * ``ex-survey6-head-params``: what physically removing heads saves;
 * ``ex-survey6-magnitude``: global magnitude-pruning masks.
 
-The answers are functions, run on hidden cases. Every truth is computed here from the library (``interventions.heads``, ``interventions.compression``, models built on the fly), never
-typed in, and none depends on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking an answer never moves a notebook's random state. Used by that notebook's exercise cells.
+The answers are functions, run on hidden cases. Every truth is computed here from the library
+(``interventions.heads``, ``interventions.compression``, models built on the fly), never typed in, and none depends
+on the profile the notebook runs at. Models are built inside ``torch.random.fork_rng``, so checking an answer never
+moves a notebook's random state. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from bertology_lib.book.exercises.cases import quiet_build, run_cases
+from bertology_lib.book.exercises.cases import judge_function, quiet_build, run_cases
 from bertology_lib.book.exercises.checks import as_whole_number, checker
 
 
@@ -58,23 +60,15 @@ _HEAD_HINTS = {
 def _check_survey6_heads(answer):
     """``answer``: a function ``params_removed(d_model, n_heads, n_removed)`` returning how many parameters
     physically removing ``n_removed`` heads deletes; run on hidden shapes, exact."""
-    got, err = run_cases(answer, "params_removed", SURVEY6_HEAD_CASES)
-    if err:
-        return False, err
-    nums = [as_whole_number(g) for g in got]
-    if any(n is None for n in nums):
-        return False, f"params_removed should return a whole number of parameters, got {got[0]!r}."
-    truth = [survey6_head_truth(*c) for c in SURVEY6_HEAD_CASES]
-    if nums == truth:
-        return True, ("correct: heads are a small share of a BERT's parameters — the embeddings and the "
-                      "feed-forward layers stay — which is why pruning 40% of them buys little speed.")
-    for key, hint in _HEAD_HINTS.items():
-        if nums == [_head_mistakes(*c)[key] for c in SURVEY6_HEAD_CASES]:
-            return False, hint
-    i = next(i for i, (n, t) in enumerate(zip(nums, truth)) if n != t)
-    return False, (f"not yet: params_removed{SURVEY6_HEAD_CASES[i]} = {nums[i]:,} is too "
-                   f"{'many' if nums[i] > truth[i] else 'few'}; list which rows and columns of which Linear layers "
-                   "belong to one head.")
+    return judge_function(
+        answer, "params_removed", SURVEY6_HEAD_CASES, read=as_whole_number,
+        refuse="params_removed should return a whole number of parameters, got {first!r}.",
+        truth=survey6_head_truth, mistakes=_head_mistakes, hints=_HEAD_HINTS,
+        ok=("correct: heads are a small share of a BERT's parameters — the embeddings and the feed-forward layers "
+            "stay — which is why pruning 40% of them buys little speed."),
+        not_yet=lambda i, v, t: (f"not yet: params_removed{SURVEY6_HEAD_CASES[i]} = {v[i]:,} is too "
+                                 f"{'many' if v[i] > t[i] else 'few'}; list which rows and columns of which Linear "
+                                 "layers belong to one head."))
 
 
 SURVEY6_MAGNITUDE_SPARSITIES: tuple[float, ...] = (0.3, 0.5, 0.8)

@@ -1,13 +1,14 @@
-"""Checkers of the exercises of ``survey_06b_real_encoder`` (§6 II: pruning and quantising a real encoder,
-Rogers et al. 2020):
+"""Checkers of the exercises of ``survey_06b_real_encoder`` (§6 II: pruning and quantising a real encoder, Rogers et
+al. 2020):
 
 * ``ex-s6r-importance``: the head importance that orders the pruning curve (gate gradients, per-layer L2 norm);
 * ``ex-s6r-int8-weights``: the int8 weights that dynamic quantisation computes with.
 
-Every answer is a function, run on hidden cases; the truths come from the library (``interventions.heads.head_importance``, ``interventions.compression.quantize_int8``) on inputs built here,
-so none depends on the profile the notebook runs at or needs a fine-tuned model. Models are built inside
-``torch.random.fork_rng`` (``quiet_build``) and a student's function runs inside one too, so checking never moves
-a notebook's random state. Used by that notebook's exercise cells.
+Every answer is a function, run on hidden cases; the truths come from the library
+(``interventions.heads.head_importance``, ``interventions.compression.quantize_int8``) on inputs built here, so none
+depends on the profile the notebook runs at or needs a fine-tuned model. Models are built inside
+``torch.random.fork_rng`` (``quiet_build``) and a student's function runs inside one too, so checking never moves a
+notebook's random state. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations

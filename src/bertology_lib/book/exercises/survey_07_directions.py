@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from bertology_lib.book.exercises.cases import close_all, numbers
+from bertology_lib.book.exercises.cases import Mistake, judge_value, numbers, within
 from bertology_lib.book.exercises.checks import as_number, checker
 
 
@@ -104,6 +104,7 @@ def survey7_overlap_truth() -> tuple[float, float]:
     return n_full / int(table["n"].sum()), float(table.loc[True, "entailment"]) if n_full else 0.0
 
 
+@lru_cache(maxsize=1)
 def _overlap_mistakes() -> dict[str, tuple[float, float]]:
     from bertology_lib.data import hans, tasks
 
@@ -125,26 +126,23 @@ def _check_survey7_overlap(answer):
     """``answer``: ``(overlap_share, entailed_share)``: the share of the 2,000 training pairs of toy NLI without
     the conjunction kind whose hypothesis words all occur in the premise, and the share of those pairs
     labelled entailment; +-0.005 each."""
-    vals = numbers(answer, 2)
-    if vals is None:
-        return False, f"expected two numbers (overlap_share, entailed_share), got {answer!r}."
-    if any(v > 1 or v < 0 for v in vals):
-        return False, "give both as shares in [0, 1], not percentages."
-    truth = survey7_overlap_truth()
-    if close_all(vals, truth, 0.005):
-        return True, ("correct: without conjunctions, full overlap is rarer and says nothing about entailment; the "
-                      "data gives the heuristic nothing to learn.")
-    mistakes = _overlap_mistakes()
-    if close_all(vals, mistakes["swapped"], 0.005):
-        return False, "the two numbers are in the wrong order: (overlap_share, entailed_share)."
-    if close_all(vals, mistakes["standard"], 0.005):
-        return False, ("those are the numbers of toy NLI with all four kinds; build it without the conjunction kind "
-                       "(kinds=(\"paraphrase\", \"negation\", \"chain\")).")
-    if abs(vals[0] - truth[0]) <= 0.005 and abs(vals[1] - mistakes["reverse"][1]) <= 0.005:
-        return False, ("that is the share of entailed pairs that have full overlap; the question asks the other way: "
-                       "among the full-overlap pairs, the share labelled entailment.")
-    if abs(vals[0] - truth[0]) <= 0.005:
-        return False, "the overlap share is right; the entailed share is taken among the full-overlap pairs only."
-    return False, ("not yet: a pair has full overlap when every hypothesis word (except '.') occurs in the premise, "
-                   "as data.hans.full_overlap and each example's meta['overlap'] say; count over the 2,000 "
-                   "training pairs.")
+    return judge_value(
+        answer, read=lambda a: numbers(a, 2),
+        refuse="expected two numbers (overlap_share, entailed_share), got {answer!r}.",
+        screen=lambda v: "give both as shares in [0, 1], not percentages." if any(x > 1 or x < 0 for x in v) else None,
+        truth=survey7_overlap_truth, match=within(0.005),
+        ok=("correct: without conjunctions, full overlap is rarer and says nothing about entailment; the data gives "
+            "the heuristic nothing to learn."),
+        mistakes=[
+            Mistake("the two numbers are in the wrong order: (overlap_share, entailed_share).", lambda t: (t[1], t[0])),
+            Mistake("those are the numbers of toy NLI with all four kinds; build it without the conjunction kind "
+                    "(kinds=(\"paraphrase\", \"negation\", \"chain\")).", lambda t: _overlap_mistakes()["standard"]),
+            Mistake("that is the share of entailed pairs that have full overlap; the question asks the other way: "
+                    "among the full-overlap pairs, the share labelled entailment.",
+                    lambda t: (t[0], _overlap_mistakes()["reverse"][1])),
+        ],
+        not_yet=lambda v, t: (
+            "the overlap share is right; the entailed share is taken among the full-overlap pairs only."
+            if abs(v[0] - t[0]) <= 0.005 else
+            "not yet: a pair has full overlap when every hypothesis word (except '.') occurs in the premise, as "
+            "data.hans.full_overlap and each example's meta['overlap'] say; count over the 2,000 training pairs."))

@@ -1,13 +1,14 @@
-"""Checkers of the exercises of ``survey_07b_real_encoder`` (§7 II: a behavioural suite for a real encoder,
-Rogers et al. 2020):
+"""Checkers of the exercises of ``survey_07b_real_encoder`` (§7 II: a behavioural suite for a real encoder, Rogers et
+al. 2020):
 
 * ``ex-s7r-wilson``: the 95% Wilson interval of a failure rate (the figure's whiskers);
 * ``ex-s7r-typo-variants``: every sentence the INV typo test can make of a test sentence.
 
-Every answer is a function, run on hidden cases; the truths come from the library (``stats.wilson_interval``, the typo test of ``data.checklist.sst2_suite``) on inputs built here,
-so none depends on the profile the notebook runs at or needs a fine-tuned model. Models are built inside
-``torch.random.fork_rng`` (``quiet_build``) and a student's function runs inside one too, so checking never moves
-a notebook's random state. Used by that notebook's exercise cells.
+Every answer is a function, run on hidden cases; the truths come from the library (``stats.wilson_interval``, the
+typo test of ``data.checklist.sst2_suite``) on inputs built here, so none depends on the profile the notebook runs
+at or needs a fine-tuned model. Models are built inside ``torch.random.fork_rng`` (``quiet_build``) and a student's
+function runs inside one too, so checking never moves a notebook's random state. Used by that notebook's exercise
+cells.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from bertology_lib.book.exercises.cases import close_all, numbers, run_cases
+from bertology_lib.book.exercises.cases import judge_function, numbers, within
 from bertology_lib.book.exercises.checks import checker
 
 
@@ -76,26 +77,17 @@ def _check_s7r_wilson(answer):
     """``answer``: a function ``wilson(k, n)`` returning the 95% Wilson score interval (low, high) of k
     failures out of n items (z = 1.96, no continuity correction), as ``stats.wilson_interval``; run on hidden
     counts, +-1e-4."""
-    got, err = run_cases(answer, "wilson", S7R_WILSON_CASES)
-    if err:
-        return False, err
-    vals = [numbers(g, 2) for g in got]
-    if any(v is None for v in vals):
-        return False, f"wilson should return two numbers (low, high), got {got[0]!r}."
-    if any(x > 1 + 1e-9 for v in vals for x in v):
-        return False, "give the bounds as shares in [0, 1], as the failure rates are, not in percent."
-    truth = [s7r_wilson_truth(*c) for c in S7R_WILSON_CASES]
-    if all(close_all(v, t, 1e-4) for v, t in zip(vals, truth)):
-        return True, ("correct: the interval is asymmetric near 0 and 1, never leaves [0, 1] and keeps a width at 0 "
-                      "failures; it narrows only with the square root of the items pooled.")
-    mistakes = [_wilson_mistakes(*c) for c in S7R_WILSON_CASES]
-    for key, hint in _WILSON_HINTS.items():
-        if all(close_all(v, m[key], 1e-4) for v, m in zip(vals, mistakes)):
-            return False, hint
-    i = next(i for i, (v, t) in enumerate(zip(vals, truth)) if not close_all(v, t, 1e-4))
-    return False, (f"not yet: wilson{S7R_WILSON_CASES[i]} = ({vals[i][0]:.4f}, {vals[i][1]:.4f}) is off; with "
-                   "p = k / n and z = 1.96, Wilson's interval is centred on (p + z^2/2n) / (1 + z^2/n), not on p, "
-                   "and its half-width has z^2/4n^2 under the square root beside p(1 - p)/n.")
+    return judge_function(
+        answer, "wilson", S7R_WILSON_CASES, read=lambda g: numbers(g, 2),
+        refuse="wilson should return two numbers (low, high), got {first!r}.",
+        screen=lambda v: ("give the bounds as shares in [0, 1], as the failure rates are, not in percent."
+                          if any(x > 1 + 1e-9 for pair in v for x in pair) else None),
+        truth=s7r_wilson_truth, match=within(1e-4), mistakes=_wilson_mistakes, hints=_WILSON_HINTS,
+        ok=("correct: the interval is asymmetric near 0 and 1, never leaves [0, 1] and keeps a width at 0 failures; "
+            "it narrows only with the square root of the items pooled."),
+        not_yet=lambda i, v, t: (f"not yet: wilson{S7R_WILSON_CASES[i]} = ({v[i][0]:.4f}, {v[i][1]:.4f}) is off; with "
+                                 "p = k / n and z = 1.96, Wilson's interval is centred on (p + z^2/2n) / (1 + z^2/n), "
+                                 "not on p, and its half-width has z^2/4n^2 under the square root beside p(1 - p)/n."))
 
 
 S7R_TYPO_CASES: tuple[str, ...] = (
@@ -178,25 +170,17 @@ def _check_s7r_typo(answer):
     ``checklist.sst2_suite`` draws them; run on hidden sentences, exact (as a set)."""
     import torch
 
-    with torch.random.fork_rng(devices=[]):
-        got, err = run_cases(answer, "typo_variants", [(t,) for t in S7R_TYPO_CASES],
-                             lambda c: f"typo_variants({c[0]!r})")
-    if err:
-        return False, err
-    vals = [_as_sentences(g) for g in got]
-    if any(v is None for v in vals):
-        return False, (f"typo_variants should return a set of sentences (every perturbed text the test can make), "
-                       f"got {got[0]!r:.80}.")
-    truth = [set(s7r_typo_truth(t)) for t in S7R_TYPO_CASES]
-    if vals == truth:
-        return True, ("correct: a sentence gives a few dozen possible typos, the test draws one; a few of them "
-                      "change nothing at all, and such an item cannot fail the INV test.")
-    mistakes = [_typo_mistakes(t) for t in S7R_TYPO_CASES]
-    for key, hint in _TYPO_HINTS.items():
-        if all(v == m[key] for v, m in zip(vals, mistakes)):
-            return False, hint
-    i = next(i for i, (v, t) in enumerate(zip(vals, truth)) if v != t)
-    extra, missing = sorted(vals[i] - truth[i]), sorted(truth[i] - vals[i])
-    example = f"includes {extra[0]!r}, which the test never makes" if extra else f"misses {missing[0]!r}"
-    return False, (f"not yet: typo_variants({S7R_TYPO_CASES[i]!r}) {example}; pick one word of at least 4 "
-                   "characters, all letters, swap two adjacent characters, and re-join the words with spaces.")
+    def not_yet(i, v, t):
+        extra, missing = sorted(v[i] - t[i]), sorted(t[i] - v[i])
+        example = f"includes {extra[0]!r}, which the test never makes" if extra else f"misses {missing[0]!r}"
+        return (f"not yet: typo_variants({S7R_TYPO_CASES[i]!r}) {example}; pick one word of at least 4 characters, "
+                "all letters, swap two adjacent characters, and re-join the words with spaces.")
+
+    with torch.random.fork_rng(devices=[]):  # a student's function may draw random numbers
+        return judge_function(
+            answer, "typo_variants", [(t,) for t in S7R_TYPO_CASES], show=lambda c: f"typo_variants({c[0]!r})",
+            read=_as_sentences, refuse=("typo_variants should return a set of sentences (every perturbed text the test "
+                                        "can make), got {first!r:.80}."),
+            truth=lambda text: set(s7r_typo_truth(text)), mistakes=_typo_mistakes, hints=_TYPO_HINTS,
+            ok=("correct: a sentence gives a few dozen possible typos, the test draws one; a few of them change "
+                "nothing at all, and such an item cannot fail the INV test."), not_yet=not_yet)
