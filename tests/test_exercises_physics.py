@@ -27,7 +27,7 @@ from bertology_lib.book.exercises import physics_03_pretrain_finetune as p3
 from bertology_lib.book.exercises import physics_04_celebrities as p4
 from bertology_lib.book.exercises import physics_05_probing as p5
 from bertology_lib.book.exercises import physics_06_bert as p6
-from bertology_lib.book.exercises.quick import bio_exposures
+from bertology_lib.book.exercises.quick_physics import bio_exposures
 from bertology_lib.data import bios
 from bertology_lib.experiments.physics import grid as px
 from bertology_lib.experiments.physics.config import PhysicsConfig, bios_tokenizer

@@ -18,7 +18,7 @@ import pytest
 
 import exercise_cells as cells
 from bertology_lib.book import exercises as ex
-from bertology_lib.book.exercises import quick
+from bertology_lib.book.exercises import quick_survey as quick
 from bertology_lib.book.exercises import survey_03_1_syntax as s31
 from bertology_lib.book.exercises import survey_03_2_semantics as s32
 from bertology_lib.book.exercises import survey_03_3_world_knowledge as s33

@@ -37,8 +37,9 @@ Where things are:
   nothing else;
 * the shared pieces, by concept: ``checks`` (the registry, :func:`check`, :class:`Feedback` and the answer
   readers such as :func:`as_number`), ``cases`` (running a student's function on hidden cases, comparing
-  numbers, building models quietly, and the common checker skeleton), ``quick`` (the quick-profile data every
-  truth is computed on) and ``export`` (student and teacher notebooks).
+  numbers, building models quietly, and the common checker skeleton), ``quick_survey`` and ``quick_physics`` (the
+  quick-profile data the survey's and the physics truths are computed on) and ``export`` (student and teacher
+  notebooks).
 
 Used by every notebook's exercises and ``bertology export-student``.
 """
@@ -63,7 +64,7 @@ from bertology_lib.book.exercises.export import (
     write_notebook,
 )
 
-SHARED_MODULES = ("cases", "checks", "export", "quick")
+SHARED_MODULES = ("cases", "checks", "export", "quick_physics", "quick_survey")
 """The modules of this package that hold no exercise's checker."""
 
 NOTEBOOK_MODULES = tuple(m.name for m in pkgutil.iter_modules(__path__) if m.name not in SHARED_MODULES)

@@ -5,7 +5,7 @@ together, Allen-Zhu & Li 2023):
 * ``ex-physics02-lag``: how far QA-test's learning curve lags QA-train's, a function run on hidden curves.
 
 Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick`), never from the profile the notebook runs
+(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from bertology_lib.book.exercises.cases import Mistake, call_all, judge_value, within
 from bertology_lib.book.exercises.checks import as_number, as_positive, checker
-from bertology_lib.book.exercises.quick import bio_exposures, physics_config
+from bertology_lib.book.exercises.quick_physics import bio_exposures, physics_config
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -5,7 +5,7 @@ augmentation, Allen-Zhu & Li 2023):
 * ``ex-physics03-exposures``: how often each fact is read in the quick pretraining, single vs multi5+permute.
 
 Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick`), never from the profile the notebook runs
+(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 
@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_number, as_pair, checker
-from bertology_lib.book.exercises.quick import bio_exposures, physics_config
+from bertology_lib.book.exercises.quick_physics import bio_exposures, physics_config
 
 
 def physics_bits_truth() -> float:

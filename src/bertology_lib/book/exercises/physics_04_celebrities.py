@@ -4,7 +4,7 @@
 * ``ex-physics04-exposures``: how often each minority fact is read in the quick celebrity pretraining.
 
 Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick`), never from the profile the notebook runs
+(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 
@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_positive, as_share, checker
-from bertology_lib.book.exercises.quick import bio_exposures, physics_config
+from bertology_lib.book.exercises.quick_physics import bio_exposures, physics_config
 
 
 def _celebrity_quick():

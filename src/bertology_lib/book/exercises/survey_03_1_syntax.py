@@ -4,7 +4,7 @@
 * ``ex-survey31-npi``: the accuracy by condition of a licensing rule with no notion of structure.
 
 Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
-profile's probe sentences and NPI suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its
+profile's probe sentences and NPI suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its
 checks at any profile. Used by that notebook's exercise cells.
 """
 
@@ -14,7 +14,7 @@ import functools
 
 from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_share, as_shares, checker
-from bertology_lib.book.exercises.quick import probe_table, suite_items
+from bertology_lib.book.exercises.quick_survey import probe_table, suite_items
 
 
 def _type_ceiling(table, rows) -> float:

@@ -4,7 +4,7 @@
 * ``ex-survey32-objprior``: the accuracy of an object-frequency prior on the selectional suite.
 
 Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
-profile's corpus and selectional suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its
+profile's corpus and selectional suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its
 checks at any profile. Used by that notebook's exercise cells.
 """
 
@@ -15,7 +15,7 @@ from collections import Counter
 
 from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_number, as_share, as_whole_number, checker
-from bertology_lib.book.exercises.quick import minibert_config, prefer_more_frequent, suite_items
+from bertology_lib.book.exercises.quick_survey import minibert_config, prefer_more_frequent, suite_items
 
 
 def survey32_clear_truth(n: int = 80) -> int:

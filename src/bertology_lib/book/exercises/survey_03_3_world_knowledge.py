@@ -4,7 +4,7 @@
 * ``ex-survey33-chain``: how many stated size comparisons a held-out pair needs, on average.
 
 Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
-profile's knowledge base and knowledge suite: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its
+profile's knowledge base and knowledge suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its
 checks at any profile. Used by that notebook's exercise cells.
 """
 
@@ -14,7 +14,7 @@ from collections import Counter, deque
 
 from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_number, as_shares, checker
-from bertology_lib.book.exercises.quick import minibert_config, prefer_more_frequent, suite_items
+from bertology_lib.book.exercises.quick_survey import minibert_config, prefer_more_frequent, suite_items
 
 
 SURVEY33_RELATIONS = ("lives_in", "occupation")

@@ -5,7 +5,7 @@
 * ``ex-survey34-prior-code``: the compression of a code that knows only the tag frequencies.
 
 Every truth is computed here from the library and its generators at a configuration the exercise fixes (the
-quick profile's probe sentences: :mod:`bertology_lib.book.exercises.quick`), so the notebook passes its checks at any
+quick profile's probe sentences: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its checks at any
 profile. Used by that notebook's exercise cells.
 """
 
@@ -16,7 +16,7 @@ from collections import Counter
 
 from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_positive, as_share, checker
-from bertology_lib.book.exercises.quick import probe_table
+from bertology_lib.book.exercises.quick_survey import probe_table
 
 
 def survey34_memorise_truth(seed: int = 0) -> float:

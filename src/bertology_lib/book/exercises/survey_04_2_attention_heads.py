@@ -2,7 +2,7 @@
 2020):
 
 * ``ex-survey42-uniform``: the mean attention to [SEP] of a head attending uniformly, on the quick held-out
-  sentences (:mod:`bertology_lib.book.exercises.quick`);
+  sentences (:mod:`bertology_lib.book.exercises.quick_survey`);
 * ``ex-survey42-normshare``: the [CLS]/[SEP] focus by norm (Kobayashi et al. 2020), a function run on hidden
   attention maps.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bertology_lib.book.exercises.cases import Mistake, judge_each_case, judge_value, within
 from bertology_lib.book.exercises.checks import as_share, checker
-from bertology_lib.book.exercises.quick import probe_table
+from bertology_lib.book.exercises.quick_survey import probe_table
 
 
 def _quick_held_out_lengths() -> list[int]:
