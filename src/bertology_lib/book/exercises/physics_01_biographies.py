@@ -4,8 +4,8 @@
   shuffled;
 * ``ex-physics01-match``: the QA evaluation's exact match, a function run on hidden (prediction, gold) pairs.
 
-Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
+Every truth is computed here from the library and the bioS generator at the configuration the exercise names (the
+quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 

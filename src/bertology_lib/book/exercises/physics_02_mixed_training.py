@@ -1,11 +1,11 @@
-"""Checkers of the exercises of ``physics_02_mixed_training`` (Mixed training: biographies and questions
-together, Allen-Zhu & Li 2023):
+"""Checkers of the exercises of ``physics_02_mixed_training`` (Mixed training: biographies and questions together,
+Allen-Zhu & Li 2023):
 
 * ``ex-physics02-qa-reads``: how many times the quick mixed run shows each QA-train question;
 * ``ex-physics02-lag``: how far QA-test's learning curve lags QA-train's, a function run on hidden curves.
 
-Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
+Every truth is computed here from the library and the bioS generator at the configuration the exercise names (the
+quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 

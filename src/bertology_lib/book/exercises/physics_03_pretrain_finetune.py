@@ -1,11 +1,11 @@
-"""Checkers of the exercises of ``physics_03_pretrain_finetune`` (Pretrain, then fine-tune: knowledge
-augmentation, Allen-Zhu & Li 2023):
+"""Checkers of the exercises of ``physics_03_pretrain_finetune`` (Pretrain, then fine-tune: knowledge augmentation,
+Allen-Zhu & Li 2023):
 
 * ``ex-physics03-bits``: the bits of knowledge per bioS person;
 * ``ex-physics03-exposures``: how often each fact is read in the quick pretraining, single vs multi5+permute.
 
-Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
+Every truth is computed here from the library and the bioS generator at the configuration the exercise names (the
+quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 

@@ -3,8 +3,8 @@
 * ``ex-physics04-majority``: the minority's majority-baseline accuracy (the grey tick of the ``with`` bar);
 * ``ex-physics04-exposures``: how often each minority fact is read in the quick celebrity pretraining.
 
-Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
+Every truth is computed here from the library and the bioS generator at the configuration the exercise names (the
+quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 

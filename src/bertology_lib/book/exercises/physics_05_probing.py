@@ -1,13 +1,13 @@
-"""Checkers of the exercises of ``physics_05_probing`` (Where the knowledge is stored: P- and Q-probing,
-Allen-Zhu & Li 2023):
+"""Checkers of the exercises of ``physics_05_probing`` (Where the knowledge is stored: P- and Q-probing, Allen-Zhu & Li
+2023):
 
-* ``ex-physics05-ceiling``: the share of Q-probe test people whose university no training person has (one
-  minus it is the probe's accuracy ceiling);
+* ``ex-physics05-ceiling``: the share of Q-probe test people whose university no training person has (one minus it
+  is the probe's accuracy ceiling);
 * ``ex-physics05-chance``: the chance that unrelated numbers pass the rule "Spearman rho >= 0.7" over the quick
   grid's models.
 
-Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
+Every truth is computed here from the library and the bioS generator at the configuration the exercise names (the
+quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 

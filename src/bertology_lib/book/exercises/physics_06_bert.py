@@ -1,11 +1,11 @@
-"""Checkers of the exercises of ``physics_06_bert`` (BERT: what a masked language model can extract, Allen-Zhu
-& Li 2023):
+"""Checkers of the exercises of ``physics_06_bert`` (BERT: what a masked language model can extract, Allen-Zhu & Li
+2023):
 
 * ``ex-physics06-length``: the best accuracy of a guesser that knows only the answer's number of words;
 * ``ex-physics06-targets``: how often each word of a fact is a masked target in the quick BERT pretraining.
 
-Every truth is computed here from the library and the bioS generator at the configuration the exercise names
-(the quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
+Every truth is computed here from the library and the bioS generator at the configuration the exercise names (the
+quick sizes, seed 0: :mod:`bertology_lib.book.exercises.quick_physics`), never from the profile the notebook runs
 at, so a teacher notebook passes its checks at smoke and at quick alike. Used by that notebook's exercise cells.
 """
 

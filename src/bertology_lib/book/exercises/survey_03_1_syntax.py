@@ -4,8 +4,8 @@
 * ``ex-survey31-npi``: the accuracy by condition of a licensing rule with no notion of structure.
 
 Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
-profile's probe sentences and NPI suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its
-checks at any profile. Used by that notebook's exercise cells.
+profile's probe sentences and NPI suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes
+its checks at any profile. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
 * ``ex-survey32-objprior``: the accuracy of an object-frequency prior on the selectional suite.
 
 Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
-profile's corpus and selectional suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its
-checks at any profile. Used by that notebook's exercise cells.
+profile's corpus and selectional suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes
+its checks at any profile. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
 * ``ex-survey33-chain``: how many stated size comparisons a held-out pair needs, on average.
 
 Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
-profile's knowledge base and knowledge suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its
-checks at any profile. Used by that notebook's exercise cells.
+profile's knowledge base and knowledge suite: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook
+passes its checks at any profile. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
-"""Checkers of the exercises of ``survey_03_4_probing_limits`` (§3.4 Limitations of probing, Rogers et al.
-2020):
+"""Checkers of the exercises of ``survey_03_4_probing_limits`` (§3.4 Limitations of probing, Rogers et al. 2020):
 
 * ``ex-survey34-memorise``: the control-task accuracy of a perfect memoriser;
 * ``ex-survey34-prior-code``: the compression of a code that knows only the tag frequencies.
 
-Every truth is computed here from the library and its generators at a configuration the exercise fixes (the
-quick profile's probe sentences: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its checks at any
-profile. Used by that notebook's exercise cells.
+Every truth is computed here from the library and its generators at a configuration the exercise fixes (the quick
+profile's probe sentences: :mod:`bertology_lib.book.exercises.quick_survey`), so the notebook passes its checks at
+any profile. Used by that notebook's exercise cells.
 """
 
 from __future__ import annotations

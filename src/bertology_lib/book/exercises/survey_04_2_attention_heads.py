@@ -1,5 +1,4 @@
-"""Checkers of the exercises of ``survey_04_2_attention_heads`` (§4.2 Self-attention heads, Rogers et al.
-2020):
+"""Checkers of the exercises of ``survey_04_2_attention_heads`` (§4.2 Self-attention heads, Rogers et al. 2020):
 
 * ``ex-survey42-uniform``: the mean attention to [SEP] of a head attending uniformly, on the quick held-out
   sentences (:mod:`bertology_lib.book.exercises.quick_survey`);
