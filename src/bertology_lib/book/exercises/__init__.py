@@ -39,7 +39,9 @@ Where things are:
   readers such as :func:`as_number`), ``cases`` (running a student's function on hidden cases, comparing
   numbers, building models quietly, and the common checker skeleton), ``quick_survey`` and ``quick_physics`` (the
   quick-profile data the survey's and the physics truths are computed on) and ``export`` (student and teacher
-  notebooks).
+  notebooks);
+* their tests: ``tests/test_exercises_<part>.py`` (``survey_02`` ... ``survey_07``, ``physics``, ``duplication``),
+  which read each teacher solution from its notebook.
 
 Used by every notebook's exercises and ``bertology export-student``.
 """
@@ -71,7 +73,7 @@ NOTEBOOK_MODULES = tuple(m.name for m in pkgutil.iter_modules(__path__) if m.nam
 """The checker modules, one per notebook with exercises, each named after its notebook; importing them
 registers their checkers."""
 
-for _name in NOTEBOOK_MODULES:
+for _name in NOTEBOOK_MODULES:  # importing a module registers its checkers
     importlib.import_module(f"{__name__}.{_name}")
 
 __all__ = ["CHECKERS", "NOTEBOOK_MODULES", "SHARED_MODULES", "Feedback", "as_number", "as_whole_number", "check",
