@@ -163,27 +163,38 @@ def test_library_closure_follows_imports_and_ignores_unrelated_modules(tmp_path)
     assert len(stamps.library_closure(path)) == len(stamps.library_closure())  # unparsable: everything counts
 
 
-def test_library_closure_follows_only_the_checkers_of_a_notebooks_own_exercises(tmp_path):
+def test_library_closure_follows_only_the_checkers_of_a_notebooks_own_exercises(tmp_path, monkeypatch):
     """The exercises package imports every checker module; a notebook depends only on those of its labels."""
     import nbformat
 
     from bertology_lib.book import stamps
 
     owners = stamps.checker_modules(stamps.library_modules())
-    assert owners["ex-physics03-exposures"] == "bertology_lib.book.exercises.physics"
-    assert owners["ex-physics05-ceiling"] == "bertology_lib.book.exercises.physics"
+    assert owners["ex-physics03-exposures"] == "bertology_lib.book.exercises.physics_03_pretrain_finetune"
+    assert owners["ex-physics05-ceiling"] == "bertology_lib.book.exercises.physics_05_probing"
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "from bertology_lib.book.exercises import check\nprint(check(\"ex-physics03-exposures\", (1, 2)))")])
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     pkg = Path(stamps.__file__).parents[1]
     names = {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
-    assert {"book/exercises/__init__.py", "book/exercises/checks.py", "book/exercises/physics.py",
+    assert {"book/exercises/__init__.py", "book/exercises/checks.py", "book/exercises/physics_03_pretrain_finetune.py",
             "experiments/physics/training.py"} <= names  # its checker, and what that checker imports
-    assert not {"book/exercises/survey.py", "book/exercises/physics2.py", "experiments/survey/behaviour.py"} & names
+    assert not {"book/exercises/survey_02_architecture.py", "book/exercises/physics_04_celebrities.py",
+                "experiments/survey/behaviour.py"} & names
     nb.cells.append(nbformat.v4.new_code_cell("print(check('ex-physics04-exposures', 3))"))
     nbformat.write(nb, path)
-    assert "book/exercises/physics2.py" in {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
+    assert "book/exercises/physics_04_celebrities.py" in {
+        f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
+    # a new notebook's checker module, found by its @checker decorators, changes no other notebook's stamp
+    before = stamps.library_sha(path)
+    new = tmp_path / "survey_09_new.py"
+    new.write_text('from bertology_lib.book.exercises.checks import checker\n\n\n@checker("ex-survey9-new")\n'
+                   'def _check(answer):\n    return True, "yes"\n')
+    real = stamps.library_modules
+    monkeypatch.setattr(stamps, "library_modules", lambda: {**real(), f"{stamps.EXERCISES}.survey_09_new": new})
+    assert stamps.checker_modules(stamps.library_modules())["ex-survey9-new"] == f"{stamps.EXERCISES}.survey_09_new"
+    assert stamps.library_sha(path) == before
     # every label a book notebook checks has a checker module, so no exercise falls outside the closure
     for p in Path(stamps.__file__).parents[3].joinpath("notebooks").glob("*.ipynb"):
         code = "".join("".join(c["source"]) for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code")
@@ -191,25 +202,24 @@ def test_library_closure_follows_only_the_checkers_of_a_notebooks_own_exercises(
 
 
 def test_stamps_hash_code_not_docstrings_comments_or_the_checker_registry(tmp_path):
-    """A docstring, a comment or a new checker module in the exercises package's import list leaves a stamp
-    valid; a change of code does not, nor does an import of anything but a checker module."""
+    """A docstring or a comment leaves a stamp valid, a change of code does not; the exercises package names no
+    checker module (it discovers them), so adding a notebook's checker module changes no other notebook's stamp."""
     from bertology_lib.book import stamps
+    from bertology_lib.book.exercises import NOTEBOOK_MODULES
 
-    def sha(text, module="pkg.mod", checkers=frozenset()):
+    def sha(text, module="pkg.mod"):
         f = tmp_path / "m.py"
         f.write_text(text)
-        return stamps.hashed_source(f, module, frozenset(checkers))
+        return stamps.hashed_source(f, module)
 
     base = sha('"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n')
     assert sha('"""Another doc."""\n# a comment\n\n\ndef f(x):\n    return x + 1  # why\n') == base
     assert sha('def f(x):\n    return x + 2\n') != base
     assert sha('def f(x):\n    """Doc."""\n') == sha('def f(x):\n    pass\n')  # a body that was only a docstring
-    ex = stamps.EXERCISES
-    one = f"from {ex} import (a, b)\nfrom {ex}.checks import check\n"
-    two = f"from {ex} import (a, b, c)\nfrom {ex}.checks import check\n"
-    assert sha(one, ex, {"a", "b", "c"}) == sha(two, ex, {"a", "b", "c"})
-    assert sha(one, ex, {"a", "b"}) != sha(two, ex, {"a", "b"})  # c is not a checker module: it counts
-    assert sha(one, "pkg.mod", {"a", "b", "c"}) != sha(two, "pkg.mod", {"a", "b", "c"})  # only in that package
-    assert sha(f"from {ex}.checks import check\n", ex) != sha(f"from {ex}.checks import check, as_number\n", ex)
+    known = stamps.library_modules()
+    init = known[stamps.EXERCISES]
+    owners = set(stamps.checker_modules(known).values())
+    assert owners == {f"{stamps.EXERCISES}.{m}" for m in NOTEBOOK_MODULES}
+    assert not stamps.imported_modules(init.read_text(), stamps.EXERCISES, True, known) & owners
     (tmp_path / "bad.py").write_bytes(b"def (:\n")
     assert stamps.hashed_source(tmp_path / "bad.py", "pkg.bad") == b"def (:\n"

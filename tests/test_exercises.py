@@ -230,29 +230,54 @@ def test_every_teacher_version_is_what_nbval_runs():
 # ---------------------------------------------------------------- checkers
 
 
-def test_survey2_params_truth_agrees_with_the_real_module():
-    from bertology_lib.experiments.survey import architecture as arch
+def test_each_notebook_has_one_checker_module_named_after_it_with_exactly_its_exercises():
+    """``book/exercises/<notebook>.py`` defines the checkers of that notebook's solution cells and no others, and
+    the package registers every such module it finds (the per-notebook test files are ``test_exercises_<part>``)."""
+    from bertology_lib.book import stamps
 
-    def encoder(n: int) -> int:  # parameters n 768-wide layers add to a BertModel
-        c0, cn = arch.bert_config("bert-base"), arch.bert_config("bert-base")
-        c0.num_hidden_layers, cn.num_hidden_layers = 0, n
-        return arch.instantiated_count(cn) - arch.instantiated_count(c0)
+    owners = stamps.checker_modules(stamps.library_modules())
+    checked = {p.stem: {ex.solution_label(c) for c in nbformat.read(p, as_version=4).cells if ex.is_solution_cell(c)}
+               for p in WITH_SOLUTIONS}
+    modules = {m.rsplit(".", 1)[1] for m in owners.values()}
+    assert modules == set(checked) == set(ex.NOTEBOOK_MODULES)
+    for name, labels in checked.items():
+        assert {label for label, m in owners.items() if m.endswith(f".{name}")} == labels, name
+    assert len(ex.CHECKERS) == len(owners) == sum(map(len, checked.values()))
 
-    n = ex.survey.survey2_params_truth()
-    emb = arch.bert_config("bert-large").vocab_size * 1024
-    assert encoder(n - 1) <= emb < encoder(n)
 
+def test_the_solution_cell_checks_fail_when_a_notebook_or_its_regression_copy_loses_a_cell(tmp_path, monkeypatch):
+    """The part files' ``test_notebooks_carry_their_solution_cells`` and
+    ``test_regression_copies_carry_the_tested_solution_cells`` read files in the repository and can fail."""
+    import json
+    import shutil
 
-def test_checker_right_and_wrong_answers():
-    n = ex.survey.survey2_params_truth()
-    ok = ex.check("ex-survey2-params", n)
-    assert ok.ok and bool(ok) and "✅" in str(ok)
-    assert ex.check("ex-survey2-params", float(n)).ok
-    for wrong, hint in [(n - 1, "too few"), (n + 1, "too many"), (n - 0.6, "whole number"),
-                        ("five", "whole number"), (0, "at least one"), (True, "whole number")]:
-        fb = ex.check("ex-survey2-params", wrong)
-        assert not fb.ok and not fb and hint in fb.message, (wrong, fb)
-        assert str(n) not in re.findall(r"\d+", fb.message), f"gives the answer away: {fb.message}"
+    import exercise_cells as cells
+
+    name, labels = "survey_02_architecture", {"survey_02_architecture": ("ex-survey2-params",)}
+    for folder in ("notebooks", "tests/regression"):
+        (tmp_path / folder).mkdir(parents=True)
+        shutil.copy(ROOT / folder / f"{name}.ipynb", tmp_path / folder / f"{name}.ipynb")
+    monkeypatch.setattr(cells, "ROOT", tmp_path)
+    cells._solution_cells.cache_clear()
+    try:
+        cells.assert_notebook_cells(labels)
+        cells.assert_regression_copies_carry(labels)
+        copy = tmp_path / "tests" / "regression" / f"{name}.ipynb"
+        nb = json.loads(copy.read_text())
+        cell = next(c for c in nb["cells"] if "".join(c["source"]).startswith("# Exercise: ex-survey2-params"))
+        cell["metadata"]["tags"] = ["hide-cell"]  # nbval's plugin would no longer grade it
+        copy.write_text(json.dumps(nb))
+        with pytest.raises(AssertionError, match="not tagged"):
+            cells.assert_regression_copies_carry(labels)
+        book = tmp_path / "notebooks" / f"{name}.ipynb"
+        nb = json.loads(book.read_text())
+        nb["cells"] = [c for c in nb["cells"] if not "".join(c["source"]).startswith("# Exercise: ex-survey2-params")]
+        book.write_text(json.dumps(nb))
+        cells._solution_cells.cache_clear()
+        with pytest.raises(AssertionError, match="no solution cell"):
+            cells.assert_notebook_cells(labels)
+    finally:
+        cells._solution_cells.cache_clear()
 
 
 def test_unknown_label_names_the_known_ones():
@@ -260,33 +285,3 @@ def test_unknown_label_names_the_known_ones():
         ex.check("ex-nope", 1)
     with pytest.raises(ex.ExerciseError, match="already registered"):
         ex.checker("ex-survey2-params")(lambda a: (True, ""))
-
-
-def test_physics_bits_checker():
-    import math
-
-    from bertology_lib.experiments.physics import biographies as physics_data
-
-    counts = physics_data.possible_values()
-    truth = sum(math.log2(counts[a]) for a in ("birth_date", "birth_city", "university", "major", "company_name"))
-    assert ex.physics.physics_bits_truth() == pytest.approx(truth) and 40 < truth < 60
-    assert ex.check("ex-physics03-bits", truth + 0.05).ok
-    with_city = ex.check("ex-physics03-bits", truth + math.log2(counts["company_city"]))
-    assert not with_city.ok and "company city" in with_city.message
-    assert not ex.check("ex-physics03-bits", "many").ok
-    assert not ex.check("ex-physics03-bits", truth - 5).ok
-
-
-def test_physics_unseen_checker_matches_the_probe_split():
-    from bertology_lib.experiments.physics import config as pcfg
-    from bertology_lib.experiments.physics.probing import people_split
-
-    ds = pcfg.PhysicsConfig.for_profile("quick", people_per_value=0).dataset()  # N = 300, seed 0, the paper's pools
-    tr, te = people_split(len(ds.people), None, 0.5, 0)
-    seen = {ds.people[i].university for i in tr}
-    truth = sum(ds.people[i].university not in seen for i in te) / len(te)
-    assert ex.physics.physics_unseen_truth() == pytest.approx(truth) and 0 < truth < 1
-    assert ex.check("ex-physics05-ceiling", truth).ok
-    opposite = ex.check("ex-physics05-ceiling", 1 - truth)
-    assert not opposite.ok and "opposite" in opposite.message
-    assert not ex.check("ex-physics05-ceiling", 1.5).ok

@@ -1,247 +1,47 @@
-"""The physics notebooks' checked exercises (issue 19, item 6): each checker's truth against an independent
-computation, the notebooks' solution code (pasted here and run with the notebook variables it needs rebuilt;
-the notebook's own cell too once it is there) passes, and typical wrong answers fail with their hint
-without giving the answer away.
+"""The physics notebooks' checked exercises (Allen-Zhu & Li 2023; checkers in
+``bertology_lib.book.exercises.physics_01_biographies`` ... ``physics_06_bert``): each checker's truth against an
+independent computation, the notebooks' solution cells (read from the notebooks and run with the notebook variables
+they need rebuilt) pass, and typical wrong answers fail with their hint without giving the answer away.
 
-Every truth is computed at the configuration the exercise names (the quick sizes, seed 0), so nothing here
-depends on the profile; each test takes about a second (tokenising a few thousand biographies at most).
+Every truth is computed at the configuration the exercise names (the quick sizes, seed 0), so nothing here depends
+on the profile; each test takes about a second (tokenising a few thousand biographies at most).
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
 import math
 import re
 from collections import Counter
-from pathlib import Path
 
 import nbformat
 import numpy as np
 import pandas as pd
 import pytest
 
+import exercise_cells as cells
 from bertology_lib.book import exercises as ex
-from bertology_lib.book.exercises import physics, physics2
+from bertology_lib.book.exercises import physics_01_biographies as p1
+from bertology_lib.book.exercises import physics_02_mixed_training as p2
+from bertology_lib.book.exercises import physics_03_pretrain_finetune as p3
+from bertology_lib.book.exercises import physics_04_celebrities as p4
+from bertology_lib.book.exercises import physics_05_probing as p5
+from bertology_lib.book.exercises import physics_06_bert as p6
+from bertology_lib.book.exercises.quick_physics import bio_exposures
 from bertology_lib.data import bios
 from bertology_lib.experiments.physics import grid as px
 from bertology_lib.experiments.physics.config import PhysicsConfig, bios_tokenizer
 
-ROOT = Path(__file__).resolve().parents[1]  # (importing physics2 above registers its checkers)
-LABELS = {
+NOTEBOOKS = {
     "physics_01_biographies": ("ex-physics01-windows", "ex-physics01-match"),
     "physics_02_mixed_training": ("ex-physics02-qa-reads", "ex-physics02-lag"),
-    "physics_03_pretrain_finetune": ("ex-physics03-exposures",),
+    "physics_03_pretrain_finetune": ("ex-physics03-bits", "ex-physics03-exposures"),
     "physics_04_celebrities": ("ex-physics04-majority", "ex-physics04-exposures"),
-    "physics_05_probing": ("ex-physics05-chance",),
+    "physics_05_probing": ("ex-physics05-ceiling", "ex-physics05-chance"),
     "physics_06_bert": ("ex-physics06-length", "ex-physics06-targets"),
 }
-NOTEBOOK = {label: nb for nb, labels in LABELS.items() for label in labels}
-
-# The solution cells, as the notebook patches insert them (keep them in step with the notebooks).
-SOLUTIONS: dict[str, str] = {
-    "ex-physics01-windows": """\
-# Exercise: ex-physics01-windows
-# Share of 128-token windows holding pieces of two biographies of one person, unshuffled and shuffled;
-# check it with bertology_lib.book.exercises.check("ex-physics01-windows", (unshuffled, shuffled)).
-from bertology_lib.book.exercises import check
-from bertology_lib.training.objectives import pack_sequences
-
-
-def repeated_share(shuffle):
-    ds = bios.generate_dataset(bios.BioConfig(200, multi=5, shuffle=shuffle))
-    ids = tokenizer(ds.texts(), add_special_tokens=False)["input_ids"]
-    owner = pack_sequences([[k] * len(x) for k, x in enumerate(ids)], 128, -1)  # biography index of each token
-    repeated = 0
-    for window in owner:
-        entries = {k for k in window if k >= 0}
-        repeated += len({ds.bios[k].person for k in entries}) < len(entries)
-    return repeated / len(owner)
-
-
-unshuffled, shuffled = repeated_share(False), repeated_share(True)
-print(f"windows with two biographies of one person: {unshuffled:.3f} unshuffled, {shuffled:.3f} shuffled")
-print(check("ex-physics01-windows", (unshuffled, shuffled)))
-""",
-    "ex-physics01-match": """\
-# Exercise: ex-physics01-match
-# exact_match(prediction, gold) -> True/False, the rule that scores a generated answer; check it with
-# bertology_lib.book.exercises.check("ex-physics01-match", exact_match).
-from bertology_lib.book.exercises import check
-
-
-def exact_match(prediction, gold):
-    def normalize(s):
-        s = " ".join(s.split())  # collapse whitespace, strip both ends
-        return s[:-1].rstrip() if s.endswith(".") else s  # drop one trailing full stop
-    return normalize(prediction) == normalize(gold)
-
-
-answer = qa["answer"].iloc[0]
-print(f"{answer!r} with a full stop: {exact_match(answer + '.', answer)}; "
-      f"in lower case: {exact_match(answer.lower(), answer)}")
-print(check("ex-physics01-match", exact_match))
-""",
-    "ex-physics02-qa-reads": """\
-# Exercise: ex-physics02-qa-reads
-# Readings of each QA-train question in the quick mixed run (N = 300, seed 0); check it with
-# bertology_lib.book.exercises.check("ex-physics02-qa-reads", reads).
-from bertology_lib.book.exercises import check
-from bertology_lib.experiments.physics import training as ptrain
-from bertology_lib.experiments.physics.config import bios_tokenizer
-from bertology_lib.training.objectives import pack_labeled
-
-quick, tok = PhysicsConfig.for_profile("quick"), bios_tokenizer()
-qa_windows, _ = pack_labeled(ptrain.qa_examples(quick.dataset(), tok, "train"), quick.seq_len)
-reads = quick.mixed_steps * quick.batch_size * quick.qa_share / len(qa_windows)
-aug = quick.replace(augmentation="multi5+permute")
-bio_windows, _ = ptrain.bio_rows(aug.dataset(), tok, aug.seq_len, aug.packing)
-fact_reads = quick.mixed_steps * quick.batch_size * (1 - quick.qa_share) / len(bio_windows) * 5  # five copies
-print(f"each QA-train question is read {reads:.0f} times, each multi5+permute fact {fact_reads:.0f} times")
-print(check("ex-physics02-qa-reads", reads))
-""",
-    "ex-physics02-lag": """\
-# Exercise: ex-physics02-lag
-# lag(curve): steps between QA-train and QA-test first reaching half their final accuracy; check it with
-# bertology_lib.book.exercises.check("ex-physics02-lag", lag).
-import math
-
-from bertology_lib.book.exercises import check
-
-
-def lag(curve):
-    def first(column):
-        target = 0.5 * float(curve[column].iloc[-1])
-        reached = curve[curve[column] >= target]
-        return float(reached["step"].iloc[0]) if target > 0 and len(reached) else math.nan
-    return first("qa_test") - first("qa_train")
-
-
-print(curves.groupby(["augmentation", "seed"]).apply(lag, include_groups=False))
-print(check("ex-physics02-lag", lag))
-""",
-    "ex-physics03-exposures": """\
-# Exercise: ex-physics03-exposures
-# Readings of each fact in the quick pretraining (N = 300, seed 0), single and multi5+permute; check it with
-# bertology_lib.book.exercises.check("ex-physics03-exposures", (single, multi5_permute)).
-from bertology_lib.book.exercises import check
-from bertology_lib.experiments.physics.config import bios_tokenizer
-
-tok = bios_tokenizer()
-readings = {}
-for aug in ("single", "multi5+permute"):
-    quick = PhysicsConfig.for_profile("quick", augmentation=aug)
-    quick_ds = quick.dataset()
-    windows, _ = ptrain.bio_rows(quick_ds, tok, quick.seq_len, quick.packing)
-    epochs = quick.pretrain_steps * quick.batch_size / len(windows)
-    readings[aug] = epochs * len(quick_ds.bios) / len(quick_ds.people)  # each biography states every fact once
-    print(f"{aug}: {len(windows)} windows, {epochs:.1f} epochs, each fact read {readings[aug]:.0f} times")
-print(check("ex-physics03-exposures", (readings["single"], readings["multi5+permute"])))
-""",
-    "ex-physics04-majority": """\
-# Exercise: ex-physics04-majority
-# The minority's majority baseline in the quick celebrity dataset (300 + 300 people, seed 0); check it with
-# bertology_lib.book.exercises.check("ex-physics04-majority", baseline).
-from bertology_lib.book.exercises import check
-from bertology_lib.data import bios
-
-quick_celeb = px.celebrity_config(PhysicsConfig.for_profile("quick")).dataset()
-celebrities = [quick_celeb.people[i] for i in quick_celeb.groups["majority"]]
-minority = [quick_celeb.people[i] for i in quick_celeb.groups["minority"]]
-guess = bios.majority_baseline(celebrities)  # {attribute: (most common celebrity answer, its share)}
-shares = {a: sum(p.value(a) == guess[a][0] for p in minority) / len(minority) for a in bios.ATTRIBUTES}
-baseline = sum(shares.values()) / len(shares)
-print({a: round(s, 3) for a, s in shares.items()}, f"mean {baseline:.4f}")
-print(check("ex-physics04-majority", baseline))
-""",
-    "ex-physics04-exposures": """\
-# Exercise: ex-physics04-exposures
-# Readings of each minority fact in the quick celebrity pretraining; check it with
-# bertology_lib.book.exercises.check("ex-physics04-exposures", minority_reads).
-from bertology_lib.book.exercises import check
-from bertology_lib.experiments.physics import training as ptrain
-from bertology_lib.experiments.physics.config import bios_tokenizer
-
-
-def epochs(cfg):
-    windows, _ = ptrain.bio_rows(cfg.dataset(), bios_tokenizer(), cfg.seq_len, cfg.packing)
-    return cfg.pretrain_steps * cfg.batch_size / len(windows)
-
-
-quick = PhysicsConfig.for_profile("quick")
-with_celebrities = epochs(px.celebrity_config(quick))
-minority_reads, celebrity_reads = with_celebrities, 5 * with_celebrities  # one biography vs five
-without_reads = epochs(quick.replace(augmentation="permute1"))  # the run without celebrities: one biography each
-print(f"with celebrities: a minority fact is read {minority_reads:.0f} times, a celebrity fact "
-      f"{celebrity_reads:.0f} times; without celebrities each fact is read {without_reads:.0f} times")
-print(check("ex-physics04-exposures", minority_reads))
-""",
-    "ex-physics05-chance": """\
-# Exercise: ex-physics05-chance
-# Chance that unrelated numbers pass "Spearman rho >= 0.7" over the quick grid's models; check it with
-# bertology_lib.book.exercises.check("ex-physics05-chance", p).
-import itertools
-
-import numpy as np
-
-from bertology_lib.book.exercises import check
-
-n = sum(len(s) for s in px.Plan.for_profile("quick").grid_seeds.values())  # one point per (augmentation, seed)
-orders = np.array(list(itertools.permutations(range(n))))  # every order of the QA ranks against the probe ranks
-rho_null = 1 - 6 * ((orders - np.arange(n)) ** 2).sum(axis=1) / (n * (n * n - 1))
-p = float(np.mean(rho_null >= 0.7 - 1e-9))
-print(f"{n} models, {len(orders):,} orders: P(rho >= 0.7) = {p:.4f}")
-print(check("ex-physics05-chance", p))
-""",
-    "ex-physics06-length": """\
-# Exercise: ex-physics06-length
-# Best accuracy of a guess that knows only the answer's number of words, mean over the six attributes;
-# check it with bertology_lib.book.exercises.check("ex-physics06-length", hinted).
-from collections import Counter
-
-from bertology_lib.book.exercises import check
-
-n_dates = (bios.YEARS[1] - bios.YEARS[0] + 1) * len(bios.MONTHS) * (bios.DAYS[1] - bios.DAYS[0] + 1)
-draws = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
-         "company_name": bios.COMPANIES, "company_city": [bios.COMPANY_CITY[c] for c in bios.COMPANIES]}
-
-
-def best_guess(pool, know_length):
-    probs = {v: c / len(pool) for v, c in Counter(pool).items()}  # uniform draws from the pool
-    if not know_length:
-        return max(probs.values())
-    best = {}
-    for v, prob in probs.items():
-        n_words = len(bios.words(v))
-        best[n_words] = max(best.get(n_words, 0.0), prob)
-    return sum(best.values())
-
-
-hinted = (1 / n_dates + sum(best_guess(pool, True) for pool in draws.values())) / 6  # every date has 4 words
-blind = (1 / n_dates + sum(best_guess(pool, False) for pool in draws.values())) / 6
-print(f"best guess knowing the answer's length: {hinted:.4f}; without it: {blind:.4f}")
-print(check("ex-physics06-length", hinted))
-""",
-    "ex-physics06-targets": """\
-# Exercise: ex-physics06-targets
-# Times each word of an attribute value is a masked target in the quick BERT pretraining on multi5+permute;
-# check it with bertology_lib.book.exercises.check("ex-physics06-targets", targets).
-import numpy as np
-
-from bertology_lib.book.exercises import check
-
-quick = PhysicsConfig.for_profile("quick", augmentation="multi5+permute")
-quick_ds = quick.dataset()
-lengths = [len(x) for x in pbert.bert_tokenizer()(quick_ds.texts(), add_special_tokens=True)["input_ids"]]
-rows = round(quick.batch_size * quick.seq_len / float(np.mean(lengths)))  # biographies per BERT batch
-reads = quick.bert_steps * rows / quick.n_people  # readings of each person's biographies, all copies
-targets = reads * quick.bert_mask_prob  # each word is picked for prediction with probability bert_mask_prob
-print(f"{rows} biographies per batch: each fact is read {reads:.0f} times, "
-      f"each of its words is a target {targets:.1f} times")
-print(check("ex-physics06-targets", targets))
-""",
-}
+LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
+RUN = [label for label in LABELS if label != "ex-physics03-bits"]  # bits reads a trained grid: nbval runs it
 
 
 def quick() -> PhysicsConfig:
@@ -257,7 +57,40 @@ def wrong(label: str, answer, hint: str, truth: float | None = None) -> None:
         assert not any(math.isclose(x, truth, rel_tol=0.02) for x in shown if x), f"gives the answer away: {fb}"
 
 
-# ---------------------------------------------------------------- the notebooks' solution cells
+# ---------------------------------------------------------------- the notebooks' solution cells and conventions
+
+
+@pytest.mark.parametrize("label", RUN)
+def test_solution_code_passes_its_check(label):
+    source = cells.solution(label)
+    assert source.splitlines()[0] == f"# Exercise: {label}"
+    assert source.rstrip().splitlines()[-1].startswith(f'print(check("{label}", ')
+    cells.solve(label, **_namespace(cells.notebook_of(label)))
+
+
+def test_every_label_has_a_checker_with_a_docstring():
+    for label in LABELS:
+        assert label in ex.CHECKERS and ex.CHECKERS[label].__doc__, label
+
+
+def test_student_stubs_keep_the_instructions():
+    for label in LABELS:
+        cell = nbformat.v4.new_code_cell(cells.solution(label), metadata={"tags": ["solution", "hide-cell"]})
+        stub = ex.student_stub(cell)
+        assert stub.startswith(f"# Exercise: {label}") and "check(" in stub
+        assert stub.endswith(f'raise NotImplementedError("Exercise {label}: write your solution here")')
+
+
+def test_notebooks_carry_their_solution_cells():
+    # ex-physics03-bits and ex-physics05-ceiling have no {solution} directive: their cells are the answer
+    cells.assert_notebook_cells({nb: [lb for lb in labels if lb not in ("ex-physics03-bits", "ex-physics05-ceiling")]
+                                 for nb, labels in NOTEBOOKS.items()})
+
+
+def test_regression_copies_carry_the_tested_solution_cells():
+    """What nbval runs is what these tests run: the smoke copies hold the notebooks' solution cells, tagged for
+    ``exercise_plugin``, and their reference run passed the check."""
+    cells.assert_regression_copies_carry(NOTEBOOKS)
 
 
 def _namespace(notebook: str) -> dict:
@@ -278,53 +111,16 @@ def _namespace(notebook: str) -> dict:
         ns["curves"] = pd.DataFrame(rows)
     elif notebook == "physics_03_pretrain_finetune":
         ns["ptrain"] = ptrain
+    elif notebook == "physics_05_probing":
+        from bertology_lib.experiments.physics.probing import people_split
+
+        ns["people_split"] = people_split
     elif notebook == "physics_06_bert":
         ns.update(ptrain=ptrain, pbert=pbert)
     return ns
 
 
-def _notebook_cell(label: str) -> str | None:
-    """The notebook's own solution cell of ``label``, once the patch is applied."""
-    nb = nbformat.read(ROOT / "notebooks" / f"{NOTEBOOK[label]}.ipynb", as_version=4)
-    cells = [c.source for c in nb.cells if ex.is_solution_cell(c) and ex.solution_label(c) == label]
-    return cells[0] if cells else None
-
-
-def _run(source: str, ns: dict) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<solution>", "exec"), ns)  # noqa: S102  (our own notebook code)
-    return out.getvalue()
-
-
-@pytest.mark.parametrize("label", list(SOLUTIONS))
-def test_solution_code_passes_its_check(label):
-    source = SOLUTIONS[label]
-    assert source.splitlines()[0] == f"# Exercise: {label}"
-    assert source.rstrip().splitlines()[-1].startswith(f'print(check("{label}", ')
-    printed = _run(source, _namespace(NOTEBOOK[label]))
-    assert f"✅ {label}" in printed and "❌" not in printed, printed
-    cell = _notebook_cell(label)
-    if cell is not None and cell != source:  # the notebook's own cell passes too
-        printed = _run(cell, _namespace(NOTEBOOK[label]))
-        assert f"✅ {label}" in printed and "❌" not in printed, printed
-
-
-def test_every_label_has_a_checker_with_a_docstring():
-    for label in SOLUTIONS:
-        assert label in ex.CHECKERS and ex.CHECKERS[label].__doc__, label
-    assert set(SOLUTIONS) == set(NOTEBOOK)
-
-
-def test_student_stubs_keep_the_instructions():
-    for label, source in SOLUTIONS.items():
-        cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["solution", "hide-cell"]})
-        stub = ex.student_stub(cell)
-        assert stub.startswith(f"# Exercise: {label}") and "check(" in stub
-        assert stub.endswith(f'raise NotImplementedError("Exercise {label}: write your solution here")')
-
-
-# ---------------------------------------------------------------- physics_01
+# ================================================================================ physics_01_biographies
 
 
 def test_windows_truth_by_reading_the_token_stream():
@@ -342,7 +138,7 @@ def test_windows_truth_by_reading_the_token_stream():
             runs = [p for k, p in enumerate(w) if p is not None and (k == 0 or w[k - 1] is None)]
             repeated += max(Counter(runs).values(), default=0) > 1
         shares.append(repeated / len(windows))
-    truth = physics.physics_windows_truth()
+    truth = p1.physics_windows_truth()
     assert truth == pytest.approx(tuple(shares))
     assert truth[0] > 0.9 and truth[1] < 0.1  # unshuffled copies share windows; shuffled hardly ever
     assert ex.check("ex-physics01-windows", (truth[0] - 0.008, truth[1] + 0.008)).ok
@@ -350,7 +146,7 @@ def test_windows_truth_by_reading_the_token_stream():
 
 
 def test_windows_wrong_answers():
-    u, s = physics.physics_windows_truth()
+    u, s = p1.physics_windows_truth()
     wrong("ex-physics01-windows", (s, u), "swapped")
     wrong("ex-physics01-windows", (0.2, 0.5), "lower the share")
     wrong("ex-physics01-windows", (u, s + 0.05), "shuffled share is off")
@@ -379,14 +175,14 @@ def test_match_checker_accepts_the_library_rule_and_names_each_mistake():
 
 
 def test_match_cases_cover_both_verdicts_and_every_kind():
-    cases = physics._match_cases()
+    cases = p1._match_cases()
     verdicts = Counter((kind, bios.exact_match(p, g)) for p, g, kind in cases)
     assert {k for k, _ in verdicts} == {"same", "stop", "space", "case", "stops", "partial"}
     assert verdicts[("stop", True)] and verdicts[("space", True)] and verdicts[("case", False)]
     assert not verdicts[("partial", True)] and not verdicts[("stops", True)]
 
 
-# ---------------------------------------------------------------- physics_02
+# ================================================================================ physics_02_mixed_training
 
 
 def test_qa_reads_truth_counts_tokens():
@@ -396,24 +192,24 @@ def test_qa_reads_truth_counts_tokens():
     n_tokens = sum(len(tok(f"{q.question} {q.answer}.", add_special_tokens=False)["input_ids"]) + 1
                    for q in ds.qa_pairs("train"))
     truth = cfg.mixed_steps * cfg.batch_size * cfg.qa_share / (n_tokens // cfg.seq_len)
-    assert physics.physics_qa_reads_truth() == pytest.approx(truth)
+    assert p2.physics_qa_reads_truth() == pytest.approx(truth)
     assert ex.check("ex-physics02-qa-reads", truth * 1.02).ok
 
 
 def test_qa_reads_wrong_answers():
-    t, cfg = physics.physics_qa_reads_truth(), quick()
+    t, cfg = p2.physics_qa_reads_truth(), quick()
     rows = cfg.mixed_steps * cfg.batch_size * cfg.qa_share
     wrong("ex-physics02-qa-reads", t / cfg.qa_share, "qa_share", t)
     wrong("ex-physics02-qa-reads", rows / (len(cfg.dataset().qa_train) * 6), "packed with many questions", t)
     wrong("ex-physics02-qa-reads", t / 2, "QA-test stays unseen", t)
-    facts = physics.bio_exposures(cfg.replace(augmentation="multi5+permute"), steps=cfg.mixed_steps) * 0.5 * 5
+    facts = bio_exposures(cfg.replace(augmentation="multi5+permute"), steps=cfg.mixed_steps) * 0.5 * 5
     wrong("ex-physics02-qa-reads", facts, "biography fact", t)
     wrong("ex-physics02-qa-reads", t * 1.5, "not quite", t)
     wrong("ex-physics02-qa-reads", "many", "expected a positive number")
 
 
 def test_lag_hidden_cases_by_hand_and_against_the_library():
-    cases = dict(physics._lag_cases()[:6])
+    cases = dict(p2._lag_cases()[:6])
     assert px.curve_lag(cases["rising"]) == 1680 - 960  # halves 0.49 and 0.31
     assert px.curve_lag(cases["final"]) == 960 - 480  # half of the final 0.6, not of the peak 0.9
     assert px.curve_lag(cases["equal"]) == 1680 - 720  # exactly 0.25 counts
@@ -442,16 +238,31 @@ def test_lag_wrong_answers():
         return first("qa_test") - first("qa_train")
 
     wrong("ex-physics02-lag", by_max, "final")
-    wrong("ex-physics02-lag", physics._lag_variant("strict"), ">=")
-    wrong("ex-physics02-lag", physics._lag_variant("position"), "'step' column")
-    wrong("ex-physics02-lag", physics._lag_variant("sign"), "reversed")
+    wrong("ex-physics02-lag", p2._lag_variant("strict"), ">=")
+    wrong("ex-physics02-lag", p2._lag_variant("position"), "'step' column")
+    wrong("ex-physics02-lag", p2._lag_variant("sign"), "reversed")
     wrong("ex-physics02-lag", no_nan, "ends at 0")
     wrong("ex-physics02-lag", by_label, "raised KeyError")
     wrong("ex-physics02-lag", lambda c: "late", "return a number")
     wrong("ex-physics02-lag", 720, "expected a function")
 
 
-# ---------------------------------------------------------------- physics_03
+# ================================================================================ physics_03_pretrain_finetune
+
+
+def test_physics_bits_checker():
+    import math
+
+    from bertology_lib.experiments.physics import biographies as physics_data
+
+    counts = physics_data.possible_values()
+    truth = sum(math.log2(counts[a]) for a in ("birth_date", "birth_city", "university", "major", "company_name"))
+    assert p3.physics_bits_truth() == pytest.approx(truth) and 40 < truth < 60
+    assert ex.check("ex-physics03-bits", truth + 0.05).ok
+    with_city = ex.check("ex-physics03-bits", truth + math.log2(counts["company_city"]))
+    assert not with_city.ok and "company city" in with_city.message
+    assert not ex.check("ex-physics03-bits", "many").ok
+    assert not ex.check("ex-physics03-bits", truth - 5).ok
 
 
 def _epochs_by_tokens(cfg: PhysicsConfig) -> float:
@@ -473,7 +284,7 @@ def _epochs_by_tokens(cfg: PhysicsConfig) -> float:
 def test_exposures_truth_and_wrong_answers():
     single = _epochs_by_tokens(quick().replace(augmentation="single"))
     multi = 5 * _epochs_by_tokens(quick().replace(augmentation="multi5+permute"))
-    truth = physics.physics_exposures_truth()
+    truth = p3.physics_exposures_truth()
     assert truth == pytest.approx((single, multi))
     assert 0.8 < truth[0] / truth[1] < 1.25  # as many readings per fact: the difference is variety, not exposure
     assert ex.check("ex-physics03-exposures", [single * 1.015, multi * 0.985]).ok
@@ -486,7 +297,7 @@ def test_exposures_truth_and_wrong_answers():
     wrong("ex-physics03-exposures", 144, "expected two positive numbers")
 
 
-# ---------------------------------------------------------------- physics_04
+# ================================================================================ physics_04_celebrities
 
 
 def test_minority_majority_truth_is_the_notebooks_grey_tick():
@@ -497,15 +308,15 @@ def test_minority_majority_truth_is_the_notebooks_grey_tick():
     preds = pd.DataFrame([{"person": i, "attribute": a, "answer": ds.people[i].value(a), "correct": False}
                           for i in ds.qa_test for a in bios.ATTRIBUTES])
     tick = float(accuracy_table(preds, ds).loc["mean", "majority"])
-    truth = physics2.physics_minority_majority_truth()
+    truth = p4.physics_minority_majority_truth()
     assert truth == pytest.approx(tick) and 0 < truth < 0.1
     assert ex.check("ex-physics04-majority", truth + 0.0004).ok
 
 
 def test_minority_majority_wrong_answers():
-    t = physics2.physics_minority_majority_truth()
-    wrong("ex-physics04-majority", physics2._in_sample_majority("majority"), "score that answer on the minority", t)
-    wrong("ex-physics04-majority", physics2._in_sample_majority("minority"), "guess comes from QA-train", t)
+    t = p4.physics_minority_majority_truth()
+    wrong("ex-physics04-majority", p4._in_sample_majority("majority"), "score that answer on the minority", t)
+    wrong("ex-physics04-majority", p4._in_sample_majority("minority"), "guess comes from QA-train", t)
     wrong("ex-physics04-majority", t + 0.002, "not quite", t)
     wrong("ex-physics04-majority", 2.5, "expected a share")
 
@@ -513,7 +324,7 @@ def test_minority_majority_wrong_answers():
 def test_minority_exposures_truth_and_wrong_answers():
     celeb = px.celebrity_config(quick())
     assert celeb.pretrain_steps == round(quick().pretrain_steps * 6 / 5)  # 1,500 celebrity + 300 minority bios
-    truth = physics2.physics_minority_exposures_truth()
+    truth = p4.physics_minority_exposures_truth()
     assert truth == pytest.approx(_epochs_by_tokens(celeb))
     without = _epochs_by_tokens(quick().replace(augmentation="permute1"))
     assert 3 < without / truth < 7  # the minority is read several times less often than without celebrities
@@ -525,41 +336,56 @@ def test_minority_exposures_truth_and_wrong_answers():
     wrong("ex-physics04-exposures", -3, "expected a positive number")
 
 
-# ---------------------------------------------------------------- physics_05
+# ================================================================================ physics_05_probing
+
+
+def test_physics_unseen_checker_matches_the_probe_split():
+    from bertology_lib.experiments.physics import config as pcfg
+    from bertology_lib.experiments.physics.probing import people_split
+
+    ds = pcfg.PhysicsConfig.for_profile("quick", people_per_value=0).dataset()  # N = 300, seed 0, the paper's pools
+    tr, te = people_split(len(ds.people), None, 0.5, 0)
+    seen = {ds.people[i].university for i in tr}
+    truth = sum(ds.people[i].university not in seen for i in te) / len(te)
+    assert p5.physics_unseen_truth() == pytest.approx(truth) and 0 < truth < 1
+    assert ex.check("ex-physics05-ceiling", truth).ok
+    opposite = ex.check("ex-physics05-ceiling", 1 - truth)
+    assert not opposite.ok and "opposite" in opposite.message
+    assert not ex.check("ex-physics05-ceiling", 1.5).ok
 
 
 def test_spearman_null_tail_by_hand_and_by_simulation():
     from scipy.stats import spearmanr
 
-    assert physics2.spearman_null_tail(4) == pytest.approx(4 / 24)  # rho 1 (identity) or 0.8 (3 adjacent swaps)
-    assert physics2.spearman_null_tail(4, two_sided=True) == pytest.approx(8 / 24)
+    assert p5.spearman_null_tail(4) == pytest.approx(4 / 24)  # rho 1 (identity) or 0.8 (3 adjacent swaps)
+    assert p5.spearman_null_tail(4, two_sided=True) == pytest.approx(8 / 24)
     orders = list(itertools.permutations(range(6)))
     by_scipy = np.mean([spearmanr(range(6), o).statistic >= 0.7 - 1e-9 for o in orders])
-    assert physics2.spearman_null_tail(6) == pytest.approx(by_scipy)
-    assert 0.010 < physics2.spearman_null_tail(10) < 0.025  # sampled; tables: rho 0.745 at 1%, 0.648 at 2.5%
+    assert p5.spearman_null_tail(6) == pytest.approx(by_scipy)
+    assert 0.010 < p5.spearman_null_tail(10) < 0.025  # sampled; tables: rho 0.745 at 1%, 0.648 at 2.5%
     n = sum(len(s) for s in px.Plan.for_profile("quick").grid_seeds.values())
     rng = np.random.default_rng(0)
     shuffles = rng.permuted(np.tile(np.arange(n), (200_000, 1)), axis=1)
     rho = 1 - 6 * ((shuffles - np.arange(n)) ** 2).sum(1) / (n * (n * n - 1))
     simulated = float(np.mean(rho >= 0.7 - 1e-9))
-    truth = physics2.physics_chance_truth()
+    truth = p5.physics_chance_truth()
     assert abs(simulated - truth) < 0.0015 and 0.005 < truth < 0.1
     assert ex.check("ex-physics05-chance", simulated).ok  # a Monte Carlo answer of this size passes
 
 
 def test_chance_wrong_answers():
     n = sum(len(s) for s in px.Plan.for_profile("quick").grid_seeds.values())
-    t = physics2.physics_chance_truth()
-    wrong("ex-physics05-chance", physics2.spearman_null_tail(n, two_sided=True), "one-sided", t)
-    if not physics2.spearman_null_tail(n, strict=True) == pytest.approx(t):  # at some n no order has rho = 0.7
-        wrong("ex-physics05-chance", physics2.spearman_null_tail(n, strict=True), ">=, not >", t)
+    t = p5.physics_chance_truth()
+    wrong("ex-physics05-chance", p5.spearman_null_tail(n, two_sided=True), "one-sided", t)
+    if not p5.spearman_null_tail(n, strict=True) == pytest.approx(t):  # at some n no order has rho = 0.7
+        wrong("ex-physics05-chance", p5.spearman_null_tail(n, strict=True), ">=, not >", t)
     wrong("ex-physics05-chance", 1 - t, "chance of failing", t)
-    wrong("ex-physics05-chance", physics2.spearman_null_tail(len(px.GRID)), "number of points", t)
+    wrong("ex-physics05-chance", p5.spearman_null_tail(len(px.GRID)), "number of points", t)
     wrong("ex-physics05-chance", 0.2, "not quite", t)
     wrong("ex-physics05-chance", -0.1, "expected a probability")
 
 
-# ---------------------------------------------------------------- physics_06
+# ================================================================================ physics_06_bert
 
 
 def test_length_hint_truth_with_the_bert_tokenizer():
@@ -577,20 +403,20 @@ def test_length_hint_truth_with_the_bert_tokenizer():
         df["masks"] = [len(btok(v, add_special_tokens=False)["input_ids"]) for v in df["value"]]
         prob = df.groupby(["masks", "value"]).size() / len(df)
         total += prob.groupby(level="masks").max().sum()
-    truth = physics2.physics_length_hint_truth()
+    truth = p6.physics_length_hint_truth()
     assert truth == pytest.approx(total / 6)
-    blind = sum(physics2.best_guess(a, False) for a in bios.ATTRIBUTES) / 6
+    blind = sum(p6.best_guess(a, False) for a in bios.ATTRIBUTES) / 6
     assert blind < truth < 2 * blind  # the hint helps, a little
     assert ex.check("ex-physics06-length", truth * 1.015).ok
 
 
 def test_length_hint_wrong_answers():
-    t = physics2.physics_length_hint_truth()
-    blind = sum(physics2.best_guess(a, False) for a in bios.ATTRIBUTES) / 6
+    t = p6.physics_length_hint_truth()
+    blind = sum(p6.best_guess(a, False) for a in bios.ATTRIBUTES) / 6
     wrong("ex-physics06-length", blind, "without the hint", t)
     cities = set(bios.COMPANY_CITY.values())
     uniform_city = len({len(bios.words(c)) for c in cities}) / len(cities)
-    rest = sum(physics2.best_guess(a, True) for a in bios.ATTRIBUTES if a != "company_city")
+    rest = sum(p6.best_guess(a, True) for a in bios.ATTRIBUTES if a != "company_city")
     wrong("ex-physics06-length", (rest + uniform_city) / 6, "company city is not uniform", t)
     wrong("ex-physics06-length", t * 1.5, "not quite", t)
     wrong("ex-physics06-length", "small", "expected a share")
@@ -608,17 +434,17 @@ def test_bert_targets_truth_against_the_batches_bert_trains_on():
     batches = mlm_batches(ds.texts(), tok, MLMObjective(mask_prob=p, unit="word", seq_len=512, bucket=20), rows)
     per_epoch = len(batches._batches())
     exact = cfg.bert_steps / per_epoch * 5 * p  # epochs x five biographies x mask probability
-    truth = physics2.physics_bert_targets_truth()
+    truth = p6.physics_bert_targets_truth()
     assert truth == pytest.approx(exact, rel=0.03)
     assert ex.check("ex-physics06-targets", exact).ok
-    decoder = physics.physics_exposures_truth()[1]
+    decoder = p3.physics_exposures_truth()[1]
     at_decoder_steps = truth * cfg.pretrain_steps / cfg.bert_steps * 0.15 / p  # the calibration's first BERT
     assert 4 < decoder / at_decoder_steps < 10  # several times fewer training signals per fact than the decoder
     assert 0.5 < decoder / truth < 2  # the quick recipe: about as many as the decoder
 
 
 def test_bert_targets_wrong_answers():
-    t, cfg = physics2.physics_bert_targets_truth(), quick()
+    t, cfg = p6.physics_bert_targets_truth(), quick()
     wrong("ex-physics06-targets", t / cfg.bert_mask_prob, "only when it is masked", t)
     wrong("ex-physics06-targets", t * 0.8, "not only the 80%", t)
     wrong("ex-physics06-targets", t / 5, "five biographies", t)

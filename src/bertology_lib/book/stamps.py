@@ -123,10 +123,10 @@ def library_closure(notebook: Path | None = None) -> list[Path]:
     """The library files a notebook's results can depend on: the package modules its code cells import,
     and everything those import in turn (a notebook that cannot be parsed, or no notebook: all of them).
 
-    The exercises package imports every part's checker module (so that all checkers register); a notebook's
+    The exercises package imports every notebook's checker module (so that all checkers register); a notebook's
     results depend only on the checkers of the exercises it checks (the ``"ex-…"`` labels in its code), so
-    from that package only those checker modules are followed. A change to a physics checker then leaves a
-    survey notebook's stamp valid.
+    from that package only those checker modules are followed (:func:`checker_modules`). A change to a physics
+    checker then leaves a survey notebook's stamp valid.
     """
     known = library_modules()
     if notebook is None:
@@ -159,12 +159,11 @@ def _is_docstring(node: Any) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
-def hashed_source(path: Path, module: str, checker_names: frozenset[str] = frozenset()) -> bytes:
+def hashed_source(path: Path, module: str) -> bytes:
     """What :func:`library_sha` hashes of one module: its syntax tree (:func:`ast.dump`, no line numbers)
-    without docstrings, so that comments, docstrings and layout do not stale a stamp; for the exercises
-    package also without its imports of the checker modules named in ``checker_names`` (a notebook follows
-    only its own checkers, :func:`library_closure`), so registering a new part's checkers leaves every other
-    notebook's stamp valid; for the notebook registry (:data:`SPECS_MODULE`) without its top-level registration
+    without docstrings, so that comments, docstrings and layout do not stale a stamp (the exercises package
+    names no checker module, it discovers them, so a new notebook's checkers leave every other notebook's stamp
+    valid); for the notebook registry (:data:`SPECS_MODULE`) without its top-level registration
     statements, whose entry for the notebook :func:`library_sha` hashes instead (:func:`notebook_spec_text`), so
     adding or renaming another notebook leaves every stamp valid. A file that does not parse is hashed as it is."""
     import ast
@@ -180,10 +179,6 @@ def hashed_source(path: Path, module: str, checker_names: frozenset[str] = froze
     if module == SPECS_MODULE:  # the registrations, statements at the top level; each notebook hashes its own
         tree.body = [n for n in tree.body if not (isinstance(n, ast.For) or (
             isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)))]
-    if module == EXERCISES:
-        tree.body = [n for n in tree.body if not (
-            isinstance(n, ast.ImportFrom) and n.module == EXERCISES and not n.level
-            and all(a.name in checker_names and a.asname is None for a in n.names))]
     return ast.dump(tree).encode()
 
 
@@ -196,11 +191,10 @@ def library_sha(notebook: Path | None = None) -> str:
     pkg = Path(__file__).resolve().parents[1]
     known = library_modules()
     names = {f: n for n, f in known.items()}
-    checkers = frozenset(m.rsplit(".", 1)[1] for m in set(checker_modules(known).values()))
     h = hashlib.sha256()
     for f in library_closure(notebook):
         h.update(str(f.relative_to(pkg)).encode())
-        h.update(hashed_source(f, names[f], checkers))
+        h.update(hashed_source(f, names[f]))
         if names[f] == SPECS_MODULE and notebook is not None:
             h.update(notebook_spec_text(Path(notebook).stem).encode())
     return h.hexdigest()

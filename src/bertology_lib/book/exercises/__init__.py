@@ -28,25 +28,27 @@ Students check their answers with :func:`check`, which dispatches to the
 checker registered for the exercise label with :func:`checker`; the returned
 :class:`Feedback` says what is wrong without giving the answer away.
 
-Modules: ``export`` (student and teacher notebooks), ``checks`` (the checker registry), ``cases`` (shared
-checker pieces: hidden cases, number comparisons), and one module
-of checkers per book part (``survey``, ``survey_knowledge`` (§2-§3.3), ``survey_knowledge2`` (§3.4, §4), ``survey_training`` (§5), ``survey_training2`` (§5 III), ``survey_size`` (§6, §7), ``survey_real`` (§6 II, §7 II), ``physics`` (physics 01-03), ``physics2`` (physics 04-06), ``duplication``, ``duplication2`` (duplication 02-03)), imported here so that every
-checker is registered. Used by every notebook's exercises and ``bertology export-student``.
+Where things are:
+
+* one module of checkers per notebook with exercises, named exactly after the notebook
+  (``survey_03_1_syntax``, ``physics_04_celebrities``, ``duplication_02b_nli_classification``, ...; listed
+  in :data:`NOTEBOOK_MODULES`): each defines its exercises' truths and, under ``@checker("<label>")``, their
+  checkers. This package imports every such module it finds, so a new notebook's checkers need its module and
+  nothing else;
+* the shared pieces, by concept: ``checks`` (the registry, :func:`check`, :class:`Feedback` and the answer
+  readers such as :func:`as_number`), ``cases`` (running a student's function on hidden cases, comparing
+  numbers, building models quietly, and the common checker skeleton), ``quick_survey`` and ``quick_physics`` (the
+  quick-profile data the survey's and the physics truths are computed on) and ``export`` (student and teacher
+  notebooks);
+* their tests: ``tests/test_exercises_<part>.py`` (``survey_02`` ... ``survey_07``, ``physics``, ``duplication``),
+  which read each teacher solution from its notebook.
+
+Used by every notebook's exercises and ``bertology export-student``.
 """
 
-from bertology_lib.book.exercises import (  # noqa: F401  (importing them registers the checkers)
-    duplication,
-    duplication2,
-    physics,
-    physics2,
-    survey,
-    survey_knowledge,
-    survey_knowledge2,
-    survey_real,
-    survey_size,
-    survey_training,
-    survey_training2,
-)
+import importlib
+import pkgutil
+
 from bertology_lib.book.exercises.checks import CHECKERS, Feedback, as_number, as_whole_number, check, checker
 from bertology_lib.book.exercises.export import (
     SOLUTION_TAG,
@@ -64,6 +66,17 @@ from bertology_lib.book.exercises.export import (
     write_notebook,
 )
 
-__all__ = ["CHECKERS", "Feedback", "as_number", "as_whole_number", "check", "checker", "SOLUTION_TAG", "STUB",
-           "ExerciseError", "export_student", "export_teacher", "is_solution_cell", "solution_label",
-           "solution_leaks", "strip_solution_directives", "student_notebook", "student_stub", "teacher_notebook", "write_notebook"]
+SHARED_MODULES = ("cases", "checks", "export", "quick_physics", "quick_survey")
+"""The modules of this package that hold no exercise's checker."""
+
+NOTEBOOK_MODULES = tuple(m.name for m in pkgutil.iter_modules(__path__) if m.name not in SHARED_MODULES)
+"""The checker modules, one per notebook with exercises, each named after its notebook; importing them
+registers their checkers."""
+
+for _name in NOTEBOOK_MODULES:  # importing a module registers its checkers
+    importlib.import_module(f"{__name__}.{_name}")
+
+__all__ = ["CHECKERS", "NOTEBOOK_MODULES", "SHARED_MODULES", "Feedback", "as_number", "as_whole_number", "check",
+           "checker", "SOLUTION_TAG", "STUB", "ExerciseError", "export_student", "export_teacher", "is_solution_cell",
+           "solution_label", "solution_leaks", "strip_solution_directives", "student_notebook", "student_stub",
+           "teacher_notebook", "write_notebook"]

@@ -1,6 +1,10 @@
 """Answer checkers: :func:`checker` registers one per exercise label, :func:`check` runs it, and the
 :class:`Feedback` says what is wrong without giving the answer away. Checkers compute the truth
-themselves (from the library and the generators), so no answer is typed in."""
+themselves (from the library and the generators), so no answer is typed in.
+
+Also the readers every checker module uses to read a student's answer (or a student's function's output):
+:func:`as_number`, :func:`as_whole_number`, :func:`as_share`, :func:`as_positive`, :func:`as_shares`,
+:func:`as_pair`, :func:`as_scalar`; each gives None (or a message) for what it cannot read, never an exception."""
 
 from __future__ import annotations
 
@@ -74,5 +78,55 @@ def as_number(answer: Any) -> float | None:
 
 
 def as_whole_number(answer: Any) -> int | None:
+    """``answer`` as an int when it is a whole number (``3`` or ``3.0``), or None."""
     value = as_number(answer)
     return int(value) if value is not None and value.is_integer() else None
+
+
+def as_share(answer: Any) -> float | None:
+    """``answer`` as a number in [0, 1], or None."""
+    v = as_number(answer)
+    return v if v is not None and 0.0 <= v <= 1.0 else None
+
+
+def as_positive(answer: Any) -> float | None:
+    """``answer`` as a number above 0, or None."""
+    v = as_number(answer)
+    return v if v is not None and v > 0 else None
+
+
+def as_shares(answer: Any, keys: tuple[str, ...]) -> tuple[dict[str, float] | None, str]:
+    """``answer`` (a dict, or a pandas Series) as shares with exactly ``keys``; else None and what is wrong."""
+    if hasattr(answer, "to_dict") and not isinstance(answer, dict):
+        answer = answer.to_dict()
+    if not isinstance(answer, dict):
+        return None, f"expected a dict {{{', '.join(repr(k) for k in keys)}: accuracy}}, got {type(answer).__name__}."
+    if set(answer) != set(keys):
+        return None, (f"expected the keys {', '.join(repr(k) for k in keys)}; got "
+                      f"{', '.join(repr(k) for k in answer) or 'none'}.")
+    values = {k: as_share(answer[k]) for k in keys}
+    bad = [k for k, v in values.items() if v is None]
+    if bad:
+        return None, f"every value must be an accuracy between 0 and 1; not so for {', '.join(map(repr, bad))}."
+    return values, ""
+
+
+def as_pair(answer: Any) -> tuple[float, float] | None:
+    """``answer`` as two finite numbers (a tuple, list or array of length 2), or None."""
+    try:
+        items = list(answer)
+    except TypeError:
+        return None
+    if len(items) != 2:
+        return None
+    a, b = as_number(items[0]), as_number(items[1])
+    return None if a is None or b is None else (a, b)
+
+
+def as_scalar(out: Any) -> float | None:
+    """``float(out)`` when it is finite (a 0-d tensor, a numpy scalar; a bool counts as 0 or 1), or None: what a
+    student's function returns where a number is expected."""
+    try:
+        return as_number(float(out))
+    except (TypeError, ValueError, RuntimeError):
+        return None

@@ -1,158 +1,36 @@
-"""Checked exercises of the later duplication notebooks (``duplication_02_boost``'s second,
-``duplication_02b_nli_classification``'s second, ``duplication_03_real_encoder``'s two): for every exercise,
-the checker's truth agrees with an independent computation, the notebook's solution cell passes its check, and
-typical wrong answers fail with their specific hint.
+"""Checked exercises of the duplication notebooks (Kao et al. 2020: ``duplication_01_reconstruction``,
+``duplication_02_boost``, ``duplication_02b_nli_classification``, ``duplication_03_real_encoder``; checkers in the
+modules of the same names under ``bertology_lib.book.exercises``).
 
-``SOLUTIONS`` holds the solution cells exactly as the notebooks carry them. They run here on the notebook's
-variables rebuilt small (a tiny random BERT, smoke sizes; for SST-2, a toy classification task in its place);
-:func:`test_notebook_solution_cells_are_the_tested_ones` keeps the two identical.
+For every exercise the checker's truth agrees with an independent computation, the notebook's solution cell passes
+its check, and typical wrong answers fail with their specific hint. The teacher solution of each exercise is read
+from its notebook (``exercise_cells.solution``) and run here on the notebook's variables rebuilt small (a tiny
+random BERT, smoke sizes; for SST-2, a toy classification task in its place).
 """
 
 from __future__ import annotations
 
 import copy
 import math
-from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 import torch
-import exercise_cells as cells
 
+import exercise_cells as cells
 from bertology_lib.book import exercises as ex
-from bertology_lib.book.exercises import duplication2 as d2
+from bertology_lib.book.exercises import duplication_01_reconstruction as d1
+from bertology_lib.book.exercises import duplication_02_boost as d2
+from bertology_lib.book.exercises import duplication_02b_nli_classification as d2b
+from bertology_lib.book.exercises import duplication_03_real_encoder as d3
 
 torch.set_num_threads(1)
-ROOT = Path(__file__).resolve().parents[1]
-
-# -------------------------------------------------------------------------------- the solution cells
-
-SOLUTIONS: dict[str, str] = {}
-
-SOLUTIONS["ex-dup2-duplicate"] = '''\
-# Exercise: ex-dup2-duplicate
-# Write duplicate_first(model, k): a new BERT encoder whose blocks (model.encoder.layer) are the input's, each of
-# the first k followed by an independent copy of itself (0, 0', 1, 1', ..., k-1, (k-1)', k, ...), with its
-# config.num_hidden_layers updated and the input model left as it was.
-# Check it with check("ex-dup2-duplicate", duplicate_first).
-import copy
-
-import torch
-
-from bertology_lib.book.exercises import check
-
-
-def duplicate_first(model, k):
-    deeper = copy.deepcopy(model)  # the input model stays the baseline
-    old = deeper.encoder.layer
-    pattern = [i for i in range(len(old)) for _ in range(2 if i < k else 1)]  # each copy right after its original
-    deeper.encoder.layer = torch.nn.ModuleList(copy.deepcopy(old[i]) for i in pattern)  # own parameters
-    deeper.config.num_hidden_layers = len(pattern)
-    return deeper
-
-
-start = base.load_model()
-deeper = duplicate_first(start, sizes.duplicate_k)
-# its blocks against those of the variant fine-tuned above (the unused pooler is drawn afresh at every load)
-mine, library = deeper.encoder.state_dict(), sources[first].load_model().encoder.state_dict()
-assert mine.keys() == library.keys() and all(torch.equal(mine[n], library[n]) for n in mine)
-n_start = sum(p.numel() for p in start.parameters())
-added = sum(p.numel() for p in deeper.parameters()) - n_start
-print(f"{first}: {len(deeper.encoder.layer)} blocks instead of {n_blocks}, {added:,} more parameters "
-      f"(+{added / n_start:.0%})")
-print(check("ex-dup2-duplicate", duplicate_first))'''
-
-SOLUTIONS["ex-dup2-floor-gap"] = '''\
-# Exercise: ex-dup2-floor-gap
-# Write floor_gap(scores, train_labels, test_labels): the baseline's test accuracy per seed minus the task's floor
-# (the test accuracy of always predicting the most frequent training label; on a tie, the smallest label), as
-# (mean, low, high): the mean over seeds with its 95% t interval.
-# Check it with check("ex-dup2-floor-gap", floor_gap).
-import math
-from collections import Counter
-
-from scipy import stats as scipy_stats
-
-from bertology_lib.book.exercises import check
-
-
-def floor_gap(scores, train_labels, test_labels):
-    counts = Counter(train_labels)
-    majority = min(counts, key=lambda c: (-counts[c], c))  # the most frequent training label, the smallest on a tie
-    floor = sum(y == majority for y in test_labels) / len(test_labels)  # always predicting it, scored on test
-    d = [s - floor for s in scores]
-    n, mean = len(d), sum(d) / len(d)
-    half = scipy_stats.t.ppf(0.975, n - 1) * math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1)) / math.sqrt(n)
-    return mean, mean - half, mean + half
-
-
-for name, task in toy.items():
-    labels = {split: [e.label for e in task.examples(split)] for split in ("train", "test")}
-    mine = floor_gap([r.score("test") for r in toy_results[name]["baseline"]], labels["train"], labels["test"])
-    assert all(abs(a - b) < 1e-3 for a, b in zip(mine, dup.floor_gap(toy_results[name], task)))  # rounded there
-    print(f"{name}: baseline - {tasks.floor_scores(task)['name']} = {mine[0]:+.3f} ({mine[1]:+.3f} to {mine[2]:+.3f})")
-print(check("ex-dup2-floor-gap", floor_gap))'''
-
-SOLUTIONS["ex-dup3-no-gain"] = '''\
-# Exercise: ex-dup3-no-gain
-# Write no_gain_verdict(gains, margin): from the per-seed paired gains (duplicated - baseline, in points), the
-# verdict of a claim of no gain: "reproduced" when the whole 95% t interval of the mean gain lies within
-# [-margin, margin], "not reproduced" when it lies wholly beyond the margin on one side, else "inconclusive".
-# Check it with check("ex-dup3-no-gain", no_gain_verdict).
-import math
-
-from scipy import stats as scipy_stats
-
-from bertology_lib.book.exercises import check
-
-
-def no_gain_verdict(gains, margin):
-    n, mean = len(gains), sum(gains) / len(gains)
-    half = scipy_stats.t.ppf(0.975, n - 1) * math.sqrt(sum((g - mean) ** 2 for g in gains) / (n - 1)) / math.sqrt(n)
-    low, high = mean - half, mean + half
-    if -margin <= low and high <= margin:
-        return "reproduced"
-    return "not reproduced" if low > margin or high < -margin else "inconclusive"
-
-
-gains = [100 * (a.score("test") - b.score("test")) for a, b in zip(sst2_results[first], sst2_results["baseline"])]
-rule = spec("dup.no_gain_sst2").rule
-mine = no_gain_verdict(gains, rule.margin)
-assert mine == rule.verdict(None, [100 * float(row[k]) for k in ("gain", "ci_low", "ci_high")])  # the claim's rule
-print(f"SST-2, {first} - baseline over {len(gains)} seeds: {sum(gains) / len(gains):+.2f} points, {mine} "
-      f"against ±{rule.margin} (recorded: {claim_sst2.verdict}{' — instrument' * claim_sst2.instrument_failed})")
-print(check("ex-dup3-no-gain", no_gain_verdict))'''
-
-SOLUTIONS["ex-dup3-detectable"] = '''\
-# Exercise: ex-dup3-detectable
-# Write detectable_gain(sd_diff, n): the smallest true gain that a two-sided paired t test at the 5% level detects
-# with 80% power from n seeds whose paired differences have standard deviation sd_diff (in sd_diff's units).
-# Check it with check("ex-dup3-detectable", detectable_gain).
-import math
-
-from scipy import stats as scipy_stats
-
-from bertology_lib.book.exercises import check
-
-
-def detectable_gain(sd_diff, n):
-    # the two-sided test's critical value, plus the distance that puts 80% of the estimated gains beyond it
-    return (scipy_stats.t.ppf(0.975, n - 1) + scipy_stats.t.ppf(0.8, n - 1)) * sd_diff / math.sqrt(n)
-
-
-gains = [100 * (a.score("test") - b.score("test")) for a, b in zip(sst2_results[first], sst2_results["baseline"])]
-sd = float(pd.Series(gains).std())
-mine = detectable_gain(sd, len(gains))
-assert abs(sd - power["sd_gain"].iloc[0]) < 1e-9 and (sd == 0 or abs(mine - power["detectable"].iloc[0]) < 1e-9)
-print(f"SST-2 over {len(gains)} seeds (sd of the paired gain {sd:.2f} points): a true gain of {mine:.2f} points is "
-      f"detected 80% of the time; {detectable_gain(sd, 4 * len(gains)):.2f} with {4 * len(gains)} seeds "
-      f"(the rule's margin: {spec('dup.no_gain_sst2').rule.margin})")
-print(check("ex-dup3-detectable", detectable_gain))'''
 
 NOTEBOOKS = {
-    "duplication_02_boost": ("ex-dup2-duplicate",),
-    "duplication_02b_nli_classification": ("ex-dup2-floor-gap",),
+    "duplication_01_reconstruction": ("ex-dup1-reconstruction", "ex-dup1-cka"),
+    "duplication_02_boost": ("ex-dup2-seeds-needed", "ex-dup2-duplicate"),
+    "duplication_02b_nli_classification": ("ex-dup2-ensemble", "ex-dup2-floor-gap"),
     "duplication_03_real_encoder": ("ex-dup3-no-gain", "ex-dup3-detectable"),
 }
 LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
@@ -162,11 +40,17 @@ LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
 
 
 def test_every_exercise_has_a_checker_and_a_solution_cell_that_follows_the_conventions():
-    cells.assert_conventions(SOLUTIONS, LABELS, 4)
+    cells.assert_conventions(LABELS, 8)
 
 
-def test_notebook_solution_cells_are_the_tested_ones():
-    cells.assert_notebook_cells(NOTEBOOKS, SOLUTIONS)
+def test_notebooks_carry_their_solution_cells():
+    cells.assert_notebook_cells(NOTEBOOKS)
+
+
+def test_regression_copies_carry_the_tested_solution_cells():
+    """What nbval runs is what these tests run: the smoke copies hold the notebooks' solution cells, tagged for
+    ``exercise_plugin``, and their reference run passed the check."""
+    cells.assert_regression_copies_carry(NOTEBOOKS)
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -188,7 +72,110 @@ def test_null_answers_fail(label):
         assert not ex.check(label, null).ok
 
 
+# ================================================================================ duplication_01_reconstruction
+
+
+def test_dup1_reconstruction_truth_counts_real_tokens_layer_by_layer():
+    for mlm, tok, texts in d1.dup1_mlms():
+        hits = torch.zeros(mlm.config.num_hidden_layers + 1)
+        n = 0
+        with torch.no_grad():
+            for t in texts:  # one sentence at a time: no padding at all
+                enc = tok(t, return_tensors="pt")
+                ids = enc["input_ids"][0, 1:-1]  # without [CLS] and [SEP]
+                hs = mlm(**enc, output_hidden_states=True).hidden_states
+                hits += torch.tensor([float((mlm.cls(h)[0, 1:-1].argmax(-1) == ids).sum()) for h in hs])
+                n += len(ids)
+        assert (hits / n).tolist() == pytest.approx(d1.dup1_reconstruction_truth(mlm, tok, texts), abs=1e-6)
+        rates = d1.dup1_reconstruction_truth(mlm, tok, texts)
+        assert 0.3 < min(rates) and max(rates) - min(rates) > 0.05  # decodable, and the layers differ
+        mistakes = d1._reconstruction_mistakes(mlm, tok, texts)
+        assert all(max(abs(a - b) for a, b in zip(mistakes[key], rates)) > 0.01 for key in ("specials", "everything"))
+
+
+def test_dup1_cka_truth_is_linear_cka():
+    import numpy as np
+
+    for x, y in d1._cka_cases():
+        a, b = x.double().numpy(), y.double().numpy()
+        a, b = a - a.mean(0), b - b.mean(0)
+        ref = np.linalg.norm(b.T @ a) ** 2 / (np.linalg.norm(a.T @ a) * np.linalg.norm(b.T @ b))
+        assert d1.dup1_cka_truth(x, y) == pytest.approx(ref, abs=1e-9)
+    x, y = d1._cka_cases()[0]
+    assert d1.dup1_cka_truth(x, y) == pytest.approx(1.0, abs=1e-9)  # a rotated, rescaled, shifted copy
+
+
+def test_dup1_solutions_pass(toy_dir):
+    from transformers import AutoModelForMaskedLM
+
+    from bertology_lib.analysis.activations import run_with_cache
+    from bertology_lib.analysis.reconstruction import reconstruction_by_layer
+    from bertology_lib.analysis.similarity import cka_matrix
+    from bertology_lib.models import minibert
+    from bertology_lib.training import finetune as ft
+
+    src = ft.as_source(toy_dir)
+    tok = src.load_tokenizer()
+    sentences = minibert.fresh_sentences(minibert.MiniBertConfig.for_profile("smoke"), 60)
+    mlm = AutoModelForMaskedLM.from_pretrained(toy_dir).eval()
+    acts = run_with_cache(src.load_model().eval(), tok, [s.words for s in sentences], batch_size=64)
+    ns = {"mlm": mlm, "tok": tok, "texts": [s.text for s in sentences], "acts": acts, "cka": cka_matrix(acts.resid),
+          "reconstruction_by_layer": reconstruction_by_layer}
+    cells.solve("ex-dup1-reconstruction", **ns)
+    cells.solve("ex-dup1-cka", **ns)
+
+
+def test_dup1_wrong_answers():
+    def rates(keep_special=False, everything=False, final=False, skip0=False):
+        @torch.no_grad()
+        def f(mlm, tok, texts):
+            enc = tok(texts, return_tensors="pt", padding=True)
+            ids = enc["input_ids"]
+            keep = enc["attention_mask"].bool()
+            if everything:
+                keep = torch.ones_like(keep)
+            elif not keep_special:
+                keep &= ~torch.isin(ids, torch.tensor(tok.all_special_ids))
+            hs = mlm(**enc, output_hidden_states=True).hidden_states
+            preds = [mlm.cls(h).argmax(-1) for h in hs]
+            target = preds[-1] if final else ids
+            out = [float(((p == target) & keep).sum() / keep.sum()) for p in preds]
+            return out[1:] if skip0 else out
+        return f
+
+    assert ex.check("ex-dup1-reconstruction", rates()).ok
+    cells.fails("ex-dup1-reconstruction", rates(keep_special=True), "special tokens")
+    cells.fails("ex-dup1-reconstruction", rates(everything=True), "padding")
+    cells.fails("ex-dup1-reconstruction", rates(final=True), "logit-lens")
+    cells.fails("ex-dup1-reconstruction", rates(skip0=True), "layer 0")
+    cells.fails("ex-dup1-reconstruction", lambda m, t, x: "high", "one number per layer")
+
+    def cka(x, y, centre=True, frob=False, root=False):
+        x, y = x.double(), y.double()
+        if centre:
+            x, y = x - x.mean(0), y - y.mean(0)
+        if frob:
+            return float((y.T @ x).norm() ** 2 / (x.norm() ** 2 * y.norm() ** 2))
+        v = float((y.T @ x).norm() ** 2 / ((x.T @ x).norm() * (y.T @ y).norm()))
+        return math.sqrt(v) if root else v
+
+    cells.fails("ex-dup1-cka", lambda x, y: cka(x, y, centre=False), "centre")
+    cells.fails("ex-dup1-cka", lambda x, y: cka(x, y, frob=True), "Gram")
+    cells.fails("ex-dup1-cka", lambda x, y: cka(x, y, root=True), "squared")
+    cells.fails("ex-dup1-cka", lambda x, y: 0.5, "rotated")
+
+
 # ================================================================================ duplication_02_boost
+
+
+def test_dup2_seeds_truth_is_where_the_lower_end_clears_zero():
+    from scipy import stats as sst
+
+    for sd, gain in d2.DUP2_SEEDS_CASES:
+        n = d2.dup2_seeds_truth(sd, gain)
+        low = [gain - sst.t.ppf(0.975, k - 1) * sd / math.sqrt(k) for k in (n - 1, n)]
+        assert n >= 2 and low[1] > 0 and (n == 2 or low[0] <= 0)
+    assert d2.dup2_seeds_truth(0.0, 0.01) == 2
 
 
 def _forward_by_hand(model, pattern, ids):
@@ -230,7 +217,7 @@ def test_dup2_duplicate_cases_tell_every_mistake_from_the_truth():
                    for n, _, k in d2.DUP2_DUPLICATE_CASES), key
 
 
-def test_dup2_duplicate_solution_passes(toy_dir, capsys):
+def test_dup2_duplicate_solution_passes(toy_dir):
     from bertology_lib.experiments.duplication import boost as dup
     from bertology_lib.training import finetune as ft
 
@@ -238,7 +225,7 @@ def test_dup2_duplicate_solution_passes(toy_dir, capsys):
     sources = dup.variants(base, n_blocks=2, k=1, second="last")
     ns = {"base": base, "sources": sources, "sizes": SimpleNamespace(duplicate_k=1), "first": "first 1 duplicated",
           "n_blocks": 2}
-    out = cells.solve(SOLUTIONS, "ex-dup2-duplicate", capsys, **ns)
+    out = cells.solve("ex-dup2-duplicate", **ns)
     assert "first 1 duplicated: 3 blocks instead of 2" in out
 
 
@@ -296,24 +283,33 @@ def test_dup2_duplicate_wrong_answers():
 # ================================================================================ duplication_02b_nli_classification
 
 
+def test_dup2_ensemble_truth_sums_probabilities():
+    for members, golds in d2b._ensemble_cases():
+        total = sum(m.double() for m in members)
+        assert d2b.dup2_ensemble_truth(members, golds) == pytest.approx(
+            float((total.argmax(-1) == torch.tensor(golds)).double().mean()))
+    members, golds = d2b._ensemble_cases()[-1]  # one confident member outweighs two hesitant ones
+    assert d2b.dup2_ensemble_truth(members, golds) != d2b._ensemble_mistakes(members, golds)["vote"]
+
+
 def test_dup2_floor_gap_truth_is_the_t_interval_above_the_training_majority():
     import numpy as np
     from scipy import stats as sst
 
-    for scores, train, test, n_labels in d2._floor_cases():
+    for scores, train, test, n_labels in d2b._floor_cases():
         majority = int(np.bincount(train, minlength=n_labels).argmax())  # the first (smallest) of the most frequent
         floor = float(np.mean(np.array(test) == majority))
         gaps = np.array(scores) - floor
         ci = sst.ttest_1samp(gaps, 0.0).confidence_interval(0.95)
-        assert d2.dup2_floor_gap_truth(scores, train, test, n_labels) == pytest.approx(
+        assert d2b.dup2_floor_gap_truth(scores, train, test, n_labels) == pytest.approx(
             (gaps.mean(), ci.low, ci.high), abs=1e-12)
-    truth = [d2.dup2_floor_gap_truth(*c) for c in d2._floor_cases()]
-    for key in d2._FLOOR_HINTS:  # the cases tell every typical mistake from the truth
+    truth = [d2b.dup2_floor_gap_truth(*c) for c in d2b._floor_cases()]
+    for key in d2b._FLOOR_HINTS:  # the cases tell every typical mistake from the truth
         assert any(m[key] != pytest.approx(t, abs=1e-6) for m, t in
-                   zip((d2._floor_mistakes(*c) for c in d2._floor_cases()), truth)), key
+                   zip((d2b._floor_mistakes(*c) for c in d2b._floor_cases()), truth)), key
 
 
-def test_dup2_floor_gap_solution_passes(toy_dir, tmp_cache, capsys):
+def test_dup2_floor_gap_solution_passes(toy_dir, tmp_cache):
     from bertology_lib.data import tasks
     from bertology_lib.experiments.duplication import boost as dup
     from bertology_lib.training import finetune as ft
@@ -322,7 +318,7 @@ def test_dup2_floor_gap_solution_passes(toy_dir, tmp_cache, capsys):
     toy = {"toy NLI": tasks.toy_nli(n_train=16, n_dev=8, n_test=16),
            "toy classification": tasks.toy_classification(n_train=16, n_dev=8, n_test=16)}
     toy_results = {name: dup.run(task, {"baseline": ft.as_source(toy_dir)}, [0, 1], cfg) for name, task in toy.items()}
-    out = cells.solve(SOLUTIONS, "ex-dup2-floor-gap", capsys, toy=toy, toy_results=toy_results, dup=dup, tasks=tasks)
+    out = cells.solve("ex-dup2-floor-gap", toy=toy, toy_results=toy_results, dup=dup, tasks=tasks)
     assert "toy NLI: baseline - always" in out and "toy classification: baseline - always" in out
 
 
@@ -378,6 +374,66 @@ def test_dup2_floor_gap_wrong_answers():
     cells.fails("ex-dup2-floor-gap", lambda s, tr, te: (0.1, 0.0, 0.2), "not yet")
 
 
+# ================================================================================ duplication_02 and _02b: first solutions
+
+
+def test_dup2_solutions_pass(toy_dir, tmp_cache):
+    from bertology_lib import stats
+    from bertology_lib.data import tasks
+    from bertology_lib.experiments.duplication import boost as dup
+    from bertology_lib.training import finetune as ft
+
+    base = ft.as_source(toy_dir)
+    sources = dup.variants(base, n_blocks=2, k=1, second="last")
+    cfg = ft.FinetuneConfig.for_profile("smoke", max_steps=3)
+    toy = {"toy QA (SQuAD 2.0 style)": tasks.toy_qa(n_train=16, n_dev=8, n_test=8),
+           "toy classification": tasks.toy_classification(n_train=16, n_dev=8, n_test=16)}
+    toy_results = {name: dup.run(task, sources, [0, 1], cfg) for name, task in toy.items()}
+    members = [v for v in sources if v != "baseline"]
+    ens = pd.concat([dup.fair_ensembles(r, members).assign(task=name) for name, r in toy_results.items()],
+                    ignore_index=True)
+    ns = {"toy_results": toy_results, "first": "first 1 duplicated", "members": members, "ens": ens, "pd": pd,
+          "stats": stats}
+    cells.solve("ex-dup2-seeds-needed", **ns)
+    cells.solve("ex-dup2-ensemble", **ns)
+
+
+def test_dup2_wrong_answers():
+    from scipy import stats as sst
+
+    def first(ok):
+        n = 2
+        while not ok(n):
+            n += 1
+        return n
+
+    assert ex.check("ex-dup2-seeds-needed", lambda sd, g: first(
+        lambda n: g - sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n) > 0)).ok
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - 1.959964 * sd / math.sqrt(n) > 0), "1.96")
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - 2 * sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
+                                                       > 0), "lower end")
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - sst.t.ppf(0.975, n) * sd / math.sqrt(n) > 0),
+           "n - 1 degrees")
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: 1, "at least 2")
+    cells.fails("ex-dup2-seeds-needed", lambda sd, g: 1000, "too many")
+
+    def accs(members, golds):
+        g = torch.as_tensor(golds)
+        return [float((torch.as_tensor(m).argmax(-1) == g).double().mean()) for m in members]
+
+    def vote(members, golds):
+        p = torch.stack([torch.as_tensor(m) for m in members])
+        v = torch.nn.functional.one_hot(p.argmax(-1), p.shape[-1]).sum(0)
+        return float((v.argmax(-1) == torch.as_tensor(golds)).double().mean())
+
+    cells.fails("ex-dup2-ensemble", vote, "majority vote")
+    cells.fails("ex-dup2-ensemble", lambda m, g: sum(accs(m, g)) / len(m), "mean accuracy")
+    cells.fails("ex-dup2-ensemble", lambda m, g: max(accs(m, g)), "best member")
+    cells.fails("ex-dup2-ensemble", lambda m, g: float((sum(torch.as_tensor(x).log() for x in m).argmax(-1)
+                                                   == torch.as_tensor(g)).double().mean()), "log-probabilities")
+    cells.fails("ex-dup2-ensemble", lambda m, g: 100.0, "share")
+
+
 # ================================================================================ duplication_03_real_encoder
 
 
@@ -386,31 +442,17 @@ def test_dup3_no_gain_truth_is_the_equivalence_rule_on_the_t_interval():
     from scipy import stats as sst
 
     seen = set()
-    for gains, margin in d2.DUP3_NO_GAIN_CASES:
+    for gains, margin in d3.DUP3_NO_GAIN_CASES:
         ci = sst.ttest_1samp(np.array(gains), 0.0).confidence_interval(0.95)
         inside = -margin <= ci.low and ci.high <= margin
         beyond = ci.low > margin or ci.high < -margin
         want = "reproduced" if inside else "not reproduced" if beyond else "inconclusive"
-        assert d2.dup3_no_gain_truth(gains, margin) == want
+        assert d3.dup3_no_gain_truth(gains, margin) == want
         seen.add(want)
     assert seen == {"reproduced", "not reproduced", "inconclusive"}
-    truth = [d2.dup3_no_gain_truth(*c) for c in d2.DUP3_NO_GAIN_CASES]
-    for key in d2._NO_GAIN_HINTS:  # the cases tell every typical mistake from the truth
-        assert [d2._no_gain_mistakes(*c)[key] for c in d2.DUP3_NO_GAIN_CASES] != truth, key
-
-
-def test_dup3_detectable_truth_is_the_t_formula_and_has_about_80_percent_power():
-    import numpy as np
-    from scipy import stats as sst
-
-    for sd, n in d2.DUP3_DETECTABLE_CASES:
-        t = sst.t.ppf(0.975, n - 1) + sst.t.ppf(0.8, n - 1)
-        assert d2.dup3_detectable_truth(sd, n) == pytest.approx(t * sd / math.sqrt(n), rel=1e-12)
-    for n in (5, 10, 30):  # the exact power of the paired t test at that true gain (noncentral t)
-        crit = sst.t.ppf(0.975, n - 1)
-        delta = d2.dup3_detectable_truth(1.0, n) / (1.0 / np.sqrt(n))
-        power = sst.nct.sf(crit, n - 1, delta) + sst.nct.cdf(-crit, n - 1, delta)
-        assert 0.78 < power < 0.83, (n, power)
+    truth = [d3.dup3_no_gain_truth(*c) for c in d3.DUP3_NO_GAIN_CASES]
+    for key in d3._NO_GAIN_HINTS:  # the cases tell every typical mistake from the truth
+        assert [d3._no_gain_mistakes(*c)[key] for c in d3.DUP3_NO_GAIN_CASES] != truth, key
 
 
 def _result(seed: int, accuracy: float):
@@ -440,7 +482,21 @@ def _sst2_names(sst2_results, sst2, seeds) -> dict:
             "spec": spec, "pd": pd}
 
 
-def test_dup3_solutions_pass(toy_dir, tmp_cache, capsys):
+def test_dup3_detectable_truth_is_the_t_formula_and_has_about_80_percent_power():
+    import numpy as np
+    from scipy import stats as sst
+
+    for sd, n in d3.DUP3_DETECTABLE_CASES:
+        t = sst.t.ppf(0.975, n - 1) + sst.t.ppf(0.8, n - 1)
+        assert d3.dup3_detectable_truth(sd, n) == pytest.approx(t * sd / math.sqrt(n), rel=1e-12)
+    for n in (5, 10, 30):  # the exact power of the paired t test at that true gain (noncentral t)
+        crit = sst.t.ppf(0.975, n - 1)
+        delta = d3.dup3_detectable_truth(1.0, n) / (1.0 / np.sqrt(n))
+        power = sst.nct.sf(crit, n - 1, delta) + sst.nct.cdf(-crit, n - 1, delta)
+        assert 0.78 < power < 0.83, (n, power)
+
+
+def test_dup3_solutions_pass(toy_dir, tmp_cache):
     from bertology_lib.data import tasks
     from bertology_lib.experiments.duplication import boost as dup
     from bertology_lib.interventions.duplication import duplicated, duplication_pattern
@@ -454,8 +510,8 @@ def test_dup3_solutions_pass(toy_dir, tmp_cache, capsys):
     results = dup.run(task, sources, seeds, ft.FinetuneConfig.for_profile("smoke", max_steps=3,
                                                                            eval_splits=("test",)))
     names = _sst2_names(results, task, seeds)
-    cells.solve(SOLUTIONS, "ex-dup3-no-gain", capsys, **names)
-    cells.solve(SOLUTIONS, "ex-dup3-detectable", capsys, **names)
+    cells.solve("ex-dup3-no-gain", **names)
+    cells.solve("ex-dup3-detectable", **names)
     # results with a known spread: the verdict and the detectable gain are the library's, printed
     verdicts = set()
     for accs in ((0.80, 0.802, 0.799, 0.801, 0.80), (0.80, 0.84, 0.76, 0.83, 0.78),
@@ -463,10 +519,10 @@ def test_dup3_solutions_pass(toy_dir, tmp_cache, capsys):
         fake = {"baseline": [_result(s, 0.8) for s in range(5)],
                 "first 1 duplicated": [_result(s, a) for s, a in enumerate(accs)]}
         names = _sst2_names(fake, task, list(range(5)))
-        out = cells.solve(SOLUTIONS, "ex-dup3-no-gain", capsys, **names)
+        out = cells.solve("ex-dup3-no-gain", **names)
         assert f"{names['claim_sst2'].verdict} against ±1.0" in out  # the instrument is judged on the toy task
         verdicts.add(names["claim_sst2"].verdict)
-        out = cells.solve(SOLUTIONS, "ex-dup3-detectable", capsys, **names)
+        out = cells.solve("ex-dup3-detectable", **names)
         assert f"a true gain of {float(names['power'].detectable.iloc[0]):.2f} points" in out
     assert verdicts == {"reproduced", "inconclusive", "not reproduced"}
 

@@ -1,0 +1,298 @@
+"""Checked exercises of the survey's §3 notebooks, what BERT knows (``survey_03_1_syntax`` ...
+``survey_03_4_probing_limits``; checkers in the modules of the same names under ``bertology_lib.book.exercises``).
+
+For each exercise the truth agrees with an independent computation, the notebook's solution cell passes its check,
+and typical wrong answers fail with their hint, without the answer in the message. The teacher solution of each
+exercise is read from its notebook (``exercise_cells.solution``) and run here on the notebook's variables rebuilt
+small (the smoke profile).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import exercise_cells as cells
+from bertology_lib.book import exercises as ex
+from bertology_lib.book.exercises import quick_survey as quick
+from bertology_lib.book.exercises import survey_03_1_syntax as s31
+from bertology_lib.book.exercises import survey_03_2_semantics as s32
+from bertology_lib.book.exercises import survey_03_3_world_knowledge as s33
+from bertology_lib.book.exercises import survey_03_4_probing_limits as s34
+
+NOTEBOOKS = {
+    "survey_03_1_syntax": ("ex-survey31-ceiling", "ex-survey31-npi"),
+    "survey_03_2_semantics": ("ex-survey32-clear", "ex-survey32-objprior"),
+    "survey_03_3_world_knowledge": ("ex-survey33-freq", "ex-survey33-chain"),
+    "survey_03_4_probing_limits": ("ex-survey34-memorise", "ex-survey34-prior-code"),
+}
+LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
+
+
+# -------------------------------------------------------------------------------- conventions
+
+
+def test_labels_all_registered_with_docstrings():
+    assert len(LABELS) == len(set(LABELS)) == 8
+    for label in LABELS:
+        assert label in ex.CHECKERS and ex.CHECKERS[label].__doc__, label
+
+
+def test_notebooks_carry_their_solution_cells():
+    cells.assert_notebook_cells(NOTEBOOKS)
+
+
+def test_regression_copies_carry_the_tested_solution_cells():
+    """What nbval runs is what these tests run: the smoke copies hold the notebooks' solution cells, tagged for
+    ``exercise_plugin``, and their reference run passed the check."""
+    cells.assert_regression_copies_carry(NOTEBOOKS)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_solution_starts_with_its_label_and_ends_with_the_check(label):
+    code = cells.solution(label)
+    first, last = code.splitlines()[0], code.strip().splitlines()[-1]
+    assert first == f"# Exercise: {label}"
+    assert re.fullmatch(rf'print\(check\("{label}", \w+\)\)', last), last
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_wrong_types_are_refused_politely(label):
+    for answer in ("many", None, float("nan"), -1):
+        fb = ex.check(label, answer)
+        assert not fb.ok and fb.message, (label, answer)
+
+
+# ================================================================================ survey_03_1_syntax
+
+
+def test_survey31_ceiling_truth_is_the_oracle_over_ambiguous_types():
+    train, test = cells.quick_probe_rows()
+    tags: dict[str, Counter] = {}
+    for s in train:
+        for w, t in zip(s.words, s.upos):
+            tags.setdefault(w, Counter())[t] += 1
+    amb = {w for w, c in tags.items() if sum(c.values()) >= 5 and sum(n / sum(c.values()) >= 0.05 for n in c.values()) >= 2}
+    test_tags: dict[str, Counter] = {}
+    for s in test:
+        for w, t in zip(s.words, s.upos):
+            if w in amb:
+                test_tags.setdefault(w, Counter())[t] += 1
+    truth = sum(max(c.values()) for c in test_tags.values()) / sum(sum(c.values()) for c in test_tags.values())
+    assert s31.survey31_ceiling_truth() == pytest.approx(truth)
+    mistakes = s31._survey31_ceiling_mistakes()
+    assert 0.6 < mistakes["majority"] < truth < 0.9  # the oracle is above the training-majority baseline
+
+
+def test_survey31_ceiling_solution_and_hints():
+    from bertology_lib.models import minibert
+
+    cells.solve("ex-survey31-ceiling", **{"minibert": minibert})
+    truth, m = s31.survey31_ceiling_truth(), s31._survey31_ceiling_mistakes()
+    secret = f"{truth:.3f}"
+    cells.fails("ex-survey31-ceiling", m["majority"], "per-word-majority baseline", secret=secret)
+    cells.fails("ex-survey31-ceiling", m["all"], "all test words", secret=secret)
+    cells.fails("ex-survey31-ceiling", m["test-marked"], "training rows", secret=secret)
+    cells.fails("ex-survey31-ceiling", truth - 0.1, "too low", secret=secret)
+    cells.fails("ex-survey31-ceiling", min(1.0, truth + 0.1), "too high", secret=secret)
+    assert ex.check("ex-survey31-ceiling", round(truth, 3)).ok
+    cells.fails("ex-survey31-ceiling", 1.2, "between 0 and 1")
+
+
+def test_survey31_npi_truth_by_construction():
+    truth = s31.survey31_npi_truth()
+    # licensed items contain their licensor, unlicensed ones none, scope items one that does not license the slot
+    assert truth == {"licensed": 1.0, "unlicensed": 1.0, "scope": 0.0}
+    items = quick.suite_items("npi")
+    assert Counter(it.meta["condition"] for it in items) == {"licensed": 120, "unlicensed": 60, "scope": 60}
+    assert all(it.meta["licensor_in_sentence"] == (it.meta["condition"] != "unlicensed") for it in items)
+
+
+def test_survey31_npi_solution_and_hints():
+    from bertology_lib.data import suites as toy_suites
+    from bertology_lib.data import toy_english
+    from bertology_lib.models import minibert
+
+    cells.solve("ex-survey31-npi", **{"minibert": minibert, "toy_suites": toy_suites, "toy_english": toy_english})
+    cells.fails("ex-survey31-npi", {"licensed": 1.0, "unlicensed": 1.0, "scope": 0.5}, "scope is off")
+    cells.fails("ex-survey31-npi", {"licensed": 0.0, "unlicensed": 0.0, "scope": 1.0}, "gets wrong")
+    cells.fails("ex-survey31-npi", {"licensed": 0.5, "unlicensed": 1.0, "scope": 0.0}, "licensed")
+    cells.fails("ex-survey31-npi", {"licensed": 1.0, "unlicensed": 1.0}, "expected the keys")
+    cells.fails("ex-survey31-npi", 0.75, "expected a dict")
+    cells.fails("ex-survey31-npi", {"licensed": 2, "unlicensed": 1.0, "scope": 0.0}, "between 0 and 1")
+
+
+# ================================================================================ survey_03_2_semantics
+
+
+def test_survey32_clear_truth_against_the_wilson_formula():
+    def wilson_low(k, n, z=1.959963984540054):  # the closed form, independent of scipy
+        p = k / n
+        return (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+
+    truth = s32.survey32_clear_truth()
+    assert wilson_low(truth, 80) > 0.5 >= wilson_low(truth - 1, 80)
+    assert truth == 49
+
+
+def test_survey32_clear_solution_and_hints():
+    cells.solve("ex-survey32-clear", **{})
+    truth = s32.survey32_clear_truth()
+    for wrong, hint in [(41, "too few"), (truth - 1, "too few"), (truth + 1, "too many"), (30, "not even above"),
+                        (truth / 80, "not an accuracy"), (81, "between 0 and 80"), (48.5, "whole number")]:
+        cells.fails("ex-survey32-clear", wrong, hint)
+        assert str(truth) not in re.findall(r"\d+", ex.check("ex-survey32-clear", wrong).message)
+
+
+@pytest.fixture(scope="module")
+def quick_train_counts():
+    from bertology_lib.models import minibert
+
+    train, _ = minibert.corpus(minibert.MiniBertConfig.for_profile("quick"))
+    return Counter(w for s in train for w, r in zip(s.words, s.deprels) if r == "obj"), \
+        Counter(w for s in train for w in s.words)
+
+
+def test_survey32_objprior_truth_and_hints(quick_train_counts):
+    as_object, anywhere = quick_train_counts
+    items = quick.suite_items("selectional")
+    truth = np.mean([as_object[it.correct] > as_object[it.incorrect] for it in items])
+    assert s32.survey32_objprior_truth() == pytest.approx(truth) and 0.5 < truth < 0.8
+    unigram = np.mean([anywhere[it.correct] > anywhere[it.incorrect] for it in items])
+    assert abs(unigram - truth) > 0.01
+    secret = f"{truth:.3f}"
+    cells.fails("ex-survey32-objprior", unigram, "count only its occurrences as an object", secret=secret)
+    cells.fails("ex-survey32-objprior", 1 - truth, "gets wrong", secret=secret)
+    cells.fails("ex-survey32-objprior", truth + 0.05, "deprel 'obj'", secret=secret)
+    assert ex.check("ex-survey32-objprior", truth + 0.001).ok
+
+
+def test_survey32_objprior_solution(quick_train_counts):
+    from bertology_lib.data import suites as toy_suites
+    from bertology_lib.models import minibert
+
+    cells.solve("ex-survey32-objprior", **{"minibert": minibert, "toy_suites": toy_suites})
+
+
+# ================================================================================ survey_03_3_world_knowledge
+
+
+def _kb():
+    from bertology_lib.data.toy_english import knowledge_base
+    from bertology_lib.models import minibert
+
+    # the notebook's kb at smoke: knowledge_base(corpus_cfg.seed); the corpus seed is 0 at every profile
+    return knowledge_base(minibert.MiniBertConfig.for_profile("smoke").corpus_config().seed)
+
+
+def test_survey33_freq_truth_counts_people_per_object():
+    kb = _kb()
+    residents = Counter(kb.lives_in.values())
+    workers = Counter(kb.occupation.values())
+    items = quick.suite_items("knowledge")
+    expect = {}
+    for rel, counts in (("lives_in", residents), ("occupation", workers)):
+        its = [it for it in items if it.meta["relation"] == rel]
+        assert all(it.correct == it.meta["fact"][2] for it in its)  # the masked word is the fact's object
+        expect[rel] = np.mean([0.5 if counts[it.correct] == counts[it.incorrect]
+                               else float(counts[it.correct] > counts[it.incorrect]) for it in its])
+    assert s33.survey33_freq_truth() == pytest.approx(expect)
+    assert all(0.5 < v < 0.8 for v in expect.values())
+
+
+def test_survey33_freq_solution_and_hints():
+    from bertology_lib.data import suites as toy_suites
+    from bertology_lib.models import minibert
+
+    cells.solve("ex-survey33-freq", **{"minibert": minibert, "toy_suites": toy_suites, "kb": _kb()})
+    cells.fails("ex-survey33-freq", s33._survey33_freq(0.0), "ties")
+    cells.fails("ex-survey33-freq", s33._survey33_freq(1.0), "ties")
+    truth = s33.survey33_freq_truth()
+    cells.fails("ex-survey33-freq", {**truth, "occupation": 0.5}, "occupation")
+    cells.fails("ex-survey33-freq", {"lives_in": 0.6}, "expected the keys")
+
+
+def test_survey33_chain_truth_by_a_distance_matrix():
+    kb = _kb()
+    things = kb.size_order
+    idx = {w: i for i, w in enumerate(things)}
+    D = np.full((len(things), len(things)), np.inf)
+    np.fill_diagonal(D, 0)
+    for a, b in kb.stated_size_pairs:
+        D[idx[a], idx[b]] = 1
+    for k in range(len(things)):  # Floyd-Warshall
+        D = np.minimum(D, D[:, [k]] + D[[k], :])
+    held = [D[idx[a], idx[b]] for a, b in kb.heldout_size_pairs]
+    assert s33.survey33_chain_truth() == pytest.approx(np.mean(held))
+    assert min(held) >= 2 and np.isfinite(held).all()
+
+
+def test_survey33_chain_solution_and_hints():
+    kb = _kb()
+    cells.solve("ex-survey33-chain", **{"kb": kb})
+    truth = s33.survey33_chain_truth()
+    rank = {w: i for i, w in enumerate(kb.size_order)}
+    mean_rank = np.mean([rank[b] - rank[a] for a, b in kb.heldout_size_pairs])
+    secret = f"{truth:.2f}"
+    cells.fails("ex-survey33-chain", mean_rank, "shortcuts", secret=secret)
+    cells.fails("ex-survey33-chain", 1.5, "at least two", secret=secret)
+    cells.fails("ex-survey33-chain", truth + 0.5, "breadth-first", secret=secret)
+    every = s33._size_chains(sorted(kb.heldout_size_pairs | kb.stated_size_pairs), kb.stated_size_pairs)
+    cells.fails("ex-survey33-chain", np.mean(every), "held-out pairs only", secret=secret)
+
+
+# ================================================================================ survey_03_4_probing_limits
+
+
+def test_survey34_memorise_truth_by_hand():
+    from bertology_lib.analysis import probing
+
+    train, test = cells.quick_probe_rows()
+    words_tr = [w for s in train for w in s.words]
+    words_te = [w for s in test for w in s.words]
+    tags = [t for s in train + test for t in s.upos]
+    control = probing.control_labels(words_tr + words_te, tags, seed=0)
+    c_tr, c_te = control[: len(words_tr)], control[len(words_tr):]
+    label_of = dict(zip(words_tr, c_tr))
+    fallback = Counter(c_tr).most_common(1)[0][0]
+    truth = np.mean([label_of.get(w, fallback) == c for w, c in zip(words_te, c_te)])
+    assert s34.survey34_memorise_truth() == pytest.approx(truth) and 0.85 < truth < 1
+
+
+def test_survey34_memorise_solution_and_hints():
+    from bertology_lib.analysis import probing
+    from bertology_lib.data import word_labels
+    from bertology_lib.models import minibert
+
+    cells.solve("ex-survey34-memorise", **{"minibert": minibert, "word_labels": word_labels, "probing": probing})
+    table, tr, te = quick.probe_table()
+    secret = f"{s34.survey34_memorise_truth():.3f}"
+    cells.fails("ex-survey34-memorise", probing.majority_baseline(table.word.tolist(), table.upos.tolist(), tr, te),
+                 "real POS tags", secret=secret)
+    seen = set(table.word.iloc[tr])
+    cells.fails("ex-survey34-memorise", np.mean([w in seen for w in table.word.iloc[te]]), "unseen", secret=secret)
+    cells.fails("ex-survey34-memorise", 0.5, "control_labels", secret=secret)
+
+
+def test_survey34_prior_code_truth_and_hints():
+    train, _ = cells.quick_probe_rows()
+    tags = [t for s in train for t in s.upos]
+    p = np.array(list(Counter(tags).values())) / len(tags)
+    entropy = float(-(p * np.log2(p)).sum())
+    truth = np.log2(14) / entropy
+    assert s34.survey34_prior_code_truth() == pytest.approx(truth) and 1 < truth < 2
+    cells.fails("ex-survey34-prior-code", truth / math.log(2), "nats")
+    cells.fails("ex-survey34-prior-code", 1 / truth, "uniform bits over")
+    cells.fails("ex-survey34-prior-code", truth + 0.1, "log2(C)")
+    assert ex.check("ex-survey34-prior-code", round(truth, 3)).ok
+
+
+def test_survey34_prior_code_solution():
+    from bertology_lib.data import word_labels
+    from bertology_lib.models import minibert
+
+    cells.solve("ex-survey34-prior-code", **{"minibert": minibert, "word_labels": word_labels})
