@@ -30,7 +30,7 @@ checker registered for the exercise label with :func:`checker`; the returned
 
 Where things are:
 
-* one module of checkers per notebook with exercises, named exactly after the notebook
+* one module per notebook with exercises (checkers), named exactly after the notebook
   (``survey_03_1_syntax``, ``physics_04_celebrities``, ``duplication_02b_nli_classification``, ...; listed
   in :data:`NOTEBOOK_MODULES`): each defines its exercises' truths and, under ``@checker("<label>")``, their
   checkers. This package imports every such module it finds, so a new notebook's checkers need its module and
