@@ -28,7 +28,7 @@ REPRODUCE_CACHE := _build/reproduce-cache
 export MPLBACKEND ?= Agg
 export PYTHONHASHSEED := 0
 
-.PHONY: test book reproduce venv regression clean browser-deps
+.PHONY: test lint book reproduce venv regression clean browser-deps
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,9 +46,14 @@ browser-deps:
 	  apt-get update -qq && apt-get install -y -qq chromium fonts-noto-color-emoji) || \
 	  echo "browser-deps: could not install chromium (not root?); the browser test will skip"
 
-test: venv
+test: venv lint
 	$(PY) -m pytest tests -n $(TEST_JOBS) --dist loadfile --nbval-lax --nbval-current-env \
 	  --sanitize-with tests/regression/sanitize.cfg -p no:cacheprovider --durations=20
+
+# ruff (pinned in the test extras): the formatting and the lint rules of pyproject.toml, over src/ and tests/
+lint: venv
+	$(VENV)/bin/ruff format --check src tests
+	$(VENV)/bin/ruff check src tests
 
 book reproduce: export BERTOLOGY_THREADS ?= 1
 

@@ -35,8 +35,10 @@ def pytest_report_header(config):
     from bertology_lib.book.execution import PORTABLE_KERNELS
     from bertology_lib.runtime import THREADS_ENV
 
-    model = next((line.split(":", 1)[1].strip() for line in _cpuinfo().splitlines() if line.startswith("model name")),
-                 platform.processor() or platform.machine())
+    model = next(
+        (line.split(":", 1)[1].strip() for line in _cpuinfo().splitlines() if line.startswith("model name")),
+        platform.processor() or platform.machine(),
+    )
     pins = ", ".join(f"{k}={os.environ[k]}" for k in (THREADS_ENV, *PORTABLE_KERNELS) if k in os.environ)
     return f"cpu: {model}; {pins or 'no pinned code paths'}"
 
@@ -85,14 +87,38 @@ def tiny_bert_dir(tmp_path_factory) -> Path:
     from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
 
     folder = tmp_path_factory.mktemp("tiny-bert")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "chef", "waiter", "tipped",
-             "a", "robin", "is", "bird", ".", "##s", "un", "##believ", "##ably"]
+    vocab = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        "the",
+        "chef",
+        "waiter",
+        "tipped",
+        "a",
+        "robin",
+        "is",
+        "bird",
+        ".",
+        "##s",
+        "un",
+        "##believ",
+        "##ably",
+    ]
     # transformers 5 fast tokenizers take the vocabulary itself
     tok = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=True)
     tok.save_pretrained(folder)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=2,
-                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=32)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+    )
     BertForMaskedLM(cfg).save_pretrained(folder)
     return folder
 
@@ -108,8 +134,14 @@ def save_toy_bert(folder: Path, world=None) -> str:
     tok = build_word_tokenizer(vocabulary(world or ToyEnglishConfig(n_sentences=1)), kind="bert")
     tok.save_pretrained(folder)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=64)
+    cfg = BertConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
     BertForMaskedLM(cfg).save_pretrained(folder)
     return str(folder)
 

@@ -31,8 +31,11 @@ def _solution_cells() -> dict[str, tuple[str, str]]:
         for cell in json.loads(path.read_text())["cells"]:
             source = "".join(cell["source"])
             first = source.splitlines()[0] if source else ""
-            if cell["cell_type"] == "code" and "solution" in cell["metadata"].get("tags", []) \
-                    and first.startswith("# Exercise: "):
+            if (
+                cell["cell_type"] == "code"
+                and "solution" in cell["metadata"].get("tags", [])
+                and first.startswith("# Exercise: ")
+            ):
                 label = first.removeprefix("# Exercise: ").strip()
                 assert label not in out, f"{label} has a solution cell in {out[label][0]} and in {path.stem}"
                 out[label] = (path.stem, source)
@@ -121,8 +124,11 @@ def assert_regression_copies_carry(notebooks: Mapping[str, Sequence[str]]) -> No
     and their reference run printed the check's ✅: nbval really grades the solution the tests run."""
     for nb_name, labels in notebooks.items():
         nb = json.loads((ROOT / "tests" / "regression" / f"{nb_name}.ipynb").read_text())
-        code = {"".join(c["source"]).splitlines()[0]: c for c in nb["cells"]
-                if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Exercise: ")}
+        code = {
+            "".join(c["source"]).splitlines()[0]: c
+            for c in nb["cells"]
+            if c["cell_type"] == "code" and "".join(c["source"]).startswith("# Exercise: ")
+        }
         md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
         for label in labels:
             cell = code.get(f"# Exercise: {label}")
@@ -130,8 +136,10 @@ def assert_regression_copies_carry(notebooks: Mapping[str, Sequence[str]]) -> No
             assert "".join(cell["source"]) == solution(label), f"{nb_name}: the copy's {label} cell drifted"
             assert cell["metadata"].get("tags") == ["solution", "hide-cell"], f"{nb_name}: {label} is not tagged"
             assert f":label: {label}" in md, f"{nb_name}: the copy lacks the exercise directive of {label}"
-            printed = "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
-                              for o in cell.get("outputs", []))
+            printed = "".join(
+                "".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                for o in cell.get("outputs", [])
+            )
             assert f"✅ {label}" in printed and "❌" not in printed, f"{nb_name}: {label} printed {printed!r}"
 
 
@@ -165,6 +173,10 @@ def quick_probe_rows():
 
     cfg = minibert.MiniBertConfig.for_profile("quick")  # fresh draws in the corpus's words, 1,500 sentences
     sents = minibert.fresh_sentences(cfg, 1500)
-    assert sents[0].text not in {x.text for x in generate_corpus(ToyEnglishConfig(
-        n_sentences=cfg.n_sentences, seed=cfg.corpus_seed, vocab_size=cfg.vocab_size))}
+    assert sents[0].text not in {
+        x.text
+        for x in generate_corpus(
+            ToyEnglishConfig(n_sentences=cfg.n_sentences, seed=cfg.corpus_seed, vocab_size=cfg.vocab_size)
+        )
+    }
     return sents[:1125], sents[1125:]

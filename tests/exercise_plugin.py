@@ -27,5 +27,6 @@ def pytest_runtest_call(item):
             label = ex.solution_label(cell)
             printed = "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in outs)
             assert f"✅ {label}" in printed and "❌" not in printed, (
-                f"exercise {label}: the solution does not pass its own checker at smoke; it printed {printed!r}")
+                f"exercise {label}: the solution does not pass its own checker at smoke; it printed {printed!r}"
+            )
     return result

@@ -30,8 +30,10 @@ ATOL = 0.03  # decimals: absolute slack (smoke-scale estimates and interval ends
 RTOL = 0.05  # plus 5% of the larger magnitude (for values far from 0)
 _NUMBER = re.compile(r"[-+]?(?:\d[\d,]*)?\.?\d+(?:[eE][-+]?\d+)?")
 # A claim's verdict as Claim renders it: markdown "**✅ reproduced**", plain "[REPRODUCED] id: ...".
-_VERDICT = re.compile(r"(?:✅ reproduced|❌ not reproduced|❔ inconclusive)(?=\*\*| — instrument\*\*)"
-                      r"|(?<=\[)(?:REPRODUCED|NOT REPRODUCED|INCONCLUSIVE)(?=\]| — INSTRUMENT\])")
+_VERDICT = re.compile(
+    r"(?:✅ reproduced|❌ not reproduced|❔ inconclusive)(?=\*\*| — instrument\*\*)"
+    r"|(?<=\[)(?:REPRODUCED|NOT REPRODUCED|INCONCLUSIVE)(?=\]| — INSTRUMENT\])"
+)
 
 
 def _split(text: str) -> tuple[str, list[str], list[str]]:
@@ -64,9 +66,14 @@ def tolerant_equal(ref: str, new: str) -> bool:
     if not isinstance(ref, str) or not isinstance(new, str):
         return False
     (s_ref, n_ref, v_ref), (s_new, n_new, v_new) = _split(ref), _split(new)
-    return (s_ref == s_new and len(n_ref) == len(n_new) and all(_close(a, b) for a, b in zip(n_ref, n_new))
-            and len(v_ref) == len(v_new) and all(_noise_step(a, b) for a, b in zip(v_ref, v_new))
-            and (v_ref == v_new or n_ref != n_new))  # a verdict moves only with its numbers
+    return (
+        s_ref == s_new
+        and len(n_ref) == len(n_new)
+        and all(_close(a, b) for a, b in zip(n_ref, n_new))
+        and len(v_ref) == len(v_new)
+        and all(_noise_step(a, b) for a, b in zip(v_ref, v_new))
+        and (v_ref == v_new or n_ref != n_new)
+    )  # a verdict moves only with its numbers
 
 
 def _flatten(cell, outputs) -> dict[str, list]:

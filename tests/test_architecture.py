@@ -7,8 +7,18 @@ from bertology_lib.experiments.survey import architecture as arch
 
 @pytest.mark.parametrize(
     "kw",
-    [dict(), dict(hidden_size=64, num_hidden_layers=3, num_attention_heads=4, intermediate_size=100,
-                  vocab_size=1000, max_position_embeddings=77, type_vocab_size=3)],
+    [
+        dict(),
+        dict(
+            hidden_size=64,
+            num_hidden_layers=3,
+            num_attention_heads=4,
+            intermediate_size=100,
+            vocab_size=1000,
+            max_position_embeddings=77,
+            type_vocab_size=3,
+        ),
+    ],
 )
 @pytest.mark.parametrize("heads", [False, True])
 def test_analytic_count_matches_hf_module(kw, heads):

@@ -30,8 +30,15 @@ def test_token_roles_and_punctuation():
 
 def test_head_stats_on_known_maps():
     T = len(TOKS)
-    maps = torch.cat([_rows(T, lambda i: 0), _rows(T, lambda i: i), _rows(T, lambda i: max(i - 1, 0)),
-                      torch.full((1, T, T), 1 / T), _rows(T, lambda i: 6)])  # (5 heads, T, T)
+    maps = torch.cat(
+        [
+            _rows(T, lambda i: 0),
+            _rows(T, lambda i: i),
+            _rows(T, lambda i: max(i - 1, 0)),
+            torch.full((1, T, T), 1 / T),
+            _rows(T, lambda i: 6),
+        ]
+    )  # (5 heads, T, T)
     df = att.head_stats([[maps]], [TOKS]).set_index("head")
     assert df.loc[0, "cls"] == pytest.approx(1.0)
     assert df.loc[1, "self"] == pytest.approx(1.0) and df.loc[1, "prev"] == pytest.approx(0.0)
@@ -86,8 +93,11 @@ def _tree_patterns(heads_list, n_layers=2, n_heads=3, seed=0):
 
 def test_syntactic_heads_find_the_planted_head_and_beat_the_offset_baseline():
     heads = [[2, 0, 2, 5, 3], [0, 1, 4, 1], [3, 3, 0, 3, 4, 5]] * 10
-    rels = [["det", "root", "obj", "det", "nmod"], ["root", "obj", "det", "obl"],
-            ["det", "nsubj", "root", "obj", "nmod", "nmod"]] * 10
+    rels = [
+        ["det", "root", "obj", "det", "nmod"],
+        ["root", "obj", "det", "obl"],
+        ["det", "nsubj", "root", "obj", "nmod", "nmod"],
+    ] * 10
     pats = _tree_patterns(heads)
     out = att.syntactic_heads(pats, heads, rels, select=range(15), evaluate=range(15, 30), min_arcs=5)
     row = out.set_index("relation").loc["all"]
@@ -147,8 +157,8 @@ def test_value_norms_parity_with_an_independent_computation(tiny):
     sa, Wo = block.attention.self, block.attention.output.dense
     total = Wo.bias.clone()
     for head in range(H):
-        v = x @ sa.value.weight[head * dh:(head + 1) * dh].T + sa.value.bias[head * dh:(head + 1) * dh]
-        f = v @ Wo.weight[:, head * dh:(head + 1) * dh].T  # (T, d)
+        v = x @ sa.value.weight[head * dh : (head + 1) * dh].T + sa.value.bias[head * dh : (head + 1) * dh]
+        f = v @ Wo.weight[:, head * dh : (head + 1) * dh].T  # (T, d)
         assert torch.allclose(maps.value_norms[1][0][head], f.norm(dim=-1), atol=1e-5)
         total = total + maps.weights[1][0][head] @ f
     assert torch.allclose(total, seen["dense"][0], atol=1e-5)
@@ -188,8 +198,10 @@ def test_head_similarity_parity_with_scipy_jensen_shannon():
     from scipy.spatial.distance import jensenshannon
 
     g = torch.Generator().manual_seed(0)
-    pats = [[torch.softmax(3 * torch.randn(3, 5, 5, generator=g), -1), torch.softmax(torch.randn(3, 4, 4, generator=g), -1)]
-            for _ in range(2)]  # 2 layers x 3 heads, 2 sentences of 5 and 4 tokens
+    pats = [
+        [torch.softmax(3 * torch.randn(3, 5, 5, generator=g), -1), torch.softmax(torch.randn(3, 4, 4, generator=g), -1)]
+        for _ in range(2)
+    ]  # 2 layers x 3 heads, 2 sentences of 5 and 4 tokens
     sim = att.head_similarity(pats)
     assert sim.shape == (2, 6, 6)
     for s in range(2):
@@ -203,15 +215,23 @@ def test_head_similarity_parity_with_scipy_jensen_shannon():
 
 def test_heads_alike_within_their_layer_show_a_gap_and_null_heads_do_not():
     T = len(TOKS)
-    prev, nxt, self_, cls = (_rows(T, lambda i: max(i - 1, 0)), _rows(T, lambda i: min(i + 1, T - 1)),
-                             _rows(T, lambda i: i), _rows(T, lambda i: 0))
+    prev, nxt, self_, cls = (
+        _rows(T, lambda i: max(i - 1, 0)),
+        _rows(T, lambda i: min(i + 1, T - 1)),
+        _rows(T, lambda i: i),
+        _rows(T, lambda i: 0),
+    )
     # layer 0: two previous-token heads, layer 1: two next-token heads, layer 2: two [CLS] heads
     planted = [[torch.cat([prev, prev])], [torch.cat([nxt, nxt])], [torch.cat([cls, cls])]]
     sim = att.head_similarity(planted)
     gap = att.within_across_gap(sim, n_heads=2)
     assert gap.shape == (1,) and gap[0] > 0.5  # identical within a layer, mostly disjoint across layers
     table = att.layer_similarity(sim, n_heads=2)
-    assert table.shape == (3, 3) and np.allclose(np.diag(table), 1.0) and (table.to_numpy()[~np.eye(3, dtype=bool)] < 0.5).all()
+    assert (
+        table.shape == (3, 3)
+        and np.allclose(np.diag(table), 1.0)
+        and (table.to_numpy()[~np.eye(3, dtype=bool)] < 0.5).all()
+    )
     # the same four kinds of head spread evenly over the layers: no layer structure, a gap below 0
     mixed = [[torch.cat([prev, nxt])], [torch.cat([self_, cls])], [torch.cat([prev, nxt])]]
     assert att.within_across_gap(att.head_similarity(mixed), n_heads=2)[0] < 0

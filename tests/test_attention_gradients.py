@@ -27,8 +27,15 @@ def _random_mlm(vocab_size: int, seed: int):
     from transformers import BertConfig, BertForMaskedLM
 
     torch.manual_seed(seed)
-    cfg = BertConfig(vocab_size=vocab_size, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=32, attn_implementation="eager")
+    cfg = BertConfig(
+        vocab_size=vocab_size,
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+        attn_implementation="eager",
+    )
     return BertForMaskedLM(cfg).eval()
 
 
@@ -73,10 +80,10 @@ def test_gradient_share_matches_an_independent_computation(tiny):
     masked[0, 1:-1] = tok.mask_token_id
     values, contexts, handles = {}, {}, []
     for L, block in enumerate(model.bert.encoder.layer):
-        handles.append(block.attention.self.value.register_forward_hook(
-            lambda m, i, o, L=L: values.__setitem__(L, o)))
-        handles.append(block.attention.output.dense.register_forward_pre_hook(
-            lambda m, i, L=L: contexts.__setitem__(L, i[0])))
+        handles.append(block.attention.self.value.register_forward_hook(lambda m, i, o, L=L: values.__setitem__(L, o)))
+        handles.append(
+            block.attention.output.dense.register_forward_pre_hook(lambda m, i, L=L: contexts.__setitem__(L, i[0]))
+        )
     try:
         out = model(input_ids=masked, attention_mask=enc["attention_mask"], output_attentions=True)
     finally:
@@ -119,8 +126,9 @@ def test_zeroed_sep_values_make_attention_to_sep_a_noop(tiny):
     def zero_sep(mod, inp, out):
         return out.masked_fill((seen["ids"] == tok.sep_token_id)[..., None], 0.0)
 
-    handles = [model.register_forward_pre_hook(lambda m, a, kw: seen.__setitem__("ids", kw["input_ids"]),
-                                               with_kwargs=True)]
+    handles = [
+        model.register_forward_pre_hook(lambda m, a, kw: seen.__setitem__("ids", kw["input_ids"]), with_kwargs=True)
+    ]
     handles += [b.attention.self.value.register_forward_hook(zero_sep) for b in model.bert.encoder.layer]
     try:
         noop = ag.sep_attention_and_gradient(model, tok, texts)
@@ -154,17 +162,20 @@ def test_profile_peak_layer_and_gap_on_known_arrays():
         ag.sep_layer_profile(arr[..., 0])
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"texts": []}, "texts=\\[\\] is not allowed"),
-    ({"texts": "the chef"}, "texts='the chef'"),
-    ({"texts": [["the"], []]}, "texts\\[1\\]=\\[\\]"),
-    ({"texts": [["the"], "the chef"]}, "texts\\[1\\]='the chef'"),
-    ({"mask_prob": 0.0}, "mask_prob"),
-    ({"mask_prob": 1.0}, "mask_prob"),
-    ({"mask_prob": 1.5}, "mask_prob"),
-    ({"batch_size": 0}, "batch_size"),
-    ({"seed": -1}, "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"texts": []}, "texts=\\[\\] is not allowed"),
+        ({"texts": "the chef"}, "texts='the chef'"),
+        ({"texts": [["the"], []]}, "texts\\[1\\]=\\[\\]"),
+        ({"texts": [["the"], "the chef"]}, "texts\\[1\\]='the chef'"),
+        ({"mask_prob": 0.0}, "mask_prob"),
+        ({"mask_prob": 1.0}, "mask_prob"),
+        ({"mask_prob": 1.5}, "mask_prob"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"seed": -1}, "seed"),
+    ],
+)
 def test_bad_inputs_are_refused_before_any_work(tiny, kwargs, match):
     model, tok = tiny
     calls = []

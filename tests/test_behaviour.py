@@ -50,8 +50,12 @@ def test_suite_is_deterministic_from_its_seed(suite):
 
 def test_mft_items_have_the_intended_labels(suite):
     by = {t.name: t for t in suite}
-    for name in ("not in the main clause", "never in the main clause", "no on the subject",
-                 "negated main, affirmative relative"):
+    for name in (
+        "not in the main clause",
+        "never in the main clause",
+        "no on the subject",
+        "negated main, affirmative relative",
+    ):
         assert all(i.label == 1 for i in by[name].items), name
     for name in ("affirmative", "negated relative clause only", "negated subordinate clause only"):
         assert all(i.label == 0 for i in by[name].items), name
@@ -80,7 +84,7 @@ def test_inv_and_dir_pairs_keep_or_flip_the_label(suite):
                 assert (t.direction == 1) == (i.label == 0)
     by = {t.name: t for t in suite}
     for i in by["add a negated relative clause"].items:
-        assert i.perturbed.startswith(i.text[:-2]) and "not" in i.perturbed.split()[len(i.text.split()) - 1:]
+        assert i.perturbed.startswith(i.text[:-2]) and "not" in i.perturbed.split()[len(i.text.split()) - 1 :]
     for i in by["change the subject's number"].items:
         assert i.text.split()[1] != i.perturbed.split()[1]
 
@@ -178,8 +182,9 @@ def test_run_tests_and_failure_rates_on_a_bag_of_words_model(suite, toy_bert_dir
     assert table.loc["negated subordinate clause only", "failure_rate"] == 1.0
     assert table.loc["swap the subject noun", "failure_rate"] == 0.0
     base_aff = res[(res.test == "add a negated relative clause") & (res.label == 0)]
-    assert base_aff.failed.all() and not res[(res.test == "add a negated relative clause")
-                                             & (res.label == 1)].failed.any()
+    assert (
+        base_aff.failed.all() and not res[(res.test == "add a negated relative clause") & (res.label == 1)].failed.any()
+    )
     assert table.loc["negate the main clause", "failure_rate"] == 0.0  # 0.2 -> 0.9
     assert table.loc["remove the main-clause negation", "failure_rate"] == 0.0
     row = table.loc["affirmative"]
@@ -190,7 +195,9 @@ def test_run_tests_and_failure_rates_on_a_bag_of_words_model(suite, toy_bert_dir
 
 
 def test_dir_tolerance():
-    t = checklist.BehaviourTest("d", "DIR", "c", "", (checklist.TestItem("a", 0, "b", 1),), target=1, direction=1, tolerance=0.1)
+    t = checklist.BehaviourTest(
+        "d", "DIR", "c", "", (checklist.TestItem("a", 0, "b", 1),), target=1, direction=1, tolerance=0.1
+    )
     assert not B.item_failed(t, {"p_before": 0.5, "p_after": 0.45})
     assert B.item_failed(t, {"p_before": 0.5, "p_after": 0.35})
 
@@ -229,18 +236,24 @@ def test_sst2_suite_is_well_formed():
 # -- bad input -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: checklist.negation_suite(WORLD, n_per_test=0), "n_per_test=0"),
-    (lambda: checklist.negation_suite("nope"), "world='nope'"),
-    (lambda: checklist.negation_suite(WORLD, seed=-1), "seed=-1"),
-    (lambda: hans.hans_like(WORLD, n_per_category=True), "n_per_category=True"),
-    (lambda: checklist.sst2_suite([], 4), "sentences"),
-    (lambda: checklist.BehaviourTest("x", "FOO", "c", "", ()), "kind='FOO'"),
-    (lambda: checklist.BehaviourTest("x", "MFT", "c", "", (checklist.TestItem("a"),)), "without a label"),
-    (lambda: checklist.BehaviourTest("x", "DIR", "c", "", (checklist.TestItem("a", 0, "b"),), direction=0), "direction=0"),
-    (lambda: B.BehaviourSizes.for_profile("huge"), "profile='huge'"),
-    (lambda: B.failure_table(pd.DataFrame()), "results are empty"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: checklist.negation_suite(WORLD, n_per_test=0), "n_per_test=0"),
+        (lambda: checklist.negation_suite("nope"), "world='nope'"),
+        (lambda: checklist.negation_suite(WORLD, seed=-1), "seed=-1"),
+        (lambda: hans.hans_like(WORLD, n_per_category=True), "n_per_category=True"),
+        (lambda: checklist.sst2_suite([], 4), "sentences"),
+        (lambda: checklist.BehaviourTest("x", "FOO", "c", "", ()), "kind='FOO'"),
+        (lambda: checklist.BehaviourTest("x", "MFT", "c", "", (checklist.TestItem("a"),)), "without a label"),
+        (
+            lambda: checklist.BehaviourTest("x", "DIR", "c", "", (checklist.TestItem("a", 0, "b"),), direction=0),
+            "direction=0",
+        ),
+        (lambda: B.BehaviourSizes.for_profile("huge"), "profile='huge'"),
+        (lambda: B.failure_table(pd.DataFrame()), "results are empty"),
+    ],
+)
 def test_bad_input_raises_parameter_error(call, match):
     with pytest.raises(ParameterError, match=match):
         call()
@@ -254,12 +267,19 @@ def test_star_import_gives_every_name_in_all():
         assert all(hasattr(mod, n) for n in mod.__all__)
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: checklist.BehaviourTest("x", "DIR", "c", "", (checklist.TestItem("a", 0, "b"),), direction=1, tolerance=1.0),
-     "tolerance=1.0"),
-    (lambda: hans.nli_split(T.toy_nli(n_train=3, n_dev=0, n_test=0), 2, biased="yes"), "biased='yes'"),
-    (lambda: B.checklist_sweep(None, None, [], [0, 0]), "seeds=\\[0, 0\\]"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda: checklist.BehaviourTest(
+                "x", "DIR", "c", "", (checklist.TestItem("a", 0, "b"),), direction=1, tolerance=1.0
+            ),
+            "tolerance=1.0",
+        ),
+        (lambda: hans.nli_split(T.toy_nli(n_train=3, n_dev=0, n_test=0), 2, biased="yes"), "biased='yes'"),
+        (lambda: B.checklist_sweep(None, None, [], [0, 0]), "seeds=\\[0, 0\\]"),
+    ],
+)
 def test_more_bad_input(call, match):
     with pytest.raises(ParameterError, match=match):
         call()

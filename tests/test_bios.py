@@ -34,8 +34,12 @@ def _gen(aug: str = "single", n: int = 60, seed: int = 0, **kw) -> bios.BioDatas
 
 
 def _signature(ds: bios.BioDataset) -> tuple:
-    return ds.people, tuple((b.person, b.copy, b.text, b.spans, b.sentence_starts) for b in ds.bios), \
-        ds.qa_train, ds.qa_test
+    return (
+        ds.people,
+        tuple((b.person, b.copy, b.text, b.spans, b.sentence_starts) for b in ds.bios),
+        ds.qa_train,
+        ds.qa_test,
+    )
 
 
 def _neutral(sentence: str, p: Person) -> str:
@@ -93,8 +97,10 @@ def test_people_unique_and_in_range() -> None:
         assert seen.setdefault(p.company_name, p.company_city) == p.company_city
     years = [p.birth_year for p in ds.people]
     assert min(years) < 1920 and max(years) > 2080
-    assert ds.people[0].birth_date == f"{bios.MONTHS[ds.people[0].birth_month - 1]} " \
-                                      f"{ds.people[0].birth_day}, {ds.people[0].birth_year}"
+    assert (
+        ds.people[0].birth_date == f"{bios.MONTHS[ds.people[0].birth_month - 1]} "
+        f"{ds.people[0].birth_day}, {ds.people[0].birth_year}"
+    )
 
 
 def test_same_people_across_augmentations() -> None:
@@ -217,8 +223,20 @@ def test_qa_split_and_validation() -> None:
 
 
 def test_qa_format_and_accuracy() -> None:
-    p = Person("Anya", "Briar", "Forger", "female", 1996, 10, 2, "Princeton, NJ",
-               "Massachusetts Institute of Technology", "Communications", "Meta Platforms", "Menlo Park, CA")
+    p = Person(
+        "Anya",
+        "Briar",
+        "Forger",
+        "female",
+        1996,
+        10,
+        2,
+        "Princeton, NJ",
+        "Massachusetts Institute of Technology",
+        "Communications",
+        "Meta Platforms",
+        "Menlo Park, CA",
+    )
     ds = _gen(n=10)
     q, a = ds.qa(p, "birth_date")
     assert f"{q} {a}." == "What is the birth date of Anya Briar Forger? Answer: October 2, 1996."
@@ -255,11 +273,16 @@ def test_majority_baseline_hand_made() -> None:
 
 
 def test_config_validation_messages() -> None:
-    for kwargs, bad in [({"n_people": 0}, "n_people=0"), ({"n_people": 10, "multi": 0}, "multi=0"),
-                        ({"n_people": 10, "permute": 721}, "permute=721"), ({"n_people": 10, "seed": -1}, "seed=-1"),
-                        ({"n_people": 10**9}, "n_people=1000000000"),
-                        ({"n_people": 10, "n_minority": 10}, "n_minority=10"),
-                        ({"n_people": 2.5}, "n_people=2.5"), ({"n_people": 10, "fullname": 1}, "fullname=1")]:
+    for kwargs, bad in [
+        ({"n_people": 0}, "n_people=0"),
+        ({"n_people": 10, "multi": 0}, "multi=0"),
+        ({"n_people": 10, "permute": 721}, "permute=721"),
+        ({"n_people": 10, "seed": -1}, "seed=-1"),
+        ({"n_people": 10**9}, "n_people=1000000000"),
+        ({"n_people": 10, "n_minority": 10}, "n_minority=10"),
+        ({"n_people": 2.5}, "n_people=2.5"),
+        ({"n_people": 10, "fullname": 1}, "fullname=1"),
+    ]:
         with pytest.raises(ParameterError, match=re.escape(bad)) as err:
             BioConfig(**kwargs)
         assert "allowed" in str(err.value)
@@ -273,9 +296,15 @@ def test_config_validation_messages() -> None:
 
 def test_augmentation_parsing_and_cache_key() -> None:
     cases = {
-        "single": (1, 0, False), "fullname": (1, 0, True), "permute1": (1, 1, False), "permute": (1, 1, False),
-        "permute5": (1, 5, False), "multi5": (5, 0, False), "multi5+permute": (5, 1, False),
-        "multi5+fullname+permute": (5, 1, True), "Single+Permute1": (1, 1, False),
+        "single": (1, 0, False),
+        "fullname": (1, 0, True),
+        "permute1": (1, 1, False),
+        "permute": (1, 1, False),
+        "permute5": (1, 5, False),
+        "multi5": (5, 0, False),
+        "multi5+permute": (5, 1, False),
+        "multi5+fullname+permute": (5, 1, True),
+        "Single+Permute1": (1, 1, False),
     }
     for name, (m, k, f) in cases.items():
         c = BioConfig.from_augmentation(name, n_people=10, seed=1)
@@ -334,8 +363,12 @@ def test_full_scale_generation_gives_distinct_people() -> None:
 def test_people_per_value_shrinks_the_pools_and_is_in_every_key() -> None:
     paper = BioConfig(300, seed=2)
     assert paper.key()["people_per_value"] == 0  # every field in the key, at any value
-    assert paper.pool_sizes() == {"birth_city": len(bios.CITIES), "university": len(bios.UNIVERSITIES),
-                                  "major": len(bios.MAJORS), "company_name": len(bios.COMPANIES)}
+    assert paper.pool_sizes() == {
+        "birth_city": len(bios.CITIES),
+        "university": len(bios.UNIVERSITIES),
+        "major": len(bios.MAJORS),
+        "company_name": len(bios.COMPANIES),
+    }
     scaled = BioConfig(300, seed=2, people_per_value=10)
     assert scaled.cache_key() != paper.cache_key()
     assert set(scaled.pool_sizes().values()) == {30}

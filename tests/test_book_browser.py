@@ -61,8 +61,13 @@ def book() -> tuple[Path, float | None]:
     if os.environ.get("BERTOLOGY_BOOK_REUSE") == "1" and (HTML / "index.html").is_file():
         return HTML, None
     t0 = time.time() - 1  # file-system timestamps may be coarse
-    r = subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", "build", "--no-run"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=900)
+    r = subprocess.run(
+        [sys.executable, "-m", "bertology_lib.book.cli", "build", "--no-run"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if r.returncode != 0:
         log = (r.stdout + r.stderr).splitlines()
         problems = [ln for ln in log if "WARNING" in ln or "ERROR" in ln or "error:" in ln]
@@ -79,7 +84,8 @@ def server(book) -> str:
         port = s.getsockname()[1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(html)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -105,11 +111,21 @@ def server(book) -> str:
 def chromium(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     """Run headless Chromium with a throw-away profile; kill its whole process group afterwards."""
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
-        cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--hide-scrollbars", f"--user-data-dir={profile}", *args]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+        cmd = [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            f"--user-data-dir={profile}",
+            *args,
+        ]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -246,8 +262,11 @@ def test_internal_links_resolve(book):
     def fresh(p: Path) -> bool:
         return t0 is None or p == html / "index.html" or lazy in p.parents or p.stat().st_mtime >= t0
 
-    pages = [p for p in html.rglob("*.html")  # not theme templates in _static/, nor hidden folders
-             if not any(part.startswith((".", "_static", "_sources")) for part in p.relative_to(html).parts)]
+    pages = [
+        p
+        for p in html.rglob("*.html")  # not theme templates in _static/, nor hidden folders
+        if not any(part.startswith((".", "_static", "_sources")) for part in p.relative_to(html).parts)
+    ]
     built = [p for p in pages if fresh(p)]
     for name, rel in PAGES.items():
         assert (html / rel).is_file(), f"{rel} was not built"

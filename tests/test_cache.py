@@ -31,6 +31,7 @@ def _builder(calls):
         calls.append(folder)
         save_tensors(folder / "w.safetensors", {"w": torch.arange(6.0).reshape(2, 3)})
         save_json(folder / "meta.json", {"acc": 0.5})
+
     return build
 
 
@@ -183,6 +184,7 @@ def test_sweep_never_removes_a_live_build(tmp_path):
 
 # -- temporary folders: listing, pruning, resumable scratch (#19) ----------------------------------------
 
+
 def _sleeping_builder(root, n, scratch=False):
     """A subprocess building entry ``model/{n: n}`` that writes a file (into its scratch folder too) and hangs."""
     script = textwrap.dedent(f"""
@@ -295,8 +297,14 @@ def test_scratch_of_a_live_build_is_never_taken_over_nor_pruned(tmp_path):
 
 
 def test_saved_state_round_trips_and_a_corrupt_or_torn_one_is_none(tmp_path):
-    state = {"step": 3, "losses": [1.5, 0.25], "model": {"w": torch.arange(4.0)}, "opt": {0: {"step": torch.tensor(3.0)}},
-             "rng": torch.get_rng_state(), "none": None}
+    state = {
+        "step": 3,
+        "losses": [1.5, 0.25],
+        "model": {"w": torch.arange(4.0)},
+        "opt": {0: {"step": torch.tensor(3.0)}},
+        "rng": torch.get_rng_state(),
+        "none": None,
+    }
     save_state(tmp_path / "s", state)
     back = load_state(tmp_path / "s")
     assert back["step"] == 3 and back["losses"] == [1.5, 0.25] and back["none"] is None

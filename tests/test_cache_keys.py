@@ -109,8 +109,11 @@ def _declared_kinds() -> list[tuple[str, int, str]]:
     out = []
     for path in sorted((ROOT / "src" / "bertology_lib").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ArtifactKind"
-                    and all(isinstance(a, ast.Constant) for a in node.args)):  # a declaration, not a rebuilt kind
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "ArtifactKind"
+                and all(isinstance(a, ast.Constant) for a in node.args)
+            ):  # a declaration, not a rebuilt kind
                 name, version = (a.value for a in node.args)
                 out.append((name, version, path.name))
     return out
@@ -127,8 +130,12 @@ def test_library_code_passes_kinds_never_plain_names():
     bad = []
     for path in sorted((ROOT / "src" / "bertology_lib").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
-                    in ("get_or_create", "memo") and node.args and isinstance(node.args[0], ast.Constant)):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("get_or_create", "memo")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 bad.append(f"{path.name}:{node.lineno}")
     assert bad == []
 

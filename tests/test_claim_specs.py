@@ -60,8 +60,9 @@ def test_a_spec_declares_instruments_once_each(claim_specs):
         ClaimSpec("t.x", "s", "src", 1.0, IntervalAbove(0.0), checks=("memorised",))
     with pytest.raises(ParameterError, match="each name once"):
         ClaimSpec("t.x", "s", "src", 1.0, IntervalAbove(0.0), checks=(Minimum("m", 1), Maximum("m", 2)))
-    claim_specs(ClaimSpec("t.order", "s", "src", None, IntervalAbove(0.0),
-                          checks=(Minimum("a", 1), AboveBaseline("b", "twin"))))
+    claim_specs(
+        ClaimSpec("t.order", "s", "src", None, IntervalAbove(0.0), checks=(Minimum("a", 1), AboveBaseline("b", "twin")))
+    )
     c = make_claim("t.order", ours=(0.1, 0.05, 0.2), checks={"b": (0.0, -0.1, 0.1), "a": 0})
     assert [x["name"] for x in c.checks] == ["a", "b"]  # the spec's order, whatever the notebook's
     assert c.instrument == "failed: a 0 (failed: >= 1); b (0, -0.1, 0.1) (failed: above twin (interval low > 0))"
@@ -75,7 +76,8 @@ def test_one_spec_module_per_notebook_registered_under_its_name():
         claims = importlib.import_module(f"{SPECS_PACKAGE}.{name}").CLAIMS
         assert claims and all(reg[s.id] is s and s.notebook == name for s in claims), name
     assert sum(len(importlib.import_module(f"{SPECS_PACKAGE}.{n}").CLAIMS) for n in modules) == len(
-        [i for i in reg if reg[i].notebook in SPECS])
+        [i for i in reg if reg[i].notebook in SPECS]
+    )
 
 
 @pytest.mark.parametrize("path", REGRESSION, ids=lambda p: p.stem)
@@ -109,8 +111,9 @@ def test_recorded_checks_are_the_registered_instruments(path):
 @pytest.mark.parametrize("name", sorted(CELLS))
 def test_notebooks_state_no_threshold_rule_or_statement(name):
     """Thresholds, rules and statements are the registry's: a notebook builds no Check and names no rule."""
-    code = "\n".join("".join(c["source"]) for c in json.loads(CELLS[name].read_text())["cells"]
-                     if c["cell_type"] == "code")
+    code = "\n".join(
+        "".join(c["source"]) for c in json.loads(CELLS[name].read_text())["cells"] if c["cell_type"] == "code"
+    )
     assert not re.search(r"\bCheck\b(?!\s+it with)|\brule=|\bstatement=|from bertology_lib\.book\.claims\.rules", code)
 
 

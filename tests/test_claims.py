@@ -55,8 +55,9 @@ def test_claim_round_trip_through_notebook_outputs(tmp_path):
     assert c.verdict == "reproduced" and isinstance(c.ours, float)
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("record_claim(...)")
-    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/plain": c.line()},
-                                           metadata={METADATA_KEY: c.to_dict()})]
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", data={"text/plain": c.line()}, metadata={METADATA_KEY: c.to_dict()})
+    ]
     nb.cells = [cell]
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
@@ -65,7 +66,7 @@ def test_claim_round_trip_through_notebook_outputs(tmp_path):
     assert summary([back]) == {"reproduced": 1, "not reproduced": 0, "inconclusive": 0}
     assert ledger_frame([back]).loc[0, "ours"] == "0.98 acc"
     md = ledger_markdown([back])
-    assert '<td>✅ reproduced</td><td>a claim <code>x.one</code>' in md and "**1 claims tested**" in md
+    assert "<td>✅ reproduced</td><td>a claim <code>x.one</code>" in md and "**1 claims tested**" in md
     assert 'data-verdict="reproduced" data-instrument="not checked" data-kind="reproduction"' in md
     json.dumps(back.to_dict())
 
@@ -83,7 +84,7 @@ def test_ledger_groups_by_part_and_findings_are_generated():
     b = b.__class__(**{**b.to_dict(), "notebook": "nb_p"})
     parts = {"nb_s": "survey", "nb_p": "physics"}
     md = ledger_markdown([a, b], {"nb_s": "S", "nb_p": "P"}, parts)
-    assert 'data-part="survey"' in md and 'data-part="physics"' in md and '<td>Survey</td>' in md
+    assert 'data-part="survey"' in md and 'data-part="physics"' in md and "<td>Survey</td>" in md
     assert "**2 claims tested**: 1 reproduced, 1 not reproduced, 0 inconclusive." in md
     f = findings_markdown([a, b], {"nb_s": "S", "nb_p": "P"}, parts)
     assert "### ✅ Reproduced (1)" in f and "### ❌ Not reproduced (1)" in f
@@ -102,11 +103,17 @@ def test_ledger_links_to_the_claims_cell_when_its_output_has_the_anchor(tmp_path
     d = {**c.to_dict(), "notebook": "nb_a"}
     nb = nbformat.v4.new_notebook()
     new = nbformat.v4.new_code_cell("x")
-    new.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": c._repr_markdown_()},
-                                          metadata={METADATA_KEY: d})]
+    new.outputs = [
+        nbformat.v4.new_output("display_data", data={"text/markdown": c._repr_markdown_()}, metadata={METADATA_KEY: d})
+    ]
     old = nbformat.v4.new_code_cell("y")  # recorded before outputs carried anchors
-    old.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": "**✅ reproduced**"},
-                                          metadata={METADATA_KEY: {**d, "id": "survey9.old"}})]
+    old.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={"text/markdown": "**✅ reproduced**"},
+            metadata={METADATA_KEY: {**d, "id": "survey9.old"}},
+        )
+    ]
     nb.cells = [new, old]
     path = tmp_path / "nb_a.ipynb"
     nbformat.write(nb, path)
@@ -137,7 +144,9 @@ def test_setup_checks_are_listed_apart_and_not_counted(claim_specs):
     gen = make_claim("t.gen", ours=200)
     real = make_claim("x.ok", ours=0.7)
     k = counts([gen, real])
-    assert k["verdict"] == {"reproduced": 1, "not reproduced": 0, "inconclusive": 0} and k["setup"] == {"setup checks": 1}
+    assert k["verdict"] == {"reproduced": 1, "not reproduced": 0, "inconclusive": 0} and k["setup"] == {
+        "setup checks": 1
+    }
     md = ledger_markdown([gen, real])
     assert "## Setup checks (not counted)" in md and md.index("t.gen") > md.index("## Setup checks")
     assert "**1 claims tested**" in md and "1 setup checks" in md

@@ -52,7 +52,11 @@ def test_book_claims_are_registered_and_stale_rules_are_flagged(path):
         assert c.id in reg and reg[c.id].notebook == path.stem, c.id
     old = stale(claims)
     page = ledger_markdown(claims)
-    assert all(c.id in page.split("earlier registered rule")[1] for c in old) if old else "earlier registered rule" not in page
+    assert (
+        all(c.id in page.split("earlier registered rule")[1] for c in old)
+        if old
+        else "earlier registered rule" not in page
+    )
 
 
 def test_registry_specs_name_a_book_notebook_and_are_well_formed():
@@ -76,8 +80,9 @@ def test_unregistered_id_and_a_rule_stated_in_the_notebook_are_refused(claim_spe
 
 
 def test_a_failed_instrument_check_makes_the_verdict_inconclusive(claim_specs):
-    claim_specs(ClaimSpec("t.extract", "extraction works", "P §1", 0.9, AtLeast(0.5),
-                          checks=(Minimum("memorised", 0.95),)))
+    claim_specs(
+        ClaimSpec("t.extract", "extraction works", "P §1", 0.9, AtLeast(0.5), checks=(Minimum("memorised", 0.95),))
+    )
     ok = make_claim("t.extract", ours=0.8, checks={"memorised": 0.99})
     assert ok.verdict == "reproduced" and ok.instrument == "ok"
     assert ok.checks == [{"name": "memorised", "passed": True, "value": 0.99, "requirement": ">= 0.95"}]

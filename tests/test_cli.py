@@ -16,8 +16,14 @@ NB = "notebooks/survey_02_architecture.ipynb"
 
 def bertology(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     e = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", *args], cwd=ROOT, env=e,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bertology_lib.book.cli", *args],
+        cwd=ROOT,
+        env=e,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.slow  # runs the bertology command in a subprocess
@@ -56,7 +62,7 @@ def test_list_shows_parameters_defaults_and_comments():
     r = bertology("list")
     assert r.returncode == 0, r.stderr
     assert "survey_02_architecture" in r.stdout
-    for needle in ('profile', '"quick"', "seed", "model", '"minilm"', "smoke | quick | full"):
+    for needle in ("profile", '"quick"', "seed", "model", '"minilm"', "smoke | quick | full"):
         assert needle in r.stdout
 
 
@@ -143,16 +149,25 @@ def test_library_closure_follows_imports_and_ignores_unrelated_modules(tmp_path)
 
     from bertology_lib.book import stamps
 
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("%matplotlib inline\nfrom bertology_lib.experiments.physics import grid as px"),
-        nbformat.v4.new_code_cell("import bertology_lib.data.tasks\nx = 1"),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("%matplotlib inline\nfrom bertology_lib.experiments.physics import grid as px"),
+            nbformat.v4.new_code_cell("import bertology_lib.data.tasks\nx = 1"),
+        ]
+    )
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     pkg = Path(stamps.__file__).parents[1]
     names = {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
-    assert {"experiments/physics/grid.py", "experiments/physics/training.py", "experiments/physics/probing.py",
-            "data/bios/__init__.py", "data/tasks/__init__.py", "data/__init__.py", "__init__.py"} <= names
+    assert {
+        "experiments/physics/grid.py",
+        "experiments/physics/training.py",
+        "experiments/physics/probing.py",
+        "data/bios/__init__.py",
+        "data/tasks/__init__.py",
+        "data/__init__.py",
+        "__init__.py",
+    } <= names
     assert "experiments/survey/behaviour.py" not in names and "experiments/survey/model_size.py" not in names
     assert stamps.library_sha(path) != stamps.library_sha()  # the whole package is a different set
     nb.cells.append(nbformat.v4.new_code_cell("from bertology_lib.experiments.survey import model_size"))
@@ -172,25 +187,43 @@ def test_library_closure_follows_only_the_checkers_of_a_notebooks_own_exercises(
     owners = stamps.checker_modules(stamps.library_modules())
     assert owners["ex-physics03-exposures"] == "bertology_lib.book.exercises.physics_03_pretrain_finetune"
     assert owners["ex-physics05-ceiling"] == "bertology_lib.book.exercises.physics_05_probing"
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "from bertology_lib.book.exercises import check\nprint(check(\"ex-physics03-exposures\", (1, 2)))")])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                'from bertology_lib.book.exercises import check\nprint(check("ex-physics03-exposures", (1, 2)))'
+            )
+        ]
+    )
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     pkg = Path(stamps.__file__).parents[1]
     names = {f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
-    assert {"book/exercises/__init__.py", "book/exercises/checks.py", "book/exercises/physics_03_pretrain_finetune.py",
-            "experiments/physics/training.py"} <= names  # its checker, and what that checker imports
-    assert not {"book/exercises/survey_02_architecture.py", "book/exercises/physics_04_celebrities.py",
-                "experiments/survey/behaviour.py"} & names
+    assert {
+        "book/exercises/__init__.py",
+        "book/exercises/checks.py",
+        "book/exercises/physics_03_pretrain_finetune.py",
+        "experiments/physics/training.py",
+    } <= names  # its checker, and what that checker imports
+    assert (
+        not {
+            "book/exercises/survey_02_architecture.py",
+            "book/exercises/physics_04_celebrities.py",
+            "experiments/survey/behaviour.py",
+        }
+        & names
+    )
     nb.cells.append(nbformat.v4.new_code_cell("print(check('ex-physics04-exposures', 3))"))
     nbformat.write(nb, path)
     assert "book/exercises/physics_04_celebrities.py" in {
-        f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)}
+        f.relative_to(pkg).as_posix() for f in stamps.library_closure(path)
+    }
     # a new notebook's checker module, found by its @checker decorators, changes no other notebook's stamp
     before = stamps.library_sha(path)
     new = tmp_path / "survey_09_new.py"
-    new.write_text('from bertology_lib.book.exercises.checks import checker\n\n\n@checker("ex-survey9-new")\n'
-                   'def _check(answer):\n    return True, "yes"\n')
+    new.write_text(
+        'from bertology_lib.book.exercises.checks import checker\n\n\n@checker("ex-survey9-new")\n'
+        'def _check(answer):\n    return True, "yes"\n'
+    )
     real = stamps.library_modules
     monkeypatch.setattr(stamps, "library_modules", lambda: {**real(), f"{stamps.EXERCISES}.survey_09_new": new})
     assert stamps.checker_modules(stamps.library_modules())["ex-survey9-new"] == f"{stamps.EXERCISES}.survey_09_new"
@@ -214,8 +247,8 @@ def test_stamps_hash_code_not_docstrings_comments_or_the_checker_registry(tmp_pa
 
     base = sha('"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n')
     assert sha('"""Another doc."""\n# a comment\n\n\ndef f(x):\n    return x + 1  # why\n') == base
-    assert sha('def f(x):\n    return x + 2\n') != base
-    assert sha('def f(x):\n    """Doc."""\n') == sha('def f(x):\n    pass\n')  # a body that was only a docstring
+    assert sha("def f(x):\n    return x + 2\n") != base
+    assert sha('def f(x):\n    """Doc."""\n') == sha("def f(x):\n    pass\n")  # a body that was only a docstring
     known = stamps.library_modules()
     init = known[stamps.EXERCISES]
     owners = set(stamps.checker_modules(known).values())

@@ -113,11 +113,13 @@ def test_the_notebook_registry_stales_only_the_notebook_whose_entry_changed(tmp_
     src = Path(specs.__file__).read_text()
     registry = tmp_path / "specs.py"
     registry.write_text(src + '\n_survey3("survey_09_new", "§9", real=False)\n')
-    assert stamps.hashed_source(registry, stamps.SPECS_MODULE) == stamps.hashed_source(Path(specs.__file__),
-                                                                                         stamps.SPECS_MODULE)
+    assert stamps.hashed_source(registry, stamps.SPECS_MODULE) == stamps.hashed_source(
+        Path(specs.__file__), stamps.SPECS_MODULE
+    )
     registry.write_text(src.replace("def get_spec(name: str)", "def get_spec(name: str, x=1)"))
-    assert stamps.hashed_source(registry, stamps.SPECS_MODULE) != stamps.hashed_source(Path(specs.__file__),
-                                                                                         stamps.SPECS_MODULE)
+    assert stamps.hashed_source(registry, stamps.SPECS_MODULE) != stamps.hashed_source(
+        Path(specs.__file__), stamps.SPECS_MODULE
+    )
 
 
 def test_build_says_how_many_notebooks_are_up_to_date(checkout, monkeypatch):
@@ -131,8 +133,9 @@ def test_build_says_how_many_notebooks_are_up_to_date(checkout, monkeypatch):
 
     r = runner.invoke(cli.app, ["build", "--dry-run"])
     assert r.exit_code == 0, r.output
-    assert "1 up to date, 1 would be executed; `make book FORCE=1` (bertology build --force) re-executes all" \
-        in r.output
+    assert (
+        "1 up to date, 1 would be executed; `make book FORCE=1` (bertology build --force) re-executes all" in r.output
+    )
     assert "survey_02_architecture.ipynb is up to date" in r.output
     assert "physics_01_biographies.ipynb" in r.output and "no stamp" in r.output
 
@@ -162,8 +165,10 @@ def test_make_book_force_and_reproduce():
 # -- 2. run folders ---------------------------------------------------------------------------------
 def test_run_folder_names_say_the_parameters(tmp_path):
     name = "survey_02_architecture"
-    assert execution.run_folder(tmp_path, name, {"profile": "smoke", "seed": 3}) == \
-        tmp_path / "_build" / "runs" / f"{name}-profile=smoke,seed=3"
+    assert (
+        execution.run_folder(tmp_path, name, {"profile": "smoke", "seed": 3})
+        == tmp_path / "_build" / "runs" / f"{name}-profile=smoke,seed=3"
+    )
     assert execution.run_folder(tmp_path, name, {}).name == f"{name}-defaults"
     assert execution.run_folder(tmp_path, name, {"model": "org/my model"}).name == f"{name}-model=org_my_model"
     long = execution.run_folder(tmp_path, name, {"model": "x" * 300})
@@ -234,10 +239,12 @@ def test_heartbeat_names_the_cell_at_most_every_interval():
 
 # -- 6. what the reader does not see -------------------------------------------------------------------
 def test_injected_parameters_cell_is_tagged_remove_cell(tmp_path):
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("seed = 0", metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell("# Parameters\nseed = 3\n", metadata={"tags": ["injected-parameters"]}),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("seed = 0", metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell("# Parameters\nseed = 3\n", metadata={"tags": ["injected-parameters"]}),
+        ]
+    )
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     execution.tag_injected_cell(path)
@@ -323,7 +330,10 @@ def test_cache_clear_refuses_an_unknown_kind_before_removing_anything(filled_cac
 def test_rerun_tolerance_inside_the_books_interval_or_within_ten_percent():
     assert execution.within_tolerance([0.2, -0.4, 0.9], [0.5, 0.1, 1.0], "duplication") is True
     assert execution.within_tolerance([0.2, -0.4, 0.9], [1.5, 1.0, 2.0], "duplication") is False
-    assert execution.within_tolerance(0.65, 0.70, "survey") is True and execution.within_tolerance(0.65, 0.75, "survey") is False
+    assert (
+        execution.within_tolerance(0.65, 0.70, "survey") is True
+        and execution.within_tolerance(0.65, 0.75, "survey") is False
+    )
     assert execution.within_tolerance(None, 0.7, "survey") is None
     assert execution.within_tolerance("n/a", "n/a", "survey") is True
 

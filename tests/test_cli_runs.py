@@ -25,8 +25,14 @@ NAME = "survey_02_architecture"
 
 def bertology(*args: str, cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     e = {**os.environ, "BERTOLOGY_THREADS": "1", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", *args], cwd=cwd, env=e,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bertology_lib.book.cli", *args],
+        cwd=cwd,
+        env=e,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def digests(folder: Path) -> dict[str, str]:
@@ -47,8 +53,9 @@ def tiny(root: Path, code: str) -> Path:
     """Replace the checkout's notebook by its parameters cell and ``code`` (a kernel without torch)."""
     src = nbformat.read(ROOT / "notebooks" / f"{NAME}.ipynb", as_version=4)
     params = next(c for c in src.cells if "parameters" in c.metadata.get("tags", []))
-    nb = nbformat.v4.new_notebook(cells=[params, nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell(code)],
-                                  metadata=src.metadata)
+    nb = nbformat.v4.new_notebook(
+        cells=[params, nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell(code)], metadata=src.metadata
+    )
     path = root / "notebooks" / f"{NAME}.ipynb"
     nbformat.write(nb, path)
     return path
@@ -57,8 +64,17 @@ def tiny(root: Path, code: str) -> Path:
 def test_run_writes_a_run_folder_and_claims_runs_compares_it_with_the_book(checkout, tmp_path):
     book = digests(checkout / "notebooks")
     real_book = digests(ROOT / "notebooks")
-    r = bertology("run", NAME, "--profile", "smoke", "-p", "seed", "3", cwd=checkout,
-                  env={"BERTOLOGY_CACHE": str(tmp_path / "cache"), "BERTOLOGY_HEARTBEAT_S": "1"})
+    r = bertology(
+        "run",
+        NAME,
+        "--profile",
+        "smoke",
+        "-p",
+        "seed",
+        "3",
+        cwd=checkout,
+        env={"BERTOLOGY_CACHE": str(tmp_path / "cache"), "BERTOLOGY_HEARTBEAT_S": "1"},
+    )
     assert r.returncode == 0, r.stderr
     assert digests(checkout / "notebooks") == book  # the book's notebook is untouched, nothing added beside it
     assert digests(ROOT / "notebooks")[f"{NAME}.ipynb"] == real_book[f"{NAME}.ipynb"]
@@ -76,8 +92,7 @@ def test_run_writes_a_run_folder_and_claims_runs_compares_it_with_the_book(check
     r = bertology("claims", "--runs", cwd=checkout)
     assert r.returncode == 0, r.stderr
     assert f"_build/runs/{NAME}-profile=smoke,seed=3  (profile=smoke, seed=3)" in r.stdout
-    assert "survey2.bert_base_params: book 109M parameters (reproduced); run 109M parameters (reproduced)" \
-        in r.stdout
+    assert "survey2.bert_base_params: book 109M parameters (reproduced); run 109M parameters (reproduced)" in r.stdout
     assert max(len(line) for line in r.stdout.splitlines()) <= 100
     rows = json.loads(bertology("claims", "--runs", "--json", cwd=checkout).stdout)
     row = next(x for x in rows if x["id"] == "survey2.bert_base_params")
@@ -114,9 +129,15 @@ def test_ctrl_c_is_one_line_naming_the_notebook_and_the_partial_output(checkout,
     with open(log, "w") as out, open(err, "w") as errf:
         # as in a terminal: Ctrl-C delivered, even when this test process was started as a background job of a
         # non-interactive shell (which starts with SIGINT ignored, and a child would inherit that)
-        p = subprocess.Popen([sys.executable, "-m", "bertology_lib.book.cli", "run", NAME], cwd=checkout, env=env,
-                             stdout=out, stderr=errf, start_new_session=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        p = subprocess.Popen(
+            [sys.executable, "-m", "bertology_lib.book.cli", "run", NAME],
+            cwd=checkout,
+            env=env,
+            stdout=out,
+            stderr=errf,
+            start_new_session=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         try:
             deadline = time.monotonic() + 180
             while "cell 3/3 running" not in log.read_text():
@@ -129,15 +150,24 @@ def test_ctrl_c_is_one_line_naming_the_notebook_and_the_partial_output(checkout,
                 p.kill()
     text = err.read_text().strip()
     assert rc == 130
-    assert text == (f"interrupted: notebooks/{NAME}.ipynb stopped (cell 3/3); "
-                    f"partial output in _build/failed/{NAME}.ipynb"), text
+    assert text == (
+        f"interrupted: notebooks/{NAME}.ipynb stopped (cell 3/3); partial output in _build/failed/{NAME}.ipynb"
+    ), text
     assert (checkout / "_build" / "failed" / f"{NAME}.ipynb").is_file()
 
 
 def test_train_minibert_refuses_a_bad_seed_before_any_work(tmp_path):
     cache = tmp_path / "cache"
-    r = bertology("train-minibert", "--profile", "smoke", "--seed", "-1", cwd=tmp_path,
-                  env={"BERTOLOGY_CACHE": str(cache)}, timeout=120)
+    r = bertology(
+        "train-minibert",
+        "--profile",
+        "smoke",
+        "--seed",
+        "-1",
+        cwd=tmp_path,
+        env={"BERTOLOGY_CACHE": str(cache)},
+        timeout=120,
+    )
     assert r.returncode == 2
     assert r.stderr.strip() == "error: seed=-1 is out of range; allowed: an int in [0, 2147483647]"
     assert not cache.exists() and sorted(tmp_path.iterdir()) == []
@@ -177,7 +207,10 @@ def test_a_dead_kernel_cell_task_collected_later_is_not_reported_but_other_lost_
         raise exc
 
     async def main():
-        tasks = [asyncio.ensure_future(fail(DeadKernelError("Kernel died"))), asyncio.ensure_future(fail(ValueError("x")))]
+        tasks = [
+            asyncio.ensure_future(fail(DeadKernelError("Kernel died"))),
+            asyncio.ensure_future(fail(ValueError("x"))),
+        ]
         await asyncio.sleep(0.01)
         tasks.clear()  # never retrieved
 

@@ -20,9 +20,11 @@ def test_scores_match_a_direct_forward(tiny_bert_dir):
     import torch
 
     m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
-    items = [Item(("the", "[MASK]", "tipped", "the", "waiter"), 1, "chef", "robin", meta={"k": 0}),
-             Item(("a", "robin", "is", "a", "[MASK]"), 4, "bird", "chef", meta={"k": 1}),
-             Item(("a", "[MASK]"), 1, "unbelievably", "bird")]  # multi-piece filler: skipped
+    items = [
+        Item(("the", "[MASK]", "tipped", "the", "waiter"), 1, "chef", "robin", meta={"k": 0}),
+        Item(("a", "robin", "is", "a", "[MASK]"), 4, "bird", "chef", meta={"k": 1}),
+        Item(("a", "[MASK]"), 1, "unbelievably", "bird"),
+    ]  # multi-piece filler: skipped
     df = score_items(m, tok, items)
     assert len(df) == 2 and df.attrs["skipped"] == 1
     enc = tok(["the", "[MASK]", "tipped", "the", "waiter"], is_split_into_words=True, return_tensors="pt")
@@ -45,8 +47,10 @@ def test_insensitivity_pairs_items_even_when_a_transform_drops_some(tiny_bert_di
     from bertology_lib.analysis.cloze import insensitivity
 
     m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
-    items = [Item(("the", "[MASK]", "tipped", "the", "waiter"), 1, "chef", "robin"),
-             Item(("a", "robin", "is", "a", "[MASK]"), 4, "bird", "chef")]
+    items = [
+        Item(("the", "[MASK]", "tipped", "the", "waiter"), 1, "chef", "robin"),
+        Item(("a", "robin", "is", "a", "[MASK]"), 4, "bird", "chef"),
+    ]
     same = insensitivity(m, tok, items, {"identity": lambda it: it})
     assert same.same_preference[0] == 1.0 and same.n[0] == 2
     drop = insensitivity(m, tok, items, {"drop_first": lambda it: None if it is items[0] else it})

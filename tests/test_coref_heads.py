@@ -8,8 +8,15 @@ import torch
 
 from bertology_lib.analysis import coref_heads as ch
 from bertology_lib.analysis.attention_norms import AttentionMaps, attention_maps
-from bertology_lib.data.suites.coreference import (FEMALE_NAMES, MALE_NAMES, PRONOUNS, TEMPLATES, CorefItem,
-                                                   coreference_items, nearest_mention_accuracy)
+from bertology_lib.data.suites.coreference import (
+    FEMALE_NAMES,
+    MALE_NAMES,
+    PRONOUNS,
+    TEMPLATES,
+    CorefItem,
+    coreference_items,
+    nearest_mention_accuracy,
+)
 from bertology_lib.errors import ParameterError
 
 
@@ -95,9 +102,11 @@ def _onto(word: int, T_wid, share: float = 1.0, cls: float = 0.0) -> np.ndarray:
 def test_hand_made_heads_score_one_and_one_half(minilm):
     _, tok = minilm
     items = coreference_items(40, seed=1)
-    rows = [lambda it, w: _onto(it.antecedent, w),  # the coreference head
-            lambda it, w: _onto(it.nearest_mention(), w),  # the nearest name
-            lambda it, w: _onto(it.antecedent, w, 0.3, cls=0.7)]  # mostly [CLS], which is not a word
+    rows = [
+        lambda it, w: _onto(it.antecedent, w),  # the coreference head
+        lambda it, w: _onto(it.nearest_mention(), w),  # the nearest name
+        lambda it, w: _onto(it.antecedent, w, 0.3, cls=0.7),
+    ]  # mostly [CLS], which is not a word
     correct = ch.head_correct(_hand_maps(items, tok, rows), items, tok)
     assert correct.shape == (40, 1, 3)
     assert correct[:, 0].mean(0).tolist() == [1.0, 0.5, 1.0]

@@ -39,13 +39,13 @@ def _h(obj) -> str:
 
 
 def _sentences(sents):
-    return [(s.words, s.lemmas, s.upos, s.heads, s.deprels, s.depth, s.chunks, s.roles, s.number, s.meta)
-            for s in sents]
+    return [
+        (s.words, s.lemmas, s.upos, s.heads, s.deprels, s.depth, s.chunks, s.roles, s.number, s.meta) for s in sents
+    ]
 
 
 def _items(items):
-    return [(i.suite, i.words, i.mask_index, i.correct, i.incorrect, i.meta, _sentences([i.sentence]))
-            for i in items]
+    return [(i.suite, i.words, i.mask_index, i.correct, i.incorrect, i.meta, _sentences([i.sentence])) for i in items]
 
 
 def _task(task):
@@ -57,20 +57,35 @@ SMALL = dict(n_train=60, n_dev=20, n_test=20)
 
 FINGERPRINTS = {
     "corpus": (lambda: _sentences(te.generate_corpus(CFG)), "d9ef6bba3a1b3035"),
-    "corpus_seed3": (lambda: _sentences(te.generate_corpus(
-        te.ToyEnglishConfig(n_sentences=300, seed=3, vocab_size=800, p_fact=0.3))), "e3fc02fde99c3a17"),
+    "corpus_seed3": (
+        lambda: _sentences(
+            te.generate_corpus(te.ToyEnglishConfig(n_sentences=300, seed=3, vocab_size=800, p_fact=0.3))
+        ),
+        "e3fc02fde99c3a17",
+    ),
     "vocabulary": (lambda: te.vocabulary(CFG), "eb159dde731c5fb1"),
-    "knowledge_base": (lambda: [te.knowledge_base(0), te.knowledge_base(0).stated_facts(),
-                                te.knowledge_base(0).heldout_facts()], "8dc19a1306574a5e"),
+    "knowledge_base": (
+        lambda: [te.knowledge_base(0), te.knowledge_base(0).stated_facts(), te.knowledge_base(0).heldout_facts()],
+        "8dc19a1306574a5e",
+    ),
     "suites": (lambda: {n: _items(suites.make_suite(n, CFG, 60)) for n in te.SUITES}, "d1d4873bf65c51f6"),
     "toy_classification": (lambda: _task(T.toy_classification(**SMALL)), "ef2a5460d0c5210c"),
     "toy_nli": (lambda: _task(T.toy_nli(world="random", **SMALL)), "2ed923323b030196"),
     "toy_qa": (lambda: _task(T.toy_qa(**SMALL)), "5913e15624f2ca87"),
-    "bios": (lambda: [(ds.people, ds.bios, ds.qa_train, ds.qa_test) for ds in (
-        bios.generate_dataset(bios.BioConfig.from_augmentation("multi2+permute", n_people=50, seed=1)),
-        bios.celebrity_dataset(20, 10, seed=2))], "d840e24e3d8d4421"),
-    "checklist": (lambda: [checklist.negation_suite(CFG, 4, 0),
-                           checklist.sst2_suite(["a fine film .", "it rained ."], 4, 0)], "5e78618fbffa37cc"),
+    "bios": (
+        lambda: [
+            (ds.people, ds.bios, ds.qa_train, ds.qa_test)
+            for ds in (
+                bios.generate_dataset(bios.BioConfig.from_augmentation("multi2+permute", n_people=50, seed=1)),
+                bios.celebrity_dataset(20, 10, seed=2),
+            )
+        ],
+        "d840e24e3d8d4421",
+    ),
+    "checklist": (
+        lambda: [checklist.negation_suite(CFG, 4, 0), checklist.sst2_suite(["a fine film .", "it rained ."], 4, 0)],
+        "5e78618fbffa37cc",
+    ),
     "hans": (lambda: [e.to_dict() for e in hans.hans_like(CFG, 4, 0)], "611c51b08d265a94"),
 }
 

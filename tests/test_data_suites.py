@@ -37,8 +37,10 @@ def test_make_suite_lives_only_in_suites_and_validates():
 
 
 def test_toy_english_imports_without_the_suites():
-    code = ("import sys, bertology_lib.data.toy_english; "
-            "assert 'bertology_lib.data.suites' not in sys.modules, sorted(sys.modules)")
+    code = (
+        "import sys, bertology_lib.data.toy_english; "
+        "assert 'bertology_lib.data.suites' not in sys.modules, sorted(sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -65,7 +67,6 @@ def test_npi_suite(suites):
                     assert s.deprels[k] == "acl:relcl", it.text
 
 
-
 def test_suite_items_well_formed(suites):
     for name, items in suites.items():
         assert len(items) >= 200, name
@@ -75,9 +76,11 @@ def test_suite_items_well_formed(suites):
             assert it.correct != it.incorrect
             assert it.sentence.words == it.filled(it.correct)
             # no article leak: the masked word never follows a/an
-            assert it.mask_index == 0 or it.words[it.mask_index - 1] not in ("a", "an") or (
-                it.correct[0] in "aeiou") == (it.incorrect[0] in "aeiou")
-
+            assert (
+                it.mask_index == 0
+                or it.words[it.mask_index - 1] not in ("a", "an")
+                or (it.correct[0] in "aeiou") == (it.incorrect[0] in "aeiou")
+            )
 
 
 def test_role_reversal_pairs(suites):

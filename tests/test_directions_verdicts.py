@@ -22,8 +22,12 @@ from bertology_lib.training import finetune as F
 torch.set_num_threads(1)
 
 WORLD = ToyEnglishConfig(n_sentences=1, seed=0, vocab_size=3000)
-IDS = ("survey7.checklist_exceeds_iid_error", "survey7.hans_overlap_heuristic", "survey7.hans_heuristic_from_data",
-       "survey7.sst2_negation_mft")
+IDS = (
+    "survey7.checklist_exceeds_iid_error",
+    "survey7.hans_overlap_heuristic",
+    "survey7.hans_heuristic_from_data",
+    "survey7.sst2_negation_mft",
+)
 
 
 @pytest.fixture(scope="module")
@@ -157,8 +161,17 @@ def _hans_outcomes(correct_by_condition, seeds=(0, 1, 2), n=6):
         for s in seeds:
             for i, (cat, _, entailed) in enumerate(hans.HANS_CATEGORIES):
                 for j in range(n):
-                    rows.append({"item": i * n + j, "category": cat, "heuristic": "", "entailed": entailed,
-                                 "correct": fn(entailed, s, j), "condition": cond, "seed": s})
+                    rows.append(
+                        {
+                            "item": i * n + j,
+                            "category": cat,
+                            "heuristic": "",
+                            "entailed": entailed,
+                            "correct": fn(entailed, s, j),
+                            "condition": cond,
+                            "seed": s,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -171,8 +184,10 @@ def test_hans_gaps_and_the_null_model_never_reproduce(pool):
     gap = B.hans_gap(out, iid, seeds, "MNLI-like")
     assert gap[0] == pytest.approx(B.floor_correct(ts["MNLI-like"]).mean())  # 1/3 - 0: the rule alone would pass
     assert B.hans_data_gap(out, seeds, "uninformative", "MNLI-like") == (0.0, 0.0, 0.0)
-    checks = {"iid_beats_floor": (B.floor_gap(iid[iid.condition == "MNLI-like"], ts["MNLI-like"], seeds), "majority"),
-              "three_seeds": 3}
+    checks = {
+        "iid_beats_floor": (B.floor_gap(iid[iid.condition == "MNLI-like"], ts["MNLI-like"], seeds), "majority"),
+        "three_seeds": 3,
+    }
     claim = make_claim("survey7.hans_overlap_heuristic", ours=gap, checks=checks)
     assert claim.verdict == "inconclusive" and claim.instrument_failed
     # a model that learned: better on the non-entailed items when overlap was uninformative
@@ -183,8 +198,12 @@ def test_hans_gaps_and_the_null_model_never_reproduce(pool):
 
 def test_checklist_gap_is_the_suite_mean_failure_rate_minus_the_iid_error():
     seeds = [0, 1, 2]
-    rows = [{"seed": s, "test": t, "item": i, "failed": bool(t == "b" and i < 2 + s)}
-            for s in seeds for t in ("a", "b") for i in range(4)]
+    rows = [
+        {"seed": s, "test": t, "item": i, "failed": bool(t == "b" and i < 2 + s)}
+        for s in seeds
+        for t in ("a", "b")
+        for i in range(4)
+    ]
     results = pd.DataFrame(rows)
     iid = _iid([(s, [1] * 9 + [0]) for s in seeds])  # error 0.1
     est, lo, hi = B.checklist_gap(results, iid, seeds)

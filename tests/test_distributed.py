@@ -21,7 +21,7 @@ from bertology_lib.training.loop import TrainConfig, shard_batch
 
 pytestmark = pytest.mark.slow  # two processes with gloo
 
-WORKER = textwrap.dedent('''
+WORKER = textwrap.dedent("""
     import json, os, sys
     import torch
     torch.set_num_threads(1)
@@ -48,7 +48,7 @@ WORKER = textwrap.dedent('''
     if rank == 0:
         from safetensors.torch import save_file
         save_file({k: v.contiguous() for k, v in model.state_dict().items()}, f"{out}.safetensors")
-''')
+""")
 
 
 def _run(cmd: list[str], tmp_path: Path) -> None:
@@ -65,9 +65,27 @@ def test_two_process_ddp_matches_one_process(tmp_path):
     _run([sys.executable, str(script), str(tmp_path / "single")], tmp_path)
     # the multi-process launcher (torch.distributed.run underneath); with device="cpu" the
     # processes form a gloo group, exactly as `accelerate launch --multi_gpu` does on GPUs with nccl
-    _run([sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-          "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port",
-          "29533", str(script), str(tmp_path / "ddp")], tmp_path)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "accelerate.commands.launch",
+            "--multi_gpu",
+            "--num_processes",
+            "2",
+            "--num_machines",
+            "1",
+            "--mixed_precision",
+            "no",
+            "--dynamo_backend",
+            "no",
+            "--main_process_port",
+            "29533",
+            str(script),
+            str(tmp_path / "ddp"),
+        ],
+        tmp_path,
+    )
     single = json.loads((tmp_path / "single.rank0.json").read_text())
     ranks = [json.loads((tmp_path / f"ddp.rank{r}.json").read_text()) for r in (0, 1)]
     assert single["world"] == 1 and all(r["world"] == 2 for r in ranks)

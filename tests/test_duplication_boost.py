@@ -38,8 +38,14 @@ def test_second_variant_every_or_last_block(tiny_bert_dir):
     base = ft.as_source(str(tiny_bert_dir))
     last = dup.variants(base, n_blocks=2, k=1, second="last")
     assert list(last) == ["baseline", "first 1 duplicated", "last block duplicated"]
-    assert len(__import__("bertology_lib.interventions.hooks", fromlist=["blocks"]).blocks(
-        last["last block duplicated"].load_model())) == 3
+    assert (
+        len(
+            __import__("bertology_lib.interventions.hooks", fromlist=["blocks"]).blocks(
+                last["last block duplicated"].load_model()
+            )
+        )
+        == 3
+    )
     with pytest.raises(ParameterError, match="second='middle' is not allowed; allowed: 'every', 'last'"):
         dup.variants(base, n_blocks=2, k=1, second="middle")
     assert dup.BoostSizes.for_profile("full").second == "every"
@@ -73,6 +79,9 @@ def test_toy_config_per_task_and_profile():
     assert quick["toy_qa"].lr > quick["toy_classification"].lr
     assert all(c.eval_splits == ("test",) for c in quick.values())
     assert dup.toy_config("smoke", qa) == ft.FinetuneConfig.for_profile("smoke")
-    with pytest.raises(ParameterError, match="task 'toy_sst' has no toy fine-tuning settings at profile 'quick'; "
-                                             "allowed: toy_classification, toy_nli, toy_qa"):
+    with pytest.raises(
+        ParameterError,
+        match="task 'toy_sst' has no toy fine-tuning settings at profile 'quick'; "
+        "allowed: toy_classification, toy_nli, toy_qa",
+    ):
         dup.toy_config("quick", SimpleNamespace(name="toy_sst"))

@@ -125,8 +125,14 @@ def test_sense_separability_and_pca():
 
 
 def test_centre_of_gravity():
-    report = pd.DataFrame({"target": ["a"] * 4 + ["b"] * 4, "model": "m", "layer": [0, 1, 2, 3] * 2,
-                           "accuracy": [0.5, 0.7, 0.9, 0.8, 0.5, 0.5, 0.6, 0.9]})
+    report = pd.DataFrame(
+        {
+            "target": ["a"] * 4 + ["b"] * 4,
+            "model": "m",
+            "layer": [0, 1, 2, 3] * 2,
+            "accuracy": [0.5, 0.7, 0.9, 0.8, 0.5, 0.5, 0.6, 0.9],
+        }
+    )
     cog = emb.centre_of_gravity(report).set_index("target")
     assert cog.loc["a", "expected_layer"] == pytest.approx(1.5)  # gains at layers 1 and 2; the drop ignored
     assert cog.loc["b", "expected_layer"] == pytest.approx((2 * 0.1 + 3 * 0.3) / 0.4)

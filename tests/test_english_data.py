@@ -52,9 +52,27 @@ def test_splits_are_fixed_by_document_and_disjoint():
 
 def test_brown_tags_map_to_coarse_tags_and_number():
     assert [en.universal_tag(t) for t in ("nn-tl", "np$", "pps+bez", "bez", "vbd", "in", "at", ".", "``", "*")] == [
-        "NOUN", "PROPN", "PRON", "AUX", "VERB", "ADP", "DET", "PUNCT", "PUNCT", "PART"]
+        "NOUN",
+        "PROPN",
+        "PRON",
+        "AUX",
+        "VERB",
+        "ADP",
+        "DET",
+        "PUNCT",
+        "PUNCT",
+        "PART",
+    ]
     assert [en.number_of(t) for t in ("nn", "nns-hl", "np", "bez", "ber", "hv", "nn$", "vbd")] == [
-        "sg", "pl", "sg", "sg", "pl", "pl", None, None]
+        "sg",
+        "pl",
+        "sg",
+        "sg",
+        "pl",
+        "pl",
+        None,
+        None,
+    ]
     tags = {en.universal_tag(t) for d in en.load_english("brown", "test") for s in d.tags for t in s}
     assert tags <= set(en.COARSE_TAGS) and {"NOUN", "VERB", "ADP", "PUNCT"} <= tags
 
@@ -68,10 +86,17 @@ def test_agreement_items_agree_with_their_subject_and_count_attractors():
     with_attr = [it for it in items if it.n_attractors]
     assert with_attr, "natural text has attractors"
     # a hand-made sentence: "the keys to the cabinet are" has one attractor, "the key is" none
-    doc = en.Document("brown", "x", "test", (("The", "keys", "to", "the", "cabinet", "are", "here"),
-                                              ("The", "key", "is", "here"), ("He", "will", "have", "it")),
-                      (("at", "nns", "in", "at", "nn", "ber", "rb"), ("at", "nn", "bez", "rb"),
-                       ("pps", "md", "hv", "ppo")))
+    doc = en.Document(
+        "brown",
+        "x",
+        "test",
+        (
+            ("The", "keys", "to", "the", "cabinet", "are", "here"),
+            ("The", "key", "is", "here"),
+            ("He", "will", "have", "it"),
+        ),
+        (("at", "nns", "in", "at", "nn", "ber", "rb"), ("at", "nn", "bez", "rb"), ("pps", "md", "hv", "ppo")),
+    )
     got = [(it.right, it.n_attractors) for it in en.agreement_items([doc])]
     assert got == [("are", 1), ("is", 0)]  # "will have" follows a modal: no agreement item
     with pytest.raises(ParameterError, match="no tags"):

@@ -18,8 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 NB = ROOT / "notebooks" / "survey_02_architecture.ipynb"
 # every book notebook with a code solution: nbval runs its teacher version (tests/regression, exercise_plugin),
 # its student version is checked for leaks statically, and survey_02's student version is executed
-WITH_SOLUTIONS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb")  # not the .name.running files of a build
-                        if not p.name.startswith(".") and any(ex.is_solution_cell(c) for c in nbformat.read(p, as_version=4).cells))
+WITH_SOLUTIONS = sorted(
+    p
+    for p in (ROOT / "notebooks").glob("*.ipynb")  # not the .name.running files of a build
+    if not p.name.startswith(".") and any(ex.is_solution_cell(c) for c in nbformat.read(p, as_version=4).cells)
+)
 STUB = re.compile(r'^raise NotImplementedError\("Exercise [\w.:-]+: write your solution here"\)$')
 
 
@@ -38,8 +41,13 @@ def _solution_cell(source: str, **md) -> nbformat.NotebookNode:
 
 def _export(tmp_path_factory, nb: Path) -> tuple[Path, Path]:
     out = tmp_path_factory.mktemp("exercises")
-    r = subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", "export-student", nb.stem, "--out", str(out)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "bertology_lib.book.cli", "export-student", nb.stem, "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     student, teacher = out / "student" / nb.name, out / "teacher" / nb.name
     assert student.is_file() and teacher.is_file(), r.stdout
@@ -53,7 +61,8 @@ def exported(tmp_path_factory) -> tuple[Path, Path]:
 
 def test_several_notebooks_have_checked_code_exercises():
     assert {"survey_02_architecture", "physics_03_pretrain_finetune", "physics_05_probing"} <= {
-        p.stem for p in WITH_SOLUTIONS}
+        p.stem for p in WITH_SOLUTIONS
+    }
 
 
 def test_every_notebook_has_two_checked_exercises():
@@ -62,8 +71,12 @@ def test_every_notebook_has_two_checked_exercises():
     for p in sorted((ROOT / "notebooks").glob("*.ipynb")):
         if p.name.startswith("."):
             continue
-        ids = {m for c in nbformat.read(p, as_version=4).cells if ex.is_solution_cell(c)
-               for m in re.findall(r'check\("(ex-[\w-]+)"', c.source)}
+        ids = {
+            m
+            for c in nbformat.read(p, as_version=4).cells
+            if ex.is_solution_cell(c)
+            for m in re.findall(r'check\("(ex-[\w-]+)"', c.source)
+        }
         if len(ids) < 2:
             few[p.stem] = sorted(ids)
     assert not few, f"notebooks with fewer than two checked exercises: {few}"
@@ -127,8 +140,9 @@ def test_export_student_stubs_every_solution_and_drops_solution_directives(expor
         assert comments and all(line.startswith("#") for line in comments), "only the comments stay"
     md = "\n".join(c.source for c in student.cells if c.cell_type == "markdown")
     assert "{solution}" not in md
-    assert md.count("{exercise}") == sum(c.source.count("{exercise}") for c in original.cells
-                                         if c.cell_type == "markdown")
+    assert md.count("{exercise}") == sum(
+        c.source.count("{exercise}") for c in original.cells if c.cell_type == "markdown"
+    )
     assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
     assert teacher.cells == original.cells  # teacher: unchanged, outputs kept
 
@@ -141,15 +155,25 @@ def _execute(path: Path, out: Path, allow_errors: bool) -> nbformat.NotebookNode
     nb = pm.iorw.load_notebook_node(str(path))  # as papermill.execute_notebook loads it: every cell gets its tags
     nb.metadata.setdefault("papermill", {})  # papermill.execute_notebook adds it the same way
     nb = pm.parameterize.parameterize_notebook(nb, {"profile": "smoke"})
-    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=allow_errors,
-                   resources={"metadata": {"path": str(NB.parent)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(NB.parent)}},
+    ).execute()
     nbformat.write(nb, out)
     return nb
 
 
 def _errors(nb) -> list[tuple[int, str]]:
-    return [(i, o["ename"]) for i, c in enumerate(nb.cells) if c.cell_type == "code"
-            for o in c.get("outputs", []) if o["output_type"] == "error"]
+    return [
+        (i, o["ename"])
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o["output_type"] == "error"
+    ]
 
 
 @pytest.mark.notebook
@@ -177,17 +201,22 @@ def test_solution_leaks_names_the_cell_the_name_and_the_exercise():
     sol = _solution_cell("# Exercise: ex-a\nanswer = 41 + 1\nscores['x'] = 1\nfrom math import tau")
     leaky = _nb(_code("scores = {}"), sol, _code("print(answer)"), _code("%time y = scores['x']\nz = tau"))
     leaks = ex.solution_leaks(leaky)
-    assert leaks == ["cell 2 reads 'answer', which only the solution of ex-a binds or changes; "
-                     "the student version has a stub there",
-                     "cell 3 reads 'scores', which only the solution of ex-a binds or changes; "
-                     "the student version has a stub there",
-                     "cell 3 reads 'tau', which only the solution of ex-a binds or changes; "
-                     "the student version has a stub there"]
+    assert leaks == [
+        "cell 2 reads 'answer', which only the solution of ex-a binds or changes; the student version has a stub there",
+        "cell 3 reads 'scores', which only the solution of ex-a binds or changes; the student version has a stub there",
+        "cell 3 reads 'tau', which only the solution of ex-a binds or changes; the student version has a stub there",
+    ]
     with pytest.raises(ex.ExerciseError, match="cell 2 reads 'answer'"):
         ex.student_notebook(leaky)
     # rebinding before use, reading before the solution, and a solution's own names are fine
-    clean = _nb(_code("answer = 0"), sol, _code("answer = 1\nprint(answer)"), _code("scores = {}; print(scores)"),
-                _code("def f(tau=2):\n    return tau"), _code("print(f())"))
+    clean = _nb(
+        _code("answer = 0"),
+        sol,
+        _code("answer = 1\nprint(answer)"),
+        _code("scores = {}; print(scores)"),
+        _code("def f(tau=2):\n    return tau"),
+        _code("print(f())"),
+    )
     assert ex.solution_leaks(clean) == []
     assert ex.student_notebook(clean).cells[1].source.endswith('write your solution here")')
 
@@ -198,20 +227,42 @@ def _nbval(folder: Path, *cells) -> subprocess.CompletedProcess:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, folder / "nb.ipynb")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "exercise_plugin", "-p", "no:cacheprovider",
-                           "--nbval-lax", "--nbval-current-env", "--rootdir", str(folder), "nb.ipynb"],
-                          cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "exercise_plugin",
+            "-p",
+            "no:cacheprovider",
+            "--nbval-lax",
+            "--nbval-current-env",
+            "--rootdir",
+            str(folder),
+            "nb.ipynb",
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.notebook
 def test_nbval_fails_a_solution_that_its_checker_rejects(tmp_path):
     """The teacher versions run under nbval (``tests/regression``); the plugin turns a ❌ into a failure."""
-    for name, printed, passes in [("right", "✅ ex-a: yes", True), ("wrong", "❌ ex-a: no", False),
-                                  ("silent", "", False), ("other-label", "✅ ex-b: yes", False)]:
+    for name, printed, passes in [
+        ("right", "✅ ex-a: yes", True),
+        ("wrong", "❌ ex-a: no", False),
+        ("silent", "", False),
+        ("other-label", "✅ ex-b: yes", False),
+    ]:
         folder = tmp_path / name
         folder.mkdir()
-        r = _nbval(folder, nbformat.v4.new_code_cell("x = 1"),
-                   _solution_cell(f"# Exercise: ex-a\nprint({printed!r})"))
+        r = _nbval(folder, nbformat.v4.new_code_cell("x = 1"), _solution_cell(f"# Exercise: ex-a\nprint({printed!r})"))
         assert (r.returncode == 0) == passes, (name, r.stdout[-2000:])
         if not passes:
             assert "exercise ex-a: the solution does not pass its own checker" in r.stdout, r.stdout[-2000:]
@@ -236,8 +287,10 @@ def test_each_notebook_has_one_checker_module_named_after_it_with_exactly_its_ex
     from bertology_lib.book import stamps
 
     owners = stamps.checker_modules(stamps.library_modules())
-    checked = {p.stem: {ex.solution_label(c) for c in nbformat.read(p, as_version=4).cells if ex.is_solution_cell(c)}
-               for p in WITH_SOLUTIONS}
+    checked = {
+        p.stem: {ex.solution_label(c) for c in nbformat.read(p, as_version=4).cells if ex.is_solution_cell(c)}
+        for p in WITH_SOLUTIONS
+    }
     modules = {m.rsplit(".", 1)[1] for m in owners.values()}
     assert modules == set(checked) == set(ex.NOTEBOOK_MODULES)
     for name, labels in checked.items():

@@ -119,8 +119,14 @@ def test_dup1_solutions_pass(toy_dir):
     sentences = minibert.fresh_sentences(minibert.MiniBertConfig.for_profile("smoke"), 60)
     mlm = AutoModelForMaskedLM.from_pretrained(toy_dir).eval()
     acts = run_with_cache(src.load_model().eval(), tok, [s.words for s in sentences], batch_size=64)
-    ns = {"mlm": mlm, "tok": tok, "texts": [s.text for s in sentences], "acts": acts, "cka": cka_matrix(acts.resid),
-          "reconstruction_by_layer": reconstruction_by_layer}
+    ns = {
+        "mlm": mlm,
+        "tok": tok,
+        "texts": [s.text for s in sentences],
+        "acts": acts,
+        "cka": cka_matrix(acts.resid),
+        "reconstruction_by_layer": reconstruction_by_layer,
+    }
     cells.solve("ex-dup1-reconstruction", **ns)
     cells.solve("ex-dup1-cka", **ns)
 
@@ -141,6 +147,7 @@ def test_dup1_wrong_answers():
             target = preds[-1] if final else ids
             out = [float(((p == target) & keep).sum() / keep.sum()) for p in preds]
             return out[1:] if skip0 else out
+
         return f
 
     assert ex.check("ex-dup1-reconstruction", rates()).ok
@@ -206,15 +213,17 @@ def test_dup2_duplicate_truth_repeats_the_first_blocks_in_place_with_their_own_p
     # the hidden blocks differ from one another, so a block's source can be told from its weights
     for model, _ in d2.dup2_duplicate_cases():
         states = [b.state_dict() for b in model.encoder.layer]
-        assert all(not d2._same_state(a, b) for i, a in enumerate(states) for b in states[i + 1:])
+        assert all(not d2._same_state(a, b) for i, a in enumerate(states) for b in states[i + 1 :])
 
 
 def test_dup2_duplicate_cases_tell_every_mistake_from_the_truth():
     for n, _, k in d2.DUP2_DUPLICATE_CASES:
         assert d2._duplicate_mistakes(n, k)  # a dict of patterns per mistake
     for key in ("appended", "one more", "one fewer", "last"):
-        assert any(d2._duplicate_mistakes(n, k)[key] != [i for i in range(n) for _ in range(2 if i < k else 1)]
-                   for n, _, k in d2.DUP2_DUPLICATE_CASES), key
+        assert any(
+            d2._duplicate_mistakes(n, k)[key] != [i for i in range(n) for _ in range(2 if i < k else 1)]
+            for n, _, k in d2.DUP2_DUPLICATE_CASES
+        ), key
 
 
 def test_dup2_duplicate_solution_passes(toy_dir):
@@ -223,8 +232,13 @@ def test_dup2_duplicate_solution_passes(toy_dir):
 
     base = ft.as_source(toy_dir)
     sources = dup.variants(base, n_blocks=2, k=1, second="last")
-    ns = {"base": base, "sources": sources, "sizes": SimpleNamespace(duplicate_k=1), "first": "first 1 duplicated",
-          "n_blocks": 2}
+    ns = {
+        "base": base,
+        "sources": sources,
+        "sizes": SimpleNamespace(duplicate_k=1),
+        "first": "first 1 duplicated",
+        "n_blocks": 2,
+    }
     out = cells.solve("ex-dup2-duplicate", **ns)
     assert "first 1 duplicated: 3 blocks instead of 2" in out
 
@@ -234,11 +248,12 @@ def _duplicate(model, k, mode=None):
     deeper = model if mode == "in place" else copy.deepcopy(model)
     old = deeper.encoder.layer
     n = len(old)
-    pattern = {"appended": list(range(n)) + list(range(k)), "one more": [i for i in range(n) for _ in
-                                                                          range(2 if i <= k else 1)],
-               "last": [i for i in range(n) for _ in range(2 if i >= n - k else 1)],
-               "grouped": list(range(k)) * 2 + list(range(k, n))}.get(
-        mode, [i for i in range(n) for _ in range(2 if i < k else 1)])
+    pattern = {
+        "appended": list(range(n)) + list(range(k)),
+        "one more": [i for i in range(n) for _ in range(2 if i <= k else 1)],
+        "last": [i for i in range(n) for _ in range(2 if i >= n - k else 1)],
+        "grouped": list(range(k)) * 2 + list(range(k, n)),
+    }.get(mode, [i for i in range(n) for _ in range(2 if i < k else 1)])
     blocks = [old[i] if mode == "shared" else copy.deepcopy(old[i]) for i in pattern]
     deeper.encoder.layer = torch.nn.ModuleList(blocks)
     if mode != "no config":
@@ -257,7 +272,9 @@ def test_dup2_duplicate_wrong_answers():
     cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "last"), "*first* k")
     cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "grouped"), "right after their originals")
     cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shared"), "share their parameters")
-    cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shares the input"), "shares parameters with the input")
+    cells.fails(
+        "ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "shares the input"), "shares parameters with the input"
+    )
     cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "in place"), "changed the input model")
     cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "no config"), "num_hidden_layers")
     cells.fails("ex-dup2-duplicate", lambda m, k: _duplicate(m, k, "reinit"), "not an exact copy")
@@ -287,7 +304,8 @@ def test_dup2_ensemble_truth_sums_probabilities():
     for members, golds in d2b._ensemble_cases():
         total = sum(m.double() for m in members)
         assert d2b.dup2_ensemble_truth(members, golds) == pytest.approx(
-            float((total.argmax(-1) == torch.tensor(golds)).double().mean()))
+            float((total.argmax(-1) == torch.tensor(golds)).double().mean())
+        )
     members, golds = d2b._ensemble_cases()[-1]  # one confident member outweighs two hesitant ones
     assert d2b.dup2_ensemble_truth(members, golds) != d2b._ensemble_mistakes(members, golds)["vote"]
 
@@ -302,11 +320,14 @@ def test_dup2_floor_gap_truth_is_the_t_interval_above_the_training_majority():
         gaps = np.array(scores) - floor
         ci = sst.ttest_1samp(gaps, 0.0).confidence_interval(0.95)
         assert d2b.dup2_floor_gap_truth(scores, train, test, n_labels) == pytest.approx(
-            (gaps.mean(), ci.low, ci.high), abs=1e-12)
+            (gaps.mean(), ci.low, ci.high), abs=1e-12
+        )
     truth = [d2b.dup2_floor_gap_truth(*c) for c in d2b._floor_cases()]
     for key in d2b._FLOOR_HINTS:  # the cases tell every typical mistake from the truth
-        assert any(m[key] != pytest.approx(t, abs=1e-6) for m, t in
-                   zip((d2b._floor_mistakes(*c) for c in d2b._floor_cases()), truth)), key
+        assert any(
+            m[key] != pytest.approx(t, abs=1e-6)
+            for m, t in zip((d2b._floor_mistakes(*c) for c in d2b._floor_cases()), truth)
+        ), key
 
 
 def test_dup2_floor_gap_solution_passes(toy_dir, tmp_cache):
@@ -315,8 +336,10 @@ def test_dup2_floor_gap_solution_passes(toy_dir, tmp_cache):
     from bertology_lib.training import finetune as ft
 
     cfg = ft.FinetuneConfig.for_profile("smoke", max_steps=3)
-    toy = {"toy NLI": tasks.toy_nli(n_train=16, n_dev=8, n_test=16),
-           "toy classification": tasks.toy_classification(n_train=16, n_dev=8, n_test=16)}
+    toy = {
+        "toy NLI": tasks.toy_nli(n_train=16, n_dev=8, n_test=16),
+        "toy classification": tasks.toy_classification(n_train=16, n_dev=8, n_test=16),
+    }
     toy_results = {name: dup.run(task, {"baseline": ft.as_source(toy_dir)}, [0, 1], cfg) for name, task in toy.items()}
     out = cells.solve("ex-dup2-floor-gap", toy=toy, toy_results=toy_results, dup=dup, tasks=tasks)
     assert "toy NLI: baseline - always" in out and "toy classification: baseline - always" in out
@@ -386,14 +409,23 @@ def test_dup2_solutions_pass(toy_dir, tmp_cache):
     base = ft.as_source(toy_dir)
     sources = dup.variants(base, n_blocks=2, k=1, second="last")
     cfg = ft.FinetuneConfig.for_profile("smoke", max_steps=3)
-    toy = {"toy QA (SQuAD 2.0 style)": tasks.toy_qa(n_train=16, n_dev=8, n_test=8),
-           "toy classification": tasks.toy_classification(n_train=16, n_dev=8, n_test=16)}
+    toy = {
+        "toy QA (SQuAD 2.0 style)": tasks.toy_qa(n_train=16, n_dev=8, n_test=8),
+        "toy classification": tasks.toy_classification(n_train=16, n_dev=8, n_test=16),
+    }
     toy_results = {name: dup.run(task, sources, [0, 1], cfg) for name, task in toy.items()}
     members = [v for v in sources if v != "baseline"]
-    ens = pd.concat([dup.fair_ensembles(r, members).assign(task=name) for name, r in toy_results.items()],
-                    ignore_index=True)
-    ns = {"toy_results": toy_results, "first": "first 1 duplicated", "members": members, "ens": ens, "pd": pd,
-          "stats": stats}
+    ens = pd.concat(
+        [dup.fair_ensembles(r, members).assign(task=name) for name, r in toy_results.items()], ignore_index=True
+    )
+    ns = {
+        "toy_results": toy_results,
+        "first": "first 1 duplicated",
+        "members": members,
+        "ens": ens,
+        "pd": pd,
+        "stats": stats,
+    }
     cells.solve("ex-dup2-seeds-needed", **ns)
     cells.solve("ex-dup2-ensemble", **ns)
 
@@ -407,13 +439,20 @@ def test_dup2_wrong_answers():
             n += 1
         return n
 
-    assert ex.check("ex-dup2-seeds-needed", lambda sd, g: first(
-        lambda n: g - sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n) > 0)).ok
+    assert ex.check(
+        "ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n) > 0)
+    ).ok
     cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - 1.959964 * sd / math.sqrt(n) > 0), "1.96")
-    cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - 2 * sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
-                                                       > 0), "lower end")
-    cells.fails("ex-dup2-seeds-needed", lambda sd, g: first(lambda n: g - sst.t.ppf(0.975, n) * sd / math.sqrt(n) > 0),
-           "n - 1 degrees")
+    cells.fails(
+        "ex-dup2-seeds-needed",
+        lambda sd, g: first(lambda n: g - 2 * sst.t.ppf(0.975, n - 1) * sd / math.sqrt(n) > 0),
+        "lower end",
+    )
+    cells.fails(
+        "ex-dup2-seeds-needed",
+        lambda sd, g: first(lambda n: g - sst.t.ppf(0.975, n) * sd / math.sqrt(n) > 0),
+        "n - 1 degrees",
+    )
     cells.fails("ex-dup2-seeds-needed", lambda sd, g: 1, "at least 2")
     cells.fails("ex-dup2-seeds-needed", lambda sd, g: 1000, "too many")
 
@@ -429,8 +468,11 @@ def test_dup2_wrong_answers():
     cells.fails("ex-dup2-ensemble", vote, "majority vote")
     cells.fails("ex-dup2-ensemble", lambda m, g: sum(accs(m, g)) / len(m), "mean accuracy")
     cells.fails("ex-dup2-ensemble", lambda m, g: max(accs(m, g)), "best member")
-    cells.fails("ex-dup2-ensemble", lambda m, g: float((sum(torch.as_tensor(x).log() for x in m).argmax(-1)
-                                                   == torch.as_tensor(g)).double().mean()), "log-probabilities")
+    cells.fails(
+        "ex-dup2-ensemble",
+        lambda m, g: float((sum(torch.as_tensor(x).log() for x in m).argmax(-1) == torch.as_tensor(g)).double().mean()),
+        "log-probabilities",
+    )
     cells.fails("ex-dup2-ensemble", lambda m, g: 100.0, "share")
 
 
@@ -459,8 +501,15 @@ def _result(seed: int, accuracy: float):
     """A fine-tuning result carrying only its test accuracy (what the SST-2 cells read)."""
     from bertology_lib.training import finetune as ft
 
-    return ft.FinetuneResult(task="sst2", model="m", seed=seed, config={}, metrics={"test": {"accuracy": accuracy}},
-                             predictions={"test": SimpleNamespace(kind="classification")}, train={})
+    return ft.FinetuneResult(
+        task="sst2",
+        model="m",
+        seed=seed,
+        config={},
+        metrics={"test": {"accuracy": accuracy}},
+        predictions={"test": SimpleNamespace(kind="classification")},
+        train={},
+    )
 
 
 def _sst2_names(sst2_results, sst2, seeds) -> dict:
@@ -471,15 +520,25 @@ def _sst2_names(sst2_results, sst2, seeds) -> dict:
 
     first = "first 1 duplicated"
     row = dup.table(sst2_results).set_index("variant").loc[first]
-    checks = {"baseline_beats_floor": (dup.floor_gap(sst2_results, sst2), tasks.floor_scores(sst2)["name"]),
-              "three_seeds": len(seeds)}
-    claim = make_claim("dup.no_gain_sst2", ours=[100 * float(row[k]) for k in ("gain", "ci_low", "ci_high")],
-                       checks=checks)
+    checks = {
+        "baseline_beats_floor": (dup.floor_gap(sst2_results, sst2), tasks.floor_scores(sst2)["name"]),
+        "three_seeds": len(seeds),
+    }
+    claim = make_claim(
+        "dup.no_gain_sst2", ours=[100 * float(row[k]) for k in ("gain", "ci_low", "ci_high")], checks=checks
+    )
     power = pd.DataFrame([{"comparison": "dup.no_gain_sst2", **dup.detectable_gain(sst2_results, first)}])
     power = power.set_index("comparison")
     power[["sd_gain", "detectable"]] *= 100
-    return {"sst2_results": sst2_results, "first": first, "row": row, "claim_sst2": claim, "power": power,
-            "spec": spec, "pd": pd}
+    return {
+        "sst2_results": sst2_results,
+        "first": first,
+        "row": row,
+        "claim_sst2": claim,
+        "power": power,
+        "spec": spec,
+        "pd": pd,
+    }
 
 
 def test_dup3_detectable_truth_is_the_t_formula_and_has_about_80_percent_power():
@@ -507,17 +566,21 @@ def test_dup3_solutions_pass(toy_dir, tmp_cache):
     base = ft.as_source(toy_dir)
     sources = {"baseline": base, "first 1 duplicated": duplicated(base, duplication_pattern(2, "first", k=1))}
     seeds = [0, 1, 2]
-    results = dup.run(task, sources, seeds, ft.FinetuneConfig.for_profile("smoke", max_steps=3,
-                                                                           eval_splits=("test",)))
+    results = dup.run(task, sources, seeds, ft.FinetuneConfig.for_profile("smoke", max_steps=3, eval_splits=("test",)))
     names = _sst2_names(results, task, seeds)
     cells.solve("ex-dup3-no-gain", **names)
     cells.solve("ex-dup3-detectable", **names)
     # results with a known spread: the verdict and the detectable gain are the library's, printed
     verdicts = set()
-    for accs in ((0.80, 0.802, 0.799, 0.801, 0.80), (0.80, 0.84, 0.76, 0.83, 0.78),
-                 (0.83, 0.835, 0.825, 0.84, 0.83)):  # reproduced, inconclusive, not reproduced
-        fake = {"baseline": [_result(s, 0.8) for s in range(5)],
-                "first 1 duplicated": [_result(s, a) for s, a in enumerate(accs)]}
+    for accs in (
+        (0.80, 0.802, 0.799, 0.801, 0.80),
+        (0.80, 0.84, 0.76, 0.83, 0.78),
+        (0.83, 0.835, 0.825, 0.84, 0.83),
+    ):  # reproduced, inconclusive, not reproduced
+        fake = {
+            "baseline": [_result(s, 0.8) for s in range(5)],
+            "first 1 duplicated": [_result(s, a) for s, a in enumerate(accs)],
+        }
         names = _sst2_names(fake, task, list(range(5)))
         out = cells.solve("ex-dup3-no-gain", **names)
         assert f"{names['claim_sst2'].verdict} against ±1.0" in out  # the instrument is judged on the toy task
@@ -552,21 +615,32 @@ def test_dup3_no_gain_wrong_answers():
         return Equivalent(margin).verdict(None, stats.paired_test(g, [0.0] * len(g)).interval())
 
     assert ex.check("ex-dup3-no-gain", from_library).ok  # a Verdict is a str enum
-    cells.fails("ex-dup3-no-gain", lambda g, m: "reproduced" if abs(np.mean(g)) <= m else "not reproduced",
-           "mean gain within the margin")
-    cells.fails("ex-dup3-no-gain", lambda g, m: "reproduced" if interval(g)[0] <= 0 <= interval(g)[1] else "not reproduced",
-           "'not significant' is not 'no effect'")
-    cells.fails("ex-dup3-no-gain", lambda g, m: "reproduced" if -m <= interval(g)[0] and interval(g)[1] <= m
-           else "not reproduced", "whole interval lies beyond the margin")
+    cells.fails(
+        "ex-dup3-no-gain",
+        lambda g, m: "reproduced" if abs(np.mean(g)) <= m else "not reproduced",
+        "mean gain within the margin",
+    )
+    cells.fails(
+        "ex-dup3-no-gain",
+        lambda g, m: "reproduced" if interval(g)[0] <= 0 <= interval(g)[1] else "not reproduced",
+        "'not significant' is not 'no effect'",
+    )
+    cells.fails(
+        "ex-dup3-no-gain",
+        lambda g, m: "reproduced" if -m <= interval(g)[0] and interval(g)[1] <= m else "not reproduced",
+        "whole interval lies beyond the margin",
+    )
 
     def above_zero(g, m):
         lo, hi = interval(g)
         return "not reproduced" if lo > 0 else "reproduced" if hi < 0 else "inconclusive"
+
     cells.fails("ex-dup3-no-gain", above_zero, "claim of *no* gain")
 
     def one_side(g, m):
         lo, hi = interval(g)
         return "reproduced" if -m <= lo and hi <= m else "not reproduced" if lo > m else "inconclusive"
+
     cells.fails("ex-dup3-no-gain", one_side, "below -margin")
     cells.fails("ex-dup3-no-gain", lambda g, m: rule(g, m, q=1.959964), "Student's t")
     cells.fails("ex-dup3-no-gain", lambda g, m: rule(g, 1.0), "not yet")  # the margin ignored

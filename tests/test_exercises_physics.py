@@ -83,8 +83,12 @@ def test_student_stubs_keep_the_instructions():
 
 def test_notebooks_carry_their_solution_cells():
     # ex-physics03-bits and ex-physics05-ceiling have no {solution} directive: their cells are the answer
-    cells.assert_notebook_cells({nb: [lb for lb in labels if lb not in ("ex-physics03-bits", "ex-physics05-ceiling")]
-                                 for nb, labels in NOTEBOOKS.items()})
+    cells.assert_notebook_cells(
+        {
+            nb: [lb for lb in labels if lb not in ("ex-physics03-bits", "ex-physics05-ceiling")]
+            for nb, labels in NOTEBOOKS.items()
+        }
+    )
 
 
 def test_regression_copies_carry_the_tested_solution_cells():
@@ -105,9 +109,21 @@ def _namespace(notebook: str) -> dict:
         ns.update(tokenizer=bios_tokenizer(), pdata=pdata, qa=pdata.qa_table(single, 0))
     elif notebook == "physics_02_mixed_training":  # curves: one learning curve per (augmentation, seed) run
         steps = np.arange(3, 31, 3)
-        rows = [{"step": int(s), "bio": min(1.0, s / 20), "qa_train": min(1.0, s / 15),
-                 "qa_test": max(0.0, (s - 12) / 40), "augmentation": a, "seed": seed, "n_people": 20, "qa_share": 0.5}
-                for a in ("single", "multi5+permute") for seed in (0, 1) for s in steps]
+        rows = [
+            {
+                "step": int(s),
+                "bio": min(1.0, s / 20),
+                "qa_train": min(1.0, s / 15),
+                "qa_test": max(0.0, (s - 12) / 40),
+                "augmentation": a,
+                "seed": seed,
+                "n_people": 20,
+                "qa_share": 0.5,
+            }
+            for a in ("single", "multi5+permute")
+            for seed in (0, 1)
+            for s in steps
+        ]
         ns["curves"] = pd.DataFrame(rows)
     elif notebook == "physics_03_pretrain_finetune":
         ns["ptrain"] = ptrain
@@ -132,7 +148,7 @@ def test_windows_truth_by_reading_the_token_stream():
         stream = []
         for b, ids in zip(ds.bios, tok(ds.texts(), add_special_tokens=False)["input_ids"]):
             stream += [b.person] * len(ids) + [None]
-        windows = [stream[i: i + 128] for i in range(0, len(stream), 128)]
+        windows = [stream[i : i + 128] for i in range(0, len(stream), 128)]
         repeated = 0
         for w in windows:
             runs = [p for k, p in enumerate(w) if p is not None and (k == 0 or w[k - 1] is None)]
@@ -189,8 +205,9 @@ def test_qa_reads_truth_counts_tokens():
     """QA windows = all QA-train tokens (question, answer, full stop, EOS) // seq_len, counted by hand."""
     cfg, tok = quick(), bios_tokenizer()
     ds = cfg.dataset()
-    n_tokens = sum(len(tok(f"{q.question} {q.answer}.", add_special_tokens=False)["input_ids"]) + 1
-                   for q in ds.qa_pairs("train"))
+    n_tokens = sum(
+        len(tok(f"{q.question} {q.answer}.", add_special_tokens=False)["input_ids"]) + 1 for q in ds.qa_pairs("train")
+    )
     truth = cfg.mixed_steps * cfg.batch_size * cfg.qa_share / (n_tokens // cfg.seq_len)
     assert p2.physics_qa_reads_truth() == pytest.approx(truth)
     assert ex.check("ex-physics02-qa-reads", truth * 1.02).ok
@@ -224,6 +241,7 @@ def test_lag_wrong_answers():
         def first(c):
             hit = curve[curve[c] >= 0.5 * curve[c].max()]
             return float(hit["step"].iloc[0]) if curve[c].max() > 0 else math.nan
+
         return first("qa_test") - first("qa_train")
 
     def no_nan(curve):
@@ -235,6 +253,7 @@ def test_lag_wrong_answers():
             target = 0.5 * curve[c].iloc[-1]
             pos = int(np.argmax(curve[c].to_numpy() >= target))
             return float(curve["step"].loc[pos]) if target > 0 else math.nan
+
         return first("qa_test") - first("qa_train")
 
     wrong("ex-physics02-lag", by_max, "final")
@@ -305,8 +324,13 @@ def test_minority_majority_truth_is_the_notebooks_grey_tick():
     from bertology_lib.experiments.physics.evaluation import accuracy_table
 
     ds = px.celebrity_config(quick()).dataset()
-    preds = pd.DataFrame([{"person": i, "attribute": a, "answer": ds.people[i].value(a), "correct": False}
-                          for i in ds.qa_test for a in bios.ATTRIBUTES])
+    preds = pd.DataFrame(
+        [
+            {"person": i, "attribute": a, "answer": ds.people[i].value(a), "correct": False}
+            for i in ds.qa_test
+            for a in bios.ATTRIBUTES
+        ]
+    )
     tick = float(accuracy_table(preds, ds).loc["mean", "majority"])
     truth = p4.physics_minority_majority_truth()
     assert truth == pytest.approx(tick) and 0 < truth < 0.1
@@ -393,11 +417,17 @@ def test_length_hint_truth_with_the_bert_tokenizer():
     from bertology_lib.experiments.physics import bert as pbert
 
     btok = pbert.bert_tokenizer()
-    pools = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
-             "company_name": bios.COMPANIES, "company_city": [bios.COMPANY_CITY[c] for c in bios.COMPANIES]}
+    pools = {
+        "birth_city": bios.CITIES,
+        "university": bios.UNIVERSITIES,
+        "major": bios.MAJORS,
+        "company_name": bios.COMPANIES,
+        "company_city": [bios.COMPANY_CITY[c] for c in bios.COMPANIES],
+    }
     total = 1 / (200 * 12 * 28)  # birth date: every date has the same length
-    assert len(btok("March 3, 1950", add_special_tokens=False)["input_ids"]) == \
-        len(btok("December 28, 2001", add_special_tokens=False)["input_ids"])
+    assert len(btok("March 3, 1950", add_special_tokens=False)["input_ids"]) == len(
+        btok("December 28, 2001", add_special_tokens=False)["input_ids"]
+    )
     for values in pools.values():
         df = pd.DataFrame({"value": list(values)})
         df["masks"] = [len(btok(v, add_special_tokens=False)["input_ids"]) for v in df["value"]]
@@ -448,9 +478,14 @@ def test_bert_targets_wrong_answers():
     wrong("ex-physics06-targets", t / cfg.bert_mask_prob, "only when it is masked", t)
     wrong("ex-physics06-targets", t * 0.8, "not only the 80%", t)
     wrong("ex-physics06-targets", t / 5, "five biographies", t)
-    wrong("ex-physics06-targets", t * cfg.pretrain_steps / cfg.bert_steps * 0.15 / cfg.bert_mask_prob,
-          "decoder's 2000 steps", t)
-    wrong("ex-physics06-targets", cfg.bert_steps * cfg.batch_size / cfg.n_people * cfg.bert_mask_prob,
-          "as many tokens", t)
+    wrong(
+        "ex-physics06-targets",
+        t * cfg.pretrain_steps / cfg.bert_steps * 0.15 / cfg.bert_mask_prob,
+        "decoder's 2000 steps",
+        t,
+    )
+    wrong(
+        "ex-physics06-targets", cfg.bert_steps * cfg.batch_size / cfg.n_people * cfg.bert_mask_prob, "as many tokens", t
+    )
     wrong("ex-physics06-targets", t * 1.3, "not quite", t)
     wrong("ex-physics06-targets", None, "expected a positive number")

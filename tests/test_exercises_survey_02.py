@@ -77,8 +77,14 @@ def test_survey2_params_right_and_wrong_answers():
     ok = ex.check("ex-survey2-params", n)
     assert ok.ok and bool(ok) and "✅" in str(ok)
     assert ex.check("ex-survey2-params", float(n)).ok
-    for wrong, hint in [(n - 1, "too few"), (n + 1, "too many"), (n - 0.6, "whole number"),
-                        ("five", "whole number"), (0, "at least one"), (True, "whole number")]:
+    for wrong, hint in [
+        (n - 1, "too few"),
+        (n + 1, "too many"),
+        (n - 0.6, "whole number"),
+        ("five", "whole number"),
+        (0, "at least one"),
+        (True, "whole number"),
+    ]:
         fb = ex.check("ex-survey2-params", wrong)
         assert not fb.ok and not fb and hint in fb.message, (wrong, fb)
         assert str(n) not in re.findall(r"\d+", fb.message), f"gives the answer away: {fb.message}"
@@ -96,14 +102,21 @@ def test_survey2_embed():
     from bertology_lib.experiments.survey import architecture as arch
 
     encoder, tokenizer = cells.minilm()
-    ns = {"encoder": encoder, "tokenizer": tokenizer, "pairs": arch.example_pairs(2),
-          "params": types.SimpleNamespace(model="minilm")}
+    ns = {
+        "encoder": encoder,
+        "tokenizer": tokenizer,
+        "pairs": arch.example_pairs(2),
+        "params": types.SimpleNamespace(model="minilm"),
+    }
     printed = cells.solve("ex-survey2-embed", **ns)
     assert float(re.search(r"output (\S+)\n", printed).group(1)) < 1e-4
 
     def no_layernorm(emb, ids, seg):
-        return emb.word_embeddings(ids) + emb.position_embeddings(torch.arange(ids.shape[1]))[None] \
+        return (
+            emb.word_embeddings(ids)
+            + emb.position_embeddings(torch.arange(ids.shape[1]))[None]
             + emb.token_type_embeddings(seg)
+        )
 
     def no_positions(emb, ids, seg):
         return emb.LayerNorm(emb.word_embeddings(ids) + emb.token_type_embeddings(seg))

@@ -76,7 +76,9 @@ def test_survey31_ceiling_truth_is_the_oracle_over_ambiguous_types():
     for s in train:
         for w, t in zip(s.words, s.upos):
             tags.setdefault(w, Counter())[t] += 1
-    amb = {w for w, c in tags.items() if sum(c.values()) >= 5 and sum(n / sum(c.values()) >= 0.05 for n in c.values()) >= 2}
+    amb = {
+        w for w, c in tags.items() if sum(c.values()) >= 5 and sum(n / sum(c.values()) >= 0.05 for n in c.values()) >= 2
+    }
     test_tags: dict[str, Counter] = {}
     for s in test:
         for w, t in zip(s.words, s.upos):
@@ -142,8 +144,15 @@ def test_survey32_clear_truth_against_the_wilson_formula():
 def test_survey32_clear_solution_and_hints():
     cells.solve("ex-survey32-clear", **{})
     truth = s32.survey32_clear_truth()
-    for wrong, hint in [(41, "too few"), (truth - 1, "too few"), (truth + 1, "too many"), (30, "not even above"),
-                        (truth / 80, "not an accuracy"), (81, "between 0 and 80"), (48.5, "whole number")]:
+    for wrong, hint in [
+        (41, "too few"),
+        (truth - 1, "too few"),
+        (truth + 1, "too many"),
+        (30, "not even above"),
+        (truth / 80, "not an accuracy"),
+        (81, "between 0 and 80"),
+        (48.5, "whole number"),
+    ]:
         cells.fails("ex-survey32-clear", wrong, hint)
         assert str(truth) not in re.findall(r"\d+", ex.check("ex-survey32-clear", wrong).message)
 
@@ -153,8 +162,9 @@ def quick_train_counts():
     from bertology_lib.models import minibert
 
     train, _ = minibert.corpus(minibert.MiniBertConfig.for_profile("quick"))
-    return Counter(w for s in train for w, r in zip(s.words, s.deprels) if r == "obj"), \
-        Counter(w for s in train for w in s.words)
+    return Counter(w for s in train for w, r in zip(s.words, s.deprels) if r == "obj"), Counter(
+        w for s in train for w in s.words
+    )
 
 
 def test_survey32_objprior_truth_and_hints(quick_train_counts):
@@ -198,8 +208,12 @@ def test_survey33_freq_truth_counts_people_per_object():
     for rel, counts in (("lives_in", residents), ("occupation", workers)):
         its = [it for it in items if it.meta["relation"] == rel]
         assert all(it.correct == it.meta["fact"][2] for it in its)  # the masked word is the fact's object
-        expect[rel] = np.mean([0.5 if counts[it.correct] == counts[it.incorrect]
-                               else float(counts[it.correct] > counts[it.incorrect]) for it in its])
+        expect[rel] = np.mean(
+            [
+                0.5 if counts[it.correct] == counts[it.incorrect] else float(counts[it.correct] > counts[it.incorrect])
+                for it in its
+            ]
+        )
     assert s33.survey33_freq_truth() == pytest.approx(expect)
     assert all(0.5 < v < 0.8 for v in expect.values())
 
@@ -256,7 +270,7 @@ def test_survey34_memorise_truth_by_hand():
     words_te = [w for s in test for w in s.words]
     tags = [t for s in train + test for t in s.upos]
     control = probing.control_labels(words_tr + words_te, tags, seed=0)
-    c_tr, c_te = control[: len(words_tr)], control[len(words_tr):]
+    c_tr, c_te = control[: len(words_tr)], control[len(words_tr) :]
     label_of = dict(zip(words_tr, c_tr))
     fallback = Counter(c_tr).most_common(1)[0][0]
     truth = np.mean([label_of.get(w, fallback) == c for w, c in zip(words_te, c_te)])
@@ -271,8 +285,12 @@ def test_survey34_memorise_solution_and_hints():
     cells.solve("ex-survey34-memorise", **{"minibert": minibert, "word_labels": word_labels, "probing": probing})
     table, tr, te = quick.probe_table()
     secret = f"{s34.survey34_memorise_truth():.3f}"
-    cells.fails("ex-survey34-memorise", probing.majority_baseline(table.word.tolist(), table.upos.tolist(), tr, te),
-                 "real POS tags", secret=secret)
+    cells.fails(
+        "ex-survey34-memorise",
+        probing.majority_baseline(table.word.tolist(), table.upos.tolist(), tr, te),
+        "real POS tags",
+        secret=secret,
+    )
     seen = set(table.word.iloc[tr])
     cells.fails("ex-survey34-memorise", np.mean([w in seen for w in table.word.iloc[te]]), "unseen", secret=secret)
     cells.fails("ex-survey34-memorise", 0.5, "control_labels", secret=secret)

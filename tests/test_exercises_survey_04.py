@@ -98,8 +98,9 @@ def test_survey41_truths_agree_with_the_library():
     for V in s41._occurrence_matrices():
         X = V[None].float()  # one layer, one word type of k occurrences
         words = ["w"] * V.shape[0]
-        assert s41.self_similarity_truth(V) == pytest.approx(float(emb.self_similarity(X, words, min_count=2)[0]),
-                                                             abs=1e-5)
+        assert s41.self_similarity_truth(V) == pytest.approx(
+            float(emb.self_similarity(X, words, min_count=2)[0]), abs=1e-5
+        )
         assert s41.mev_truth(V) == pytest.approx(float(emb.mev(X, words, min_count=2)[0][0]), abs=1e-5)
 
 
@@ -129,8 +130,11 @@ def test_survey41_hints():
     cells.fails("ex-survey41-selfsim", lambda V: 0.5, "normalise the rows")
     cells.fails("ex-survey41-selfsim", lambda V: V, "return a number")
     cells.fails("ex-survey41-mev", lambda V: s41.mev_truth(V - V.mean(0)), "uncentred")
-    cells.fails("ex-survey41-mev", lambda V: float(torch.linalg.svdvals(V)[0] / torch.linalg.svdvals(V).sum()),
-                 "square of the singular values")
+    cells.fails(
+        "ex-survey41-mev",
+        lambda V: float(torch.linalg.svdvals(V)[0] / torch.linalg.svdvals(V).sum()),
+        "square of the singular values",
+    )
     cells.fails("ex-survey41-mev", lambda V: 1 - s41.mev_truth(V), "does *not* explain")
     cells.fails("ex-survey41-mev", lambda V: V.shape[0] / 0, "ZeroDivisionError")
 
@@ -179,8 +183,11 @@ def test_survey42_normshare_solution_and_hints():
 
     real, real_tok = cells.minilm()
     held_out = [["The", "chef", "tipped", "the", "waiter", "."], ["Nobody", "has", "ever", "found", "them", "."]]
-    ns = {"maps": {"ud": norms.attention_maps(real, real_tok, held_out)}, "att": att,
-          "params": types.SimpleNamespace(real_model="minilm")}
+    ns = {
+        "maps": {"ud": norms.attention_maps(real, real_tok, held_out)},
+        "att": att,
+        "params": types.SimpleNamespace(real_model="minilm"),
+    }
     cells.solve("ex-survey42-normshare", **ns)
 
     def rownorm(w, n):
@@ -190,10 +197,12 @@ def test_survey42_normshare_solution_and_hints():
     cells.fails("ex-survey42-normshare", lambda w, n, s: float(w[:, s].sum(-1).mean()), "share by weight")
     cells.fails("ex-survey42-normshare", lambda w, n, s: float((w * n)[:, s].sum(-1).mean()), "divide each row")
     cells.fails("ex-survey42-normshare", lambda w, n, s: float((w * n)[:, s].sum() / (w * n).sum()), "per query row")
-    cells.fails("ex-survey42-normshare", lambda w, n, s: float(rownorm(w, n)[~s][:, s].sum(-1).mean()),
-                 "own rows included")
-    cells.fails("ex-survey42-normshare", lambda w, n, s: float(rownorm(w, n)[:, s].sum(-1).mean()) + 0.1,
-                 "renormalise each row")
+    cells.fails(
+        "ex-survey42-normshare", lambda w, n, s: float(rownorm(w, n)[~s][:, s].sum(-1).mean()), "own rows included"
+    )
+    cells.fails(
+        "ex-survey42-normshare", lambda w, n, s: float(rownorm(w, n)[:, s].sum(-1).mean()) + 0.1, "renormalise each row"
+    )
 
 
 # ================================================================================ survey_04_3_layers
@@ -201,9 +210,11 @@ def test_survey42_normshare_solution_and_hints():
 
 def test_survey43_expected_truth_by_hand():
     assert s43.expected_layer_truth([0.5, 0.6, 0.8, 0.85, 0.86]) == pytest.approx(
-        (1 * 0.1 + 2 * 0.2 + 3 * 0.05 + 4 * 0.01) / 0.36)
+        (1 * 0.1 + 2 * 0.2 + 3 * 0.05 + 4 * 0.01) / 0.36
+    )
     assert s43.expected_layer_truth([0.7, 0.9, 0.95, 0.92, 0.8, 0.85, 0.97]) == pytest.approx(
-        (1 * 0.2 + 2 * 0.05 + 6 * 0.02) / 0.27)
+        (1 * 0.2 + 2 * 0.05 + 6 * 0.02) / 0.27
+    )
     assert s43.expected_layer_truth([0.9, 0.8, 0.7]) == 0.0
 
 
@@ -211,10 +222,21 @@ def test_survey43_expected_solution_and_hints():
     from bertology_lib.analysis import embeddings as emb
 
     rng = np.random.default_rng(0)  # a smoke-sized report: 3 layers, the notebook's columns
-    report = pd.DataFrame([{"data": d, "model": m, "target": t, "subset": "all", "layer": layer,
-                            "accuracy": float(rng.uniform(0.5, 1))}
-                           for d, m in (("toy", "trained"), ("ud", "minilm")) for t in ("upos", "deprel")
-                           for layer in range(3)])
+    report = pd.DataFrame(
+        [
+            {
+                "data": d,
+                "model": m,
+                "target": t,
+                "subset": "all",
+                "layer": layer,
+                "accuracy": float(rng.uniform(0.5, 1)),
+            }
+            for d, m in (("toy", "trained"), ("ud", "minilm"))
+            for t in ("upos", "deprel")
+            for layer in range(3)
+        ]
+    )
     cog = emb.centre_of_gravity(report, by=("data", "target", "model"))
     printed = cells.solve("ex-survey43-expected", **{"report": report, "cog": cog})
     ours, lib = re.search(r"expected layer (\S+); centre_of_gravity (\S+)", printed).groups()
@@ -227,8 +249,11 @@ def test_survey43_expected_solution_and_hints():
     cells.fails("ex-survey43-expected", raw, "running maximum")
     cells.fails("ex-survey43-expected", lambda s: s43._gain_weighted(s, shift=1), "0-based")
     cells.fails("ex-survey43-expected", lambda s: float(np.argmax(s)), "best layer")
-    cells.fails("ex-survey43-expected", lambda s: float((np.arange(len(s)) * np.asarray(s)).sum() / np.sum(s)),
-                 "not by the scores")
+    cells.fails(
+        "ex-survey43-expected",
+        lambda s: float((np.arange(len(s)) * np.asarray(s)).sum() / np.sum(s)),
+        "not by the scores",
+    )
 
     def nan_when_flat(s):
         best = np.maximum.accumulate(np.asarray(s, float))
@@ -264,7 +289,8 @@ def test_survey43_distance_solution_and_hints():
         return np.abs(d[:, None] - d[None, :])
 
     cells.fails("ex-survey43-distance", depth_difference, "depths")
-    cells.fails("ex-survey43-distance", lambda h: np.abs(np.arange(len(h))[:, None] - np.arange(len(h))[None, :]),
-                 "word order")
+    cells.fails(
+        "ex-survey43-distance", lambda h: np.abs(np.arange(len(h))[:, None] - np.arange(len(h))[None, :]), "word order"
+    )
     cells.fails("ex-survey43-distance", lambda h: np.zeros((2, 2)), "shape")
     cells.fails("ex-survey43-distance", lambda h: sp.tree_distances(h) + (len(h) > 3), "breadth-first")

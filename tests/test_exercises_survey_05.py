@@ -108,10 +108,19 @@ def test_survey5_solutions_pass(toy_dir, tmp_cache):
 
     task = tasks.toy_classification(n_train=16, n_dev=8, n_test=8)
     sizes = tv.TrainingSizes.for_profile("smoke")
-    lora_runs = {0: ft.finetune(task, toy_dir, sizes.finetune_config("smoke", "lora"), 0, strategy="lora",
-                                lora_rank=sizes.lora_rank)}
-    names = {"strategies": SimpleNamespace(pretrained=ft.as_source(toy_dir).load_model()), "sizes": sizes,
-             "task": task, "lora_runs": lora_runs, "strategy_seeds": [0, 1], "n_params": lora_runs[0].train["n_params"]}
+    lora_runs = {
+        0: ft.finetune(
+            task, toy_dir, sizes.finetune_config("smoke", "lora"), 0, strategy="lora", lora_rank=sizes.lora_rank
+        )
+    }
+    names = {
+        "strategies": SimpleNamespace(pretrained=ft.as_source(toy_dir).load_model()),
+        "sizes": sizes,
+        "task": task,
+        "lora_runs": lora_runs,
+        "strategy_seeds": [0, 1],
+        "n_params": lora_runs[0].train["n_params"],
+    }
     out = cells.solve("ex-survey5-lora-params", **names)
     counted = lora_runs[0].train["n_trainable"]
     assert f"{counted:,} trainable weights (the fine-tuning counted {counted:,})" in out
@@ -131,13 +140,23 @@ def test_survey5_paired_wrong_answers():
     def by_seed(a, b):
         return [100 * (a[s] - b[s]) for s in sorted(a)]
 
-    cells.fails("ex-survey5-paired", lambda a, b: interval([a[s] - b[s] for s in sorted(a)],
-                                                      sst.t.ppf(0.975, len(a) - 1)), "points")
-    cells.fails("ex-survey5-paired", lambda a, b: interval([100 * (b[s] - a[s]) for s in sorted(a)],
-                                                      sst.t.ppf(0.975, len(a) - 1)), "a - b")
-    cells.fails("ex-survey5-paired", lambda a, b: interval([100 * (x - y) for x, y in zip(a.values(), b.values())],
-                                                      sst.t.ppf(0.975, len(a) - 1)), "by seed")
+    cells.fails(
+        "ex-survey5-paired",
+        lambda a, b: interval([a[s] - b[s] for s in sorted(a)], sst.t.ppf(0.975, len(a) - 1)),
+        "points",
+    )
+    cells.fails(
+        "ex-survey5-paired",
+        lambda a, b: interval([100 * (b[s] - a[s]) for s in sorted(a)], sst.t.ppf(0.975, len(a) - 1)),
+        "a - b",
+    )
+    cells.fails(
+        "ex-survey5-paired",
+        lambda a, b: interval([100 * (x - y) for x, y in zip(a.values(), b.values())], sst.t.ppf(0.975, len(a) - 1)),
+        "by seed",
+    )
     cells.fails("ex-survey5-paired", lambda a, b: interval(by_seed(a, b), 1.959964), "Student")
+
     def ddof0(a, b):
         d = by_seed(a, b)
         half = sst.t.ppf(0.975, len(d) - 1) * np.std(d) / math.sqrt(len(d))
@@ -189,9 +208,19 @@ def test_survey52_solutions_pass():
 
     grid = pre.architecture_grid(tv.TrainingSizes.for_profile("smoke"), [0, 1])
     names = list(grid)
-    lab = pd.DataFrame([{"variant": name, "seed": c.seed, "block_params": sum(
-        p.numel() for p in minibert.new_bert(50, c.n_layers, c.n_heads, c.d_model).bert.encoder.parameters())}
-        for name, cs in grid.items() for c in cs])  # what evaluate_labs counts on the trained lab BERTs
+    lab = pd.DataFrame(
+        [
+            {
+                "variant": name,
+                "seed": c.seed,
+                "block_params": sum(
+                    p.numel() for p in minibert.new_bert(50, c.n_layers, c.n_heads, c.d_model).bert.encoder.parameters()
+                ),
+            }
+            for name, cs in grid.items()
+            for c in cs
+        ]
+    )  # what evaluate_labs counts on the trained lab BERTs
     ns = {"grid": grid, "lab": lab, "base": names[0], "depths": [names[3], names[0], names[4]], "pre": pre}
     cells.solve("ex-survey52-block-params", **ns)
     ns_width = {**ns, "block_params": lambda n, d, h: n * (12 * d * d + 13 * d)}  # the first cell's function
@@ -257,14 +286,22 @@ def test_survey53_solutions_pass(tmp_cache):
 
 
 def test_survey53_wrong_answers():
-    cells.fails("ex-survey53-partial", lambda ks, p: sum(1 - (1 - p) ** k - p ** k for k in ks) / len(ks), "share of words")
-    cells.fails("ex-survey53-partial", lambda ks, p: sum(1 - (1 - p) ** k - p ** k for k in ks) / sum(1 - (1 - p) ** k
-                                                                                                 for k in ks),
-           "any masked piece")
-    cells.fails("ex-survey53-partial", lambda ks, p: sum(k * (p - p ** k) for k in ks) / sum(ks), "masked pieces")
-    cells.fails("ex-survey53-partial", lambda ks, p: (sum(k * (p - p ** k) for k in ks if k > 1)
-                                                 / (p * sum(k for k in ks if k > 1))) if max(ks) > 1 else 0.0,
-           "single-piece")
+    cells.fails(
+        "ex-survey53-partial", lambda ks, p: sum(1 - (1 - p) ** k - p**k for k in ks) / len(ks), "share of words"
+    )
+    cells.fails(
+        "ex-survey53-partial",
+        lambda ks, p: sum(1 - (1 - p) ** k - p**k for k in ks) / sum(1 - (1 - p) ** k for k in ks),
+        "any masked piece",
+    )
+    cells.fails("ex-survey53-partial", lambda ks, p: sum(k * (p - p**k) for k in ks) / sum(ks), "masked pieces")
+    cells.fails(
+        "ex-survey53-partial",
+        lambda ks, p: (
+            (sum(k * (p - p**k) for k in ks if k > 1) / (p * sum(k for k in ks if k > 1))) if max(ks) > 1 else 0.0
+        ),
+        "single-piece",
+    )
     other = s5c._span_mean_redrawn if s5c._span_rule() == "clamped" else s5c._span_mean_clamped
     cells.fails("ex-survey53-span", other, "longer than max_len")
     cells.fails("ex-survey53-span", lambda p, m: 1 / p, "unclipped")
@@ -285,9 +322,8 @@ def test_survey54_solutions_pass(tmp_cache):
     grid = pre.objective_grid(sizes, [0])
     nsp = "whole word + NSP"
     lab = pd.DataFrame({"variant": [nsp], "params": [1000], "nsp_acc": [0.5]})
-    out = cells.solve("ex-survey54-nsp-params", pre=pre, grid=grid, nsp=nsp, mb_cfg=mb_cfg,
-                      sizes=sizes, lab=lab)
-    assert f"NSP adds {sizes.lab_d_model ** 2 + 3 * sizes.lab_d_model + 2:,} parameters" in out
+    out = cells.solve("ex-survey54-nsp-params", pre=pre, grid=grid, nsp=nsp, mb_cfg=mb_cfg, sizes=sizes, lab=lab)
+    assert f"NSP adds {sizes.lab_d_model**2 + 3 * sizes.lab_d_model + 2:,} parameters" in out
     out = cells.solve("ex-survey54-overlap", minibert=minibert, mb_cfg=mb_cfg, lab=lab, nsp=nsp)
     assert "the shared-noun detector scores" in out
 

@@ -95,8 +95,17 @@ def test_survey6_solutions_pass(toy_dir):
     k40 = round(0.4 * n_layers * n_heads)
     mask = torch.ones(n_layers, n_heads)
     mask.view(-1)[:k40] = 0  # at this size a whole layer loses its heads
-    ns = {"m0": m0, "pruned0": heads.prune_heads(m0, mask), "k40": k40, "L": n_layers, "H": n_heads, "heads": heads,
-          "comp": comp, "pd": pd, "torch": torch}
+    ns = {
+        "m0": m0,
+        "pruned0": heads.prune_heads(m0, mask),
+        "k40": k40,
+        "L": n_layers,
+        "H": n_heads,
+        "heads": heads,
+        "comp": comp,
+        "pd": pd,
+        "torch": torch,
+    }
     cells.solve("ex-survey6-head-params", **ns)
     cells.solve("ex-survey6-magnitude", **ns)
 
@@ -118,10 +127,13 @@ def test_survey6_wrong_answers():
 
     assert ex.check("ex-survey6-magnitude", global_masks).ok
     cells.fails("ex-survey6-magnitude", s6._per_matrix, "per-matrix")
-    cells.fails("ex-survey6-magnitude", lambda w, s: {n: ~m for n, m in global_masks(w, s).items()}, "share set to zero")
+    cells.fails(
+        "ex-survey6-magnitude", lambda w, s: {n: ~m for n, m in global_masks(w, s).items()}, "share set to zero"
+    )
     cells.fails("ex-survey6-magnitude", lambda w, s: global_masks(w, s, keep_smallest=True), "largest magnitudes")
-    cells.fails("ex-survey6-magnitude", lambda w, s: {n: m.float().numpy() for n, m in global_masks(w, 0.1).items()},
-           "not yet")
+    cells.fails(
+        "ex-survey6-magnitude", lambda w, s: {n: m.float().numpy() for n, m in global_masks(w, 0.1).items()}, "not yet"
+    )
     cells.fails("ex-survey6-magnitude", lambda w, s: list(w.values()), "same names")
 
 
@@ -171,8 +183,14 @@ def test_s6r_importance_truth_is_the_gate_gradient_by_finite_differences():
                     for sign in (1, -1):
                         value.weight[rows] = w0 * (1 + sign * eps)
                         value.bias[rows] = b0 * (1 + sign * eps)
-                        losses.append(torch.stack([ce(model(**{k: v for k, v in b.items() if k != "labels"}).logits,
-                                                      b["labels"]) for b in batches]))  # in float64
+                        losses.append(
+                            torch.stack(
+                                [
+                                    ce(model(**{k: v for k, v in b.items() if k != "labels"}).logits, b["labels"])
+                                    for b in batches
+                                ]
+                            )
+                        )  # in float64
                     value.weight[rows], value.bias[rows] = w0, b0
                     total[layer, h] = ((losses[0] - losses[1]) / (2 * eps)).abs().sum()
         fd = total / total.norm(dim=-1, keepdim=True)
@@ -196,9 +214,17 @@ def test_s6r_importance_solution_passes(toy_dir, tmp_cache):
     n_layers, n_heads = heads.head_shape(real.load_model())
     m = ft.build_model(task, real.load_model(), 0)
     ratio = comp.linear_weight_bytes(m) / comp.linear_weight_bytes(comp.quantize_int8(m))
-    ns = {"sst2": task, "real": real, "real_seeds": [0, 1], "params": SimpleNamespace(profile="smoke"),
-          "sizes": SimpleNamespace(importance_batch=5), "rk40": round(0.4 * n_layers * n_heads), "ft": ft, "cp": cp,
-          "real_check": SimpleNamespace(shape=(n_layers, n_heads), int8_ratio=ratio)}
+    ns = {
+        "sst2": task,
+        "real": real,
+        "real_seeds": [0, 1],
+        "params": SimpleNamespace(profile="smoke"),
+        "sizes": SimpleNamespace(importance_batch=5),
+        "rk40": round(0.4 * n_layers * n_heads),
+        "ft": ft,
+        "cp": cp,
+        "real_check": SimpleNamespace(shape=(n_layers, n_heads), int8_ratio=ratio),
+    }
     out = cells.solve("ex-s6r-importance", **ns)
     assert f"the {ns['rk40']} least important of {n_layers * n_heads} heads" in out
     out = cells.solve("ex-s6r-int8-weights", **ns)
@@ -220,7 +246,7 @@ def test_s6r_importance_wrong_answers():
         for batch in batches:
             for j in range(len(batch["labels"])):
                 keep = batch["attention_mask"][j].bool()
-                single.append({k: (v[j:j + 1, keep] if v.dim() == 2 else v[j:j + 1]) for k, v in batch.items()})
+                single.append({k: (v[j : j + 1, keep] if v.dim() == 2 else v[j : j + 1]) for k, v in batch.items()})
         return _importance(model, single)
 
     cells.fails("ex-s6r-importance", per_sentence, "one gradient per batch")
@@ -246,8 +272,10 @@ def test_s6r_int8_truth_is_the_symmetric_per_tensor_grid():
     # the hidden cases tell every typical mistake from the truth
     cases = s6b.s6r_int8_cases()
     for key in s6b._int8_mistakes(cases[0]):
-        assert any(s6b._int8_disagreement(s6b._as_tensor(s6b._int8_mistakes(w)[key]), s6b.s6r_int8_truth(w)) > 0.01
-                   for w in cases), key
+        assert any(
+            s6b._int8_disagreement(s6b._as_tensor(s6b._int8_mistakes(w)[key]), s6b.s6r_int8_truth(w)) > 0.01
+            for w in cases
+        ), key
 
 
 def test_s6r_int8_wrong_answers():
@@ -271,8 +299,9 @@ def test_s6r_int8_wrong_answers():
     cells.fails("ex-s6r-int8-weights", affine, "symmetric")
     cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5, rnd=torch.trunc), "nearest integer")
     cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5, lo=None), "clip q")
-    cells.fails("ex-s6r-int8-weights", lambda w: torch.clamp(torch.round(w / (w.abs().max() / 127.5)), -128, 127),
-           "q x scale")
+    cells.fails(
+        "ex-s6r-int8-weights", lambda w: torch.clamp(torch.round(w / (w.abs().max() / 127.5)), -128, 127), "q x scale"
+    )
     cells.fails("ex-s6r-int8-weights", lambda w: w, "w itself")
     cells.fails("ex-s6r-int8-weights", lambda w: torch.zeros_like(w), "not yet")
     cells.fails("ex-s6r-int8-weights", lambda w: grid(w, w.abs().max() / 127.5).T, "w's shape")

@@ -160,6 +160,7 @@ def test_s7r_wilson_wrong_answers():
         def f(k, n):
             ci = binomtest(k, n).proportion_ci(0.95, method=method)
             return ci.low, ci.high
+
         return f
 
     cells.fails("ex-s7r-wilson", wald, "normal (Wald)", "collapses")
@@ -177,8 +178,12 @@ def test_s7r_wilson_wrong_answers():
 def _every_typo(text):
     """The typo rule as the exercise states it, enumerated: every word of 4+ letters, every adjacent swap."""
     words = text.split()
-    out = {" ".join(words[:i] + [w[:j] + w[j + 1] + w[j] + w[j + 2:]] + words[i + 1:])
-           for i, w in enumerate(words) if len(w) >= 4 and w.isalpha() for j in range(len(w) - 1)}
+    out = {
+        " ".join(words[:i] + [w[:j] + w[j + 1] + w[j] + w[j + 2 :]] + words[i + 1 :])
+        for i, w in enumerate(words)
+        if len(w) >= 4 and w.isalpha()
+        for j in range(len(w) - 1)
+    }
     return out or {text}
 
 
@@ -207,6 +212,7 @@ def test_s7r_typo_wrong_answers():
             if drop_same:
                 out.discard(text)
             return out if out or empty else {text}
+
         return f
 
     assert ex.check("ex-s7r-typo-variants", variants()).ok
@@ -232,11 +238,22 @@ def test_s7r_solutions_pass(toy_dir):
     tok = src.load_tokenizer()
     suite = checklist.sst2_suite([e.text for e in task.examples("test")], 8, seed=0)
     seeds = [0, 1]
-    results = pd.concat([bh.run_tests(ft.build_model(task, src.load_model(), s).eval(), tok, suite,
-                                      task.label_names).assign(seed=s) for s in seeds], ignore_index=True)
+    results = pd.concat(
+        [
+            bh.run_tests(ft.build_model(task, src.load_model(), s).eval(), tok, suite, task.label_names).assign(seed=s)
+            for s in seeds
+        ],
+        ignore_index=True,
+    )
     iid = pd.DataFrame({"seed": seeds, "accuracy": [0.8, 0.7], "error": [0.2, 0.3]})
-    ns = {"sst2_results": results, "sst2_iid": iid, "sst2_summary": bh.summarise_seeds(bh.failure_table(results)),
-          "sst2_suite": suite, "seeds": seeds, "bh": bh}
+    ns = {
+        "sst2_results": results,
+        "sst2_iid": iid,
+        "sst2_summary": bh.summarise_seeds(bh.failure_table(results)),
+        "sst2_suite": suite,
+        "seeds": seeds,
+        "bh": bh,
+    }
     out = cells.solve("ex-s7r-wilson", **ns)
     assert "i.i.d. error 0.250" in out and out.count(", whisker ") == len(suite)
     out = cells.solve("ex-s7r-typo-variants", **ns)

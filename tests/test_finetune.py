@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pytest
 from conftest import save_toy_bert
@@ -13,7 +12,6 @@ from bertology_lib.interventions.duplication import duplicated
 from bertology_lib.training import finetune as F
 from bertology_lib.training import predictions
 from bertology_lib.cache import ArtifactCache
-from bertology_lib.book.claims import IntervalAbove, Verdict
 from bertology_lib.data import tasks as T
 
 torch.set_num_threads(1)
@@ -29,11 +27,13 @@ FAST = F.FinetuneConfig(max_steps=4, batch_size=8, eval_batch_size=16)
 
 
 def overfit_cfg(steps: int) -> F.FinetuneConfig:
-    return F.FinetuneConfig(max_steps=steps, batch_size=8, lr=3e-3, warmup_ratio=0.0, head_dropout=0.0,
-                            eval_splits=("train",))
+    return F.FinetuneConfig(
+        max_steps=steps, batch_size=8, lr=3e-3, warmup_ratio=0.0, head_dropout=0.0, eval_splits=("train",)
+    )
 
 
 # -- fine-tuning ------------------------------------------------------------------------------------
+
 
 def test_classification_overfits_a_tiny_set(toy_bert_dir):
     task = T.toy_classification(n_train=8, n_dev=0, n_test=0)
@@ -84,10 +84,14 @@ def test_predictions_come_back_in_the_splits_order_whatever_the_batches(toy_bert
     assert grouped.ids == [e.id for e in task.examples("test")]
 
     def one(j):  # row j in a split of its own: nothing to reorder
-        pick = {f.name: [getattr(feats, f.name)[j]] for f in dataclasses.fields(feats)
-                if f.name not in ("kind",) and getattr(feats, f.name) is not None}
-        return predictions.predict(model, dataclasses.replace(feats, **pick), tok.pad_token_id,
-                                   F.FinetuneConfig(), task.n_labels)
+        pick = {
+            f.name: [getattr(feats, f.name)[j]]
+            for f in dataclasses.fields(feats)
+            if f.name not in ("kind",) and getattr(feats, f.name) is not None
+        }
+        return predictions.predict(
+            model, dataclasses.replace(feats, **pick), tok.pad_token_id, F.FinetuneConfig(), task.n_labels
+        )
 
     alone = [one(j) for j in range(24)]
     for k in grouped.probs:
@@ -109,7 +113,7 @@ def test_encode_maps_answer_words_to_tokens(toy_bert_dir):
             assert row["labels"] == [0, 0]
         else:
             s, t = row["labels"]
-            assert tok.convert_ids_to_tokens(ids[s: t + 1]) == list(e.context[e.answer[0]: e.answer[1]])
+            assert tok.convert_ids_to_tokens(ids[s : t + 1]) == list(e.context[e.answer[0] : e.answer[1]])
         assert tok.convert_ids_to_tokens([ids[first[0]]]) == [e.context[0]]
 
 
@@ -176,9 +180,15 @@ def test_callable_and_duplicated_sources(toy_bert_dir, tmp_path):
 
 # -- ensembles and decoding -------------------------------------------------------------------------
 
+
 def _cls_preds(probs, golds):
-    return F.Predictions("classification", [str(i) for i in range(len(golds))], golds,
-                         {"probs": torch.tensor(probs)}, n_labels=len(probs[0]))
+    return F.Predictions(
+        "classification",
+        [str(i) for i in range(len(golds))],
+        golds,
+        {"probs": torch.tensor(probs)},
+        n_labels=len(probs[0]),
+    )
 
 
 def test_ensemble_sums_probabilities_and_identical_members_change_nothing(toy_bert_dir):
@@ -204,17 +214,33 @@ def test_decode_spans_hand_example():
     assert predictions.decode_spans(start, end, max_answer_words=1) == [(1, 2), None]  # w2 alone: .6 * .1
     # a threshold makes "no answer" harder to choose
     assert predictions.decode_spans(start, end, null_threshold=10.0)[1] == (0, 1)
-    preds = F.Predictions("qa", ["a", "b"], [[1, 4], None], {"start": start, "end": end},
-                          contexts=[["x", "the", "big", "dog"], ["y", "z", "u", "v"]])
+    preds = F.Predictions(
+        "qa",
+        ["a", "b"],
+        [[1, 4], None],
+        {"start": start, "end": end},
+        contexts=[["x", "the", "big", "dog"], ["y", "z", "u", "v"]],
+    )
     assert preds.answers() == ["the big dog", ""]
     assert preds.metrics()["exact"] == 1.0
 
 
-@pytest.mark.parametrize("field, value", [
-    ("lr", 0.0), ("epochs", -1.0), ("max_steps", -1), ("batch_size", 0), ("warmup_ratio", 1.0),
-    ("head_dropout", 1.5), ("max_answer_words", 0), ("eval_splits", ("validation",)),
-    ("device", "tpu"), ("attn_implementation", "flash"), ("null_threshold", float("inf")),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("lr", 0.0),
+        ("epochs", -1.0),
+        ("max_steps", -1),
+        ("batch_size", 0),
+        ("warmup_ratio", 1.0),
+        ("head_dropout", 1.5),
+        ("max_answer_words", 0),
+        ("eval_splits", ("validation",)),
+        ("device", "tpu"),
+        ("attn_implementation", "flash"),
+        ("null_threshold", float("inf")),
+    ],
+)
 def test_finetune_config_rejects_bad_values(field, value):
     with pytest.raises(ValueError, match=f"{field}="):
         F.FinetuneConfig(**{field: value})
@@ -229,8 +255,6 @@ def test_bad_sources_and_seeds(toy_bert_dir):
     with pytest.raises(ValueError, match="seeds="):
         F.seed_sweep(task, toy_bert_dir, [0, 0], FAST)
     assert F.FinetuneConfig.for_profile("smoke").max_steps == 10
-
-
 
 
 def test_finetune_model_returns_the_model_and_keep_model_round_trips_through_the_cache(toy_bert_dir, tmp_path):

@@ -11,11 +11,19 @@ from bertology_lib.book.claims import Claim
 def test_glue_claims_and_values(monkeypatch):
     published = {}
     monkeypatch.setattr(glue, "_publish", lambda name, value: published.__setitem__(name, value))
-    claims = [Claim("s.gain", "a gain", "paper", 1.0, (np.float64(2.5), -0.5, 5.0), "rule", "inconclusive"),
-              Claim("s.sub.rho", "a rho", "paper", 0.7, np.float64(0.61), "rule", "not reproduced")]
+    claims = [
+        Claim("s.gain", "a gain", "paper", 1.0, (np.float64(2.5), -0.5, 5.0), "rule", "inconclusive"),
+        Claim("s.sub.rho", "a rho", "paper", 0.7, np.float64(0.61), "rule", "not reproduced"),
+    ]
     keys = glue.glue_claims(claims, "x_")
-    assert published == {"x_gain": 2.5, "x_gain_lo": -0.5, "x_gain_hi": 5.0, "x_gain_v": "inconclusive",
-                         "x_sub.rho": 0.61, "x_sub.rho_v": "not reproduced"}
+    assert published == {
+        "x_gain": 2.5,
+        "x_gain_lo": -0.5,
+        "x_gain_hi": 5.0,
+        "x_gain_v": "inconclusive",
+        "x_sub.rho": 0.61,
+        "x_sub.rho_v": "not reproduced",
+    }
     assert type(published["x_gain"]) is float and set(keys) == set(published)
     glue.glue_value("n", np.int64(3))
     assert type(published["n"]) is int

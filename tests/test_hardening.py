@@ -83,9 +83,13 @@ def test_notebook_rerun_on_a_fresh_cache_gives_identical_ledger_numbers(name, ki
     for run in ("first", "second"):
         monkeypatch.setenv("BERTOLOGY_CACHE", str(tmp_path / f"cache-{run}"))  # inherited by the kernel
         out = tmp_path / f"{run}.ipynb"
-        pm.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(out),
-                            parameters={"profile": "smoke", "seed": 3}, progress_bar=False,
-                            cwd=str(ROOT / "notebooks"))
+        pm.execute_notebook(
+            str(ROOT / "notebooks" / f"{name}.ipynb"),
+            str(out),
+            parameters={"profile": "smoke", "seed": 3},
+            progress_bar=False,
+            cwd=str(ROOT / "notebooks"),
+        )
         assert any((tmp_path / f"cache-{run}").glob(f"{kind}/*/final")), "the run did not train its own model"
         numbers.append(_ledger_numbers(out))
     assert numbers[0] and numbers[0] == numbers[1]

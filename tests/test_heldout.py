@@ -13,8 +13,11 @@ from bertology_lib.analysis.word_probes import MAJORITY, HeldOutProbes
 
 def _table(n_sent=40, per=5, seed=0):
     rng = np.random.default_rng(seed)
-    rows = [{"sentence": s, "word": f"w{rng.integers(0, 6)}", "tag": int(rng.integers(0, 3))}
-            for s in range(n_sent) for _ in range(per)]
+    rows = [
+        {"sentence": s, "word": f"w{rng.integers(0, 6)}", "tag": int(rng.integers(0, 3))}
+        for s in range(n_sent)
+        for _ in range(per)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -42,8 +45,9 @@ def test_layer_chosen_on_validation_and_gap_against_baselines():
     assert pred.chosen_layer() == 2 and pred.val_accuracy() > 0.9
     null = heldout.probe_predictions(noise, t.tag.tolist(), sp, ProbeConfig(max_iter=50))
     maj = heldout.majority_predictions(t.word.tolist(), t.tag.tolist(), sp)
-    probes = HeldOutProbes(t, sp, {"all": np.ones(len(t), bool)}, {("model", "tag"): pred, ("twin", "tag"): null},
-                           {"tag": maj})
+    probes = HeldOutProbes(
+        t, sp, {"all": np.ones(len(t), bool)}, {("model", "tag"): pred, ("twin", "tag"): null}, {"tag": maj}
+    )
     r = probes.gap("model", "tag", ["twin", MAJORITY])
     assert r["layer"] == 2 and r["low"] > 0.3 and r["baseline"] in ("twin", MAJORITY)
     n = probes.gap("twin", "tag", [MAJORITY])
@@ -100,8 +104,10 @@ def test_transfer_gap_finds_a_middle_layer_and_not_an_end():
     middle, last = noise.clone(), noise.clone()
     middle[2, :, 0] += 4.0 * y  # only the inner layer 2 of 0..3 encodes the tag
     last[3, :, 0] += 4.0 * y  # only the last layer encodes it: no inner layer beats an end
-    preds = {(m, "tag"): heldout.probe_predictions(X, t.tag.tolist(), sp, ProbeConfig(max_iter=50))
-             for m, X in (("middle", middle), ("last", last))}
+    preds = {
+        (m, "tag"): heldout.probe_predictions(X, t.tag.tolist(), sp, ProbeConfig(max_iter=50))
+        for m, X in (("middle", middle), ("last", last))
+    }
     probes = HeldOutProbes(t, sp, {"all": np.ones(len(t), bool)}, preds, {})
     r = probes.transfer_gap("middle", ["tag"])
     assert r["layer"] == 2 and r["low"] > 0.3 and r["n_layers"] == 3 and len(r["by_layer"]) == 4

@@ -10,7 +10,9 @@ def test_project_out_changes_only_inside_the_block(tiny_bert_dir):
     enc = tok("the chef tipped the waiter", return_tensors="pt")
     seen = []
     # what block 1 actually receives (HF's hidden_states record outputs before our hook edits them)
-    pre = iv.blocks(m)[1].register_forward_pre_hook(lambda mod, args, kw: seen.append(args[0] if args else kw["hidden_states"]), with_kwargs=True)
+    pre = iv.blocks(m)[1].register_forward_pre_hook(
+        lambda mod, args, kw: seen.append(args[0] if args else kw["hidden_states"]), with_kwargs=True
+    )
     with torch.no_grad():
         ref = m(**enc)
         d = m.config.hidden_size

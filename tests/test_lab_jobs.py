@@ -27,10 +27,10 @@ def test_each_notebook_builds_the_set_up_and_grid_its_units_train(notebook):
     code = " ".join(_code(notebook).split())
     fn, keep, downstream = lab_jobs.GRIDS[notebook]
     assert "lab_setup = lab_jobs.setup(params.profile, params.seed)" in code
-    assert ("sizes, lab_seeds, mb_cfg, task = lab_setup.sizes, lab_setup.lab_seeds, lab_setup.mb_cfg, "
-            "lab_setup.task") in code
-    for built_here in ("TrainingSizes.for_profile", "MiniBertConfig.for_profile", "toy_classification(",
-                       f"pre.{fn}("):
+    assert (
+        "sizes, lab_seeds, mb_cfg, task = lab_setup.sizes, lab_setup.lab_seeds, lab_setup.mb_cfg, lab_setup.task"
+    ) in code
+    for built_here in ("TrainingSizes.for_profile", "MiniBertConfig.for_profile", "toy_classification(", f"pre.{fn}("):
         assert built_here not in code, built_here
     grid = f'lab_jobs.grid_of("{notebook}", lab_setup)'
     if downstream:
@@ -60,15 +60,27 @@ def test_lab_jobs_start_before_the_notebooks_that_read_them():
     after3, after4 = set(jobs["survey_05c_objectives"][1]), set(jobs["survey_05d_nsp"][1])
     assert {n.removeprefix("lab-quick-seed0-") for n in after3 & after4} == {f"lab-whole-word-s{s}" for s in range(3)}
     assert after3 | after4 == set(models)  # nothing trained for no one, the shared whole-word BERTs once
-    assert jobs["lab-quick-seed0-lab-token-s2"][0][-6:] == ["train-lab", "lab-token-s2", "--profile", "quick",
-                                                           "--seed", "0"]
-    training = dict((n, after) for n, _, after in cli_jobs.parallel_jobs(
-        [(Path("survey_05_training.ipynb"), {}, Path("x.ipynb"))], "in-place", False))["survey_05_training"]
+    assert jobs["lab-quick-seed0-lab-token-s2"][0][-6:] == [
+        "train-lab",
+        "lab-token-s2",
+        "--profile",
+        "quick",
+        "--seed",
+        "0",
+    ]
+    training = dict(
+        (n, after)
+        for n, _, after in cli_jobs.parallel_jobs(
+            [(Path("survey_05_training.ipynb"), {}, Path("x.ipynb"))], "in-place", False
+        )
+    )["survey_05_training"]
     assert training[0] == "mini-bert-quick-seed0"  # it reads the mini-BERT as well as its own lab BERTs
     assert {n.removeprefix("lab-quick-seed0-lab-") for n in training[1:]} == {
-        f"{v}-s{s}" for v in ("80-10-10", "mask-only", "stacked") for s in range(3)}
-    smoke = cli_jobs.parallel_jobs([(Path("survey_05d_nsp.ipynb"), {"profile": "smoke"}, Path("x.ipynb"))],
-                                   "in-place", False)
+        f"{v}-s{s}" for v in ("80-10-10", "mask-only", "stacked") for s in range(3)
+    }
+    smoke = cli_jobs.parallel_jobs(
+        [(Path("survey_05d_nsp.ipynb"), {"profile": "smoke"}, Path("x.ipynb"))], "in-place", False
+    )
     assert [(n, after) for n, _, after in smoke] == [("survey_05d_nsp", ())]  # at smoke the notebook trains its own
 
 

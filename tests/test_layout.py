@@ -28,8 +28,17 @@ MODULES = library_modules()
 PKG = "bertology_lib"
 ROOT = Path(__file__).resolve().parents[1]
 UPPER = (f"{PKG}.experiments", f"{PKG}.book", f"{PKG}.plots")
-RANKS = {"core": 0, "data": 1, "models": 2, "training": 3, "analysis": 4, "interventions": 5, "experiments": 6,
-         "book": 7, "plots": 8}  # plots: pure figures, imported by notebooks only (they import core only)
+RANKS = {
+    "core": 0,
+    "data": 1,
+    "models": 2,
+    "training": 3,
+    "analysis": 4,
+    "interventions": 5,
+    "experiments": 6,
+    "book": 7,
+    "plots": 8,
+}  # plots: pure figures, imported by notebooks only (they import core only)
 MAX_LINES = 1000  # a hard limit: a god module
 REVIEW_LINES = 500  # a review signal: listed in a warning, not a failure
 
@@ -56,15 +65,21 @@ def test_every_module_imports():
 
 
 def test_tools_never_import_the_book_the_experiments_or_the_figures():
-    bad = sorted(f"{m} -> {d}" for m, deps in GRAPH.items() if not _is_under(m, UPPER)
-                 for d in deps if _is_under(d, UPPER))
+    bad = sorted(
+        f"{m} -> {d}" for m, deps in GRAPH.items() if not _is_under(m, UPPER) for d in deps if _is_under(d, UPPER)
+    )
     assert bad == []
 
 
 def test_plots_import_no_library_code_but_core():
     allowed = {f"{PKG}", f"{PKG}.errors", f"{PKG}.validation", f"{PKG}.plots"}
-    bad = sorted(f"{m} -> {d}" for m, deps in GRAPH.items() if _is_under(m, (f"{PKG}.plots",))
-                 for d in deps if not (d in allowed or _is_under(d, (f"{PKG}.plots",))))
+    bad = sorted(
+        f"{m} -> {d}"
+        for m, deps in GRAPH.items()
+        if _is_under(m, (f"{PKG}.plots",))
+        for d in deps
+        if not (d in allowed or _is_under(d, (f"{PKG}.plots",)))
+    )
     assert bad == []
 
 
@@ -105,8 +120,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles_even_through_imports_inside_functions():
     # package __init__ files that only re-export their own submodules are not part of a cycle
-    graph = {m: {d for d in deps if not (MODULES[d].name == "__init__.py" and m.startswith(d + "."))}
-             for m, deps in GRAPH.items()}
+    graph = {
+        m: {d for d in deps if not (MODULES[d].name == "__init__.py" and m.startswith(d + "."))}
+        for m, deps in GRAPH.items()
+    }
     assert _cycles(graph) == []
 
 
@@ -138,11 +155,16 @@ def test_a_module_imports_only_packages_of_lower_rank():
 
 
 def test_rank_checker_finds_an_upward_import():
-    graph = {f"{PKG}.models.minibert": {f"{PKG}.training.loop", f"{PKG}.models.tokenization", f"{PKG}.cache"},
-             f"{PKG}.training.loop": {f"{PKG}.models.task_heads", f"{PKG}.training.masking"},
-             f"{PKG}.cache": {f"{PKG}.profiles"}, f"{PKG}.profiles": {f"{PKG}.experiments.survey.sizes"}}
-    assert _rank_violations(graph) == [f"{PKG}.models.minibert (models) -> {PKG}.training.loop (training)",
-                                       f"{PKG}.profiles (core) -> {PKG}.experiments.survey.sizes (experiments)"]
+    graph = {
+        f"{PKG}.models.minibert": {f"{PKG}.training.loop", f"{PKG}.models.tokenization", f"{PKG}.cache"},
+        f"{PKG}.training.loop": {f"{PKG}.models.task_heads", f"{PKG}.training.masking"},
+        f"{PKG}.cache": {f"{PKG}.profiles"},
+        f"{PKG}.profiles": {f"{PKG}.experiments.survey.sizes"},
+    }
+    assert _rank_violations(graph) == [
+        f"{PKG}.models.minibert (models) -> {PKG}.training.loop (training)",
+        f"{PKG}.profiles (core) -> {PKG}.experiments.survey.sizes (experiments)",
+    ]
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -185,8 +207,9 @@ def _code_cells(nb: Path) -> list[str]:
     out = []
     for cell in json.loads(nb.read_text())["cells"]:
         if cell["cell_type"] == "code":
-            out.append("\n".join(ln for ln in "".join(cell["source"]).splitlines()
-                                  if not ln.lstrip().startswith(("%", "!"))))
+            out.append(
+                "\n".join(ln for ln in "".join(cell["source"]).splitlines() if not ln.lstrip().startswith(("%", "!")))
+            )
     return out
 
 
@@ -201,13 +224,18 @@ def test_no_private_name_is_reached_by_attribute_across_modules():
 
 
 def test_private_attribute_finder_finds_one():
-    src = ("from bertology_lib.experiments.physics import bert as pbert\nimport bertology_lib.cache\n"
-           "import bertology_lib.models.registry as reg\n"
-           "pbert._bert_rows(1)\nbertology_lib.cache._sha256(p)\nreg._hub_offline()\n"
-           "pbert.bert_rows(1)\nself._x\npbert.__name__\n")
+    src = (
+        "from bertology_lib.experiments.physics import bert as pbert\nimport bertology_lib.cache\n"
+        "import bertology_lib.models.registry as reg\n"
+        "pbert._bert_rows(1)\nbertology_lib.cache._sha256(p)\nreg._hub_offline()\n"
+        "pbert.bert_rows(1)\nself._x\npbert.__name__\n"
+    )
     modules = {f"{PKG}.experiments.physics.bert", f"{PKG}.cache", f"{PKG}.models.registry"}
-    assert _private_attribute_uses(src, modules, "m") == ["m: bertology_lib.cache._sha256", "m: pbert._bert_rows",
-                                                          "m: reg._hub_offline"]
+    assert _private_attribute_uses(src, modules, "m") == [
+        "m: bertology_lib.cache._sha256",
+        "m: pbert._bert_rows",
+        "m: reg._hub_offline",
+    ]
 
 
 def test_no_private_name_crosses_a_module():
@@ -215,16 +243,23 @@ def test_no_private_name_crosses_a_module():
     for name, path in MODULES.items():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PKG):
-                bad += [f"{name}: from {node.module} import {a.name}" for a in node.names
-                        if a.name.startswith("_") and not a.name.startswith("__")]
+                bad += [
+                    f"{name}: from {node.module} import {a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
     assert bad == []
 
 
 def _private_imports(source: str, where: str) -> list[str]:
     tree = ast.parse(source)
-    return [f"{where}: {a.name}" for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PKG)
-            for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    return [
+        f"{where}: {a.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PKG)
+        for a in node.names
+        if a.name.startswith("_") and not a.name.startswith("__")
+    ]
 
 
 def test_notebooks_and_tests_import_no_private_name():
@@ -240,8 +275,9 @@ def test_notebooks_and_tests_import_no_private_name():
 
 
 def test_private_import_finder_finds_one():
-    assert _private_imports("def f():\n    from bertology_lib.book.cli import _check_params, main\n", "t") == \
-        ["t: _check_params"]
+    assert _private_imports("def f():\n    from bertology_lib.book.cli import _check_params, main\n", "t") == [
+        "t: _check_params"
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -255,6 +291,9 @@ def test_modules_over_the_review_size_are_listed():
     long = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
     long = {name: n for name, n in sorted(long.items()) if n > REVIEW_LINES}
     if long:
-        warnings.warn(pytest.PytestWarning(
-            f"{len(long)} modules over {REVIEW_LINES} lines (review: one concept each?): "
-            + ", ".join(f"{name} ({n})" for name, n in long.items())))
+        warnings.warn(
+            pytest.PytestWarning(
+                f"{len(long)} modules over {REVIEW_LINES} lines (review: one concept each?): "
+                + ", ".join(f"{name} ({n})" for name, n in long.items())
+            )
+        )

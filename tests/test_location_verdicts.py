@@ -26,8 +26,10 @@ def _sentence(n_words: int) -> list[str]:
 
 def _random_maps(tokens, n_layers=3, n_heads=2, seed=0):
     g = torch.Generator().manual_seed(seed)
-    return [[torch.softmax(torch.randn(n_heads, len(t), len(t), generator=g) * 2, -1) for t in tokens]
-            for _ in range(n_layers)]
+    return [
+        [torch.softmax(torch.randn(n_heads, len(t), len(t), generator=g) * 2, -1) for t in tokens]
+        for _ in range(n_layers)
+    ]
 
 
 def _uniform_maps(tokens, n_layers=3, n_heads=2):
@@ -71,16 +73,19 @@ def test_a_uniform_head_does_not_reproduce_sep_attention():
     tokens = [_sentence(n) for n in range(3, 23)]
     r = held.chosen_share(held.head_sums(_uniform_maps(tokens), tokens), "sep", range(10), range(10, 20))
     for cid in ("survey4.2.sep_attention", "survey4.2.sep_attention_minilm"):
-        c = make_claim(cid, ours=(r["share"], r["low"], r["high"]),
-                       checks={"null_below_half": r["uniform"]})
+        c = make_claim(cid, ours=(r["share"], r["low"], r["high"]), checks={"null_below_half": r["uniform"]})
         assert c.verdict == "not reproduced" and c.instrument == "ok"
     short = [["[CLS]", "w", "[SEP]"]] * 4  # 3 tokens: a uniform head already gives [SEP] a third, not half
     assert held.head_sums(_uniform_maps(short), short).uniform_share("sep") == pytest.approx(1 / 3)
 
 
 def test_type_share_counts_maps_and_resamples_sentences():
-    df = pd.DataFrame({"sentence": [0, 0, 1, 1, 2, 2], "type": ["vertical", "heterogeneous", "block", "diagonal",
-                                                                 "heterogeneous", "heterogeneous"]})
+    df = pd.DataFrame(
+        {
+            "sentence": [0, 0, 1, 1, 2, 2],
+            "type": ["vertical", "heterogeneous", "block", "diagonal", "heterogeneous", "heterogeneous"],
+        }
+    )
     est, low, high = held.type_share(df, ["vertical", "diagonal", "block"])
     assert est == pytest.approx(0.5) and 0 <= low <= est <= high <= 1
 
@@ -117,8 +122,11 @@ def test_syntactic_gain_against_the_stronger_baseline_and_a_null_model():
     assert table.baseline.str.startswith("offset").all() and g["gain"] == pytest.approx(0.0)  # offset +1 is as good
     _, same = held.syntactic_gain(good, heads, rels, range(15), range(15, 30), twin_patterns=good, min_arcs=5)
     assert same["gain"] == pytest.approx(0.0) and same["low"] == pytest.approx(0.0)
-    c = make_claim("survey4.2.syntactic_heads", ours=(same["gain"], same["low"], same["high"]),
-                   checks={"relations_scored": same["n_relations"]})
+    c = make_claim(
+        "survey4.2.syntactic_heads",
+        ours=(same["gain"], same["low"], same["high"]),
+        checks={"relations_scored": same["n_relations"]},
+    )
     assert c.verdict != "reproduced"
 
 
@@ -126,8 +134,11 @@ def test_specialists_beat_a_single_head_only_when_relations_need_different_heads
     heads, rels = _trees()
     n = 6
     # head 0 is right for det arcs (even positions), head 1 for amod arcs (odd positions), neither for both
-    maps = _pointer_maps(30, n, [lambda i, n: i + 1 if i % 2 == 0 and i < n - 1 else 0,
-                                 lambda i, n: i + 1 if i % 2 == 1 and i < n - 1 else 0])
+    maps = _pointer_maps(
+        30,
+        n,
+        [lambda i, n: i + 1 if i % 2 == 0 and i < n - 1 else 0, lambda i, n: i + 1 if i % 2 == 1 and i < n - 1 else 0],
+    )
     r = held.specialists_vs_single(maps, heads, rels, range(15), range(15, 30), min_arcs=5)
     assert r["specialists"] == pytest.approx(1.0) and r["gap"] > 0.3 and r["n_relations"] == 2
     one = _pointer_maps(30, n, [lambda i, n: min(i + 1, n - 1) if i < n - 1 else 0, lambda i, n: 0])
@@ -201,8 +212,7 @@ def test_geometry_claims_of_a_model_against_itself_are_zero_and_not_reproduced()
 def test_static_mev_rule_fails_the_registered_null_and_needs_the_positive_control():
     s = load_all()["survey4.1.static_mev"]
     assert s.rule.verdict(None, s.null) is Verdict.NOT_REPRODUCED
-    noise = make_claim("survey4.1.static_mev", ours=(0.0, -0.01, 0.01),
-                       checks={"mev_sees_layer0": 0.0})
+    noise = make_claim("survey4.1.static_mev", ours=(0.0, -0.01, 0.01), checks={"mev_sees_layer0": 0.0})
     assert noise.verdict == "inconclusive" and noise.instrument.startswith("failed")
 
 
@@ -242,7 +252,9 @@ def test_pooling_heldout_pairs_test_sentences_and_checks_the_twin():
 # -- the registry ----------------------------------------------------------------------------------------
 def test_every_location_claim_is_null_safe_and_names_its_model_in_the_statement():
     reg = {k: s for k, s in load_all().items() if s.notebook in NOTEBOOKS}
-    assert {"survey4.2.sep_attention_minilm", "survey4.1.anisotropy_minilm", "survey4.1.mean_pooling_minilm"} <= set(reg)
+    assert {"survey4.2.sep_attention_minilm", "survey4.1.anisotropy_minilm", "survey4.1.mean_pooling_minilm"} <= set(
+        reg
+    )
     for s in reg.values():
         assert type(s.rule).__name__ in ("BeatsBaseline", "IntervalAbove", "Equivalent"), s.id
         assert s.note, s.id

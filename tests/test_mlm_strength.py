@@ -52,8 +52,12 @@ def test_masked_predictions_match_masked_accuracy_and_the_unigram_baseline(tok):
     rng = np.random.default_rng(0)
     texts = [" ".join(rng.choice(WORDS[:-1], size=rng.integers(3, 8))) + " ." for _ in range(60)]
     model = minibert.new_bert(len(tok), n_layers=1, n_heads=2, d_model=16, seed=0)
-    preds = ms.masked_predictions({"model": ms.model_predictor(model),
-                                   "unigram": ms.unigram_predictor(ms.NGramMLM(texts, tok))}, tok, texts, bucket=0)
+    preds = ms.masked_predictions(
+        {"model": ms.model_predictor(model), "unigram": ms.unigram_predictor(ms.NGramMLM(texts, tok))},
+        tok,
+        texts,
+        bucket=0,
+    )
     assert len(preds) > 20 and set(preds.columns) == {"text", "gold", "model", "unigram"}
     table = ms.strength_table(preds)
     assert table.loc["model", "word"] == pytest.approx(masked_accuracy(model, tok, texts, bucket=0))
@@ -75,8 +79,13 @@ def test_word_class_scores_only_unambiguous_gold_words(tok):
     s3.words, s3.upos = ["dogs", "run", "."], ["NOUN", "VERB", "PUNCT"]  # "run" is NOUN and VERB
     classes = ms.word_classes([s1, s2, s3], tok)
     assert classes[t("run")] == frozenset({"NOUN", "VERB"}) and classes[t("dog")] == frozenset({"NOUN"})
-    preds = pd.DataFrame({"text": [0, 0, 1, 1], "gold": [t("dog"), t("run"), t("runs"), t("the")],
-                          "guess": [t("cat"), t("dog"), t("run"), t("dog")]})
+    preds = pd.DataFrame(
+        {
+            "text": [0, 0, 1, 1],
+            "gold": [t("dog"), t("run"), t("runs"), t("the")],
+            "guess": [t("cat"), t("dog"), t("run"), t("dog")],
+        }
+    )
     table = ms.strength_table(preds, classes)
     # gold "run" is ambiguous (left out); "dog"->"cat": cat unseen, miss; "runs"->"run" (can be VERB): hit;
     # "the"->"dog": miss

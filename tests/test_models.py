@@ -1,4 +1,3 @@
-
 import pytest
 import torch
 
@@ -78,7 +77,9 @@ def test_unknown_head():
 
 def test_mlm_only_notebooks_refuse_an_encoder_without_head(tiny_bert_dir, tmp_path):
     """§3.2, §3.3 and reconstruction score masked words: minilm is refused with a clear message."""
-    with pytest.raises(ParameterError, match=r"model='minilm' has no trained masked-LM head.*allowed: english-bert, mini-bert"):
+    with pytest.raises(
+        ParameterError, match=r"model='minilm' has no trained masked-LM head.*allowed: english-bert, mini-bert"
+    ):
         models.check_mlm_model_name("minilm")
     assert models.check_mlm_model_name("mini-bert") == "mini-bert"
     assert models.check_mlm_model_name(str(tiny_bert_dir)) == str(tiny_bert_dir)
@@ -86,8 +87,9 @@ def test_mlm_only_notebooks_refuse_an_encoder_without_head(tiny_bert_dir, tmp_pa
     from transformers import BertConfig, BertModel
 
     enc_dir = tmp_path / "encoder-only"
-    BertModel(BertConfig(vocab_size=20, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=32)).save_pretrained(enc_dir)
+    BertModel(
+        BertConfig(vocab_size=20, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+    ).save_pretrained(enc_dir)
     with pytest.raises(ParameterError, match="encoder-only.*no trained masked-LM head"):
         models.check_mlm_model_name(str(enc_dir))
 
@@ -136,8 +138,10 @@ def test_the_mini_bert_is_registered_by_the_training_package_not_by_the_registry
     import subprocess
     import sys
 
-    code = ("from bertology_lib.models import registry\n"
-            "try:\n    registry.check_model_name('mini-bert')\nexcept Exception as e:\n    print(e)\n"
-            "import bertology_lib.training.loop\nprint(registry.check_model_name('mini-bert'))\n")
+    code = (
+        "from bertology_lib.models import registry\n"
+        "try:\n    registry.check_model_name('mini-bert')\nexcept Exception as e:\n    print(e)\n"
+        "import bertology_lib.training.loop\nprint(registry.check_model_name('mini-bert'))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "bertology_lib.training.minibert trains and registers it" in out and out.rstrip().endswith("mini-bert")

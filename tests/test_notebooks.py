@@ -20,8 +20,7 @@ def _code_cells(path: Path, skip_injected: bool = True) -> list[str]:
     return [
         "".join(c["source"])
         for c in nb["cells"]
-        if c["cell_type"] == "code"
-        and not (skip_injected and "injected-parameters" in c["metadata"].get("tags", []))
+        if c["cell_type"] == "code" and not (skip_injected and "injected-parameters" in c["metadata"].get("tags", []))
     ]
 
 
@@ -53,8 +52,9 @@ def test_notebook_is_executed_in_order_without_errors(path):
         for o in c.get("outputs", []):
             assert o["output_type"] != "error", f"a cell ends in {o.get('ename')}"
     assert nb["metadata"].get("papermill", {}).get("parameters", {}).get("profile", "quick") == "quick"
-    assert all(c.get("metadata", {}).get("papermill", {}).get("status", "completed") == "completed"
-               for c in nb["cells"]), "a cell did not complete"
+    assert all(
+        c.get("metadata", {}).get("papermill", {}).get("status", "completed") == "completed" for c in nb["cells"]
+    ), "a cell did not complete"
 
 
 NOTEBOOK_CELL_LINES = 25  # logic lines (not blank, not comments) in one code cell
@@ -79,7 +79,6 @@ def test_notebooks_are_thin(path):
                 assert node.end_lineno - node.lineno < 5, f"def {node.name} belongs in the library"
 
 
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebooks_import_only_what_they_use(path):
     """An unused import is not harmless here: every library module a notebook imports is in its stamp's
@@ -87,22 +86,27 @@ def test_notebooks_import_only_what_they_use(path):
     import ast
 
     cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
-    code = "\n".join(ln for c in cells for ln in "".join(c["source"]).splitlines()
-                     if not ln.lstrip().startswith(("%", "!")))
+    code = "\n".join(
+        ln for c in cells for ln in "".join(c["source"]).splitlines() if not ln.lstrip().startswith(("%", "!"))
+    )
     tree = ast.parse(code)
-    imported = {(a.asname or a.name).split(".")[0] for node in ast.walk(tree)
-                if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    imported = {
+        (a.asname or a.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for a in node.names
+    }
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     assert not imported - used, f"imported and never used: {sorted(imported - used)}"
+
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_regression_copy_in_step_with_notebook(path):
     copy = REGRESSION / path.name
     assert copy.is_file(), f"missing {copy}: run `make regression`"
-    assert _code_cells(copy) == _code_cells(path), (
-        f"{copy.name} drifted from its notebook: run `make regression`"
-    )
-    injected = [c for c in json.loads(copy.read_text())["cells"]
-                if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert _code_cells(copy) == _code_cells(path), f"{copy.name} drifted from its notebook: run `make regression`"
+    injected = [
+        c for c in json.loads(copy.read_text())["cells"] if "injected-parameters" in c["metadata"].get("tags", [])
+    ]
     assert len(injected) == 1 and 'profile = "smoke"' in "".join(injected[0]["source"])
     assert any("NBVAL_CHECK_OUTPUT" in src for src in _code_cells(copy)), "nothing is checked"

@@ -11,8 +11,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_null_params_replace_every_model_parameter():
-    assert null_run.null_params(SPECS["survey_03_1_syntax"]) == {"model": "random-init:mini-bert",
-                                                                "real_model": "random-init:minilm"}
+    assert null_run.null_params(SPECS["survey_03_1_syntax"]) == {
+        "model": "random-init:mini-bert",
+        "real_model": "random-init:minilm",
+    }
     assert null_run.null_params(SPECS["duplication_01_reconstruction"]) == {"model": "random-init:mini-bert"}
     assert null_run.null_params(SPECS["physics_01_biographies"]) == {}  # no model parameter: nothing to replace
     names = null_run.default_notebooks(list(SPECS))
@@ -27,8 +29,12 @@ def test_record_from_run_folders_and_the_findings_section(tmp_path):
     shutil.copy(ROOT / "tests" / "regression" / "duplication_01_reconstruction.ipynb", run)
     out = null_run.write_record(tmp_path, "smoke")
     rec = json.loads(out.read_text())
-    assert {r["id"] for r in rec["claims"]} == {"dup.reconstruction_every_layer", "dup.reconstruction_after_duplication",
-                                              "dup.adjacent_layers_similar", "dup.reconstruction_across_variants"}
+    assert {r["id"] for r in rec["claims"]} == {
+        "dup.reconstruction_every_layer",
+        "dup.reconstruction_after_duplication",
+        "dup.adjacent_layers_similar",
+        "dup.reconstruction_across_variants",
+    }
     assert rec["profile"] == "smoke" and "duplication_01_reconstruction" in rec["runs"]
     rec["claims"][0]["verdict"] = "reproduced"  # as if a null model had passed it: it must be named, with its note
     text = "\n".join(null_run.findings_section(rec))

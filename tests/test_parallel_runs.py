@@ -12,12 +12,15 @@ from bertology_lib.book import cli_jobs, execution
 from bertology_lib.errors import ParameterError
 
 
-def job(name: str, seconds: float = 0.0, code: int = 0, mark: Path | None = None, after: tuple[str, ...] = ()
-        ) -> tuple[str, list[str], tuple[str, ...]]:
+def job(
+    name: str, seconds: float = 0.0, code: int = 0, mark: Path | None = None, after: tuple[str, ...] = ()
+) -> tuple[str, list[str], tuple[str, ...]]:
     """A stand-in notebook run: sleeps, appends its name and times to ``mark``, exits with ``code``."""
-    script = (f"import time, sys; t0 = time.time(); time.sleep({seconds}); "
-              + (f"open({str(mark)!r}, 'a').write(f'{name} {{t0}} {{time.time()}}\\n'); " if mark else "")
-              + f"print('last line of {name}'); sys.exit({code})")
+    script = (
+        f"import time, sys; t0 = time.time(); time.sleep({seconds}); "
+        + (f"open({str(mark)!r}, 'a').write(f'{name} {{t0}} {{time.time()}}\\n'); " if mark else "")
+        + f"print('last line of {name}'); sys.exit({code})"
+    )
     return name, [sys.executable, "-c", script], after
 
 
@@ -28,10 +31,17 @@ def spans(mark: Path) -> dict[str, tuple[float, float]]:
 def test_jobs_run_side_by_side_and_wait_for_what_they_read(tmp_path):
     mark = tmp_path / "mark.txt"
     lines = []
-    done = execution.execute_parallel([job("trainer", 1.0, mark=mark), job("other", 1.0, mark=mark),
-                                       job("reader", 0.1, mark=mark, after=("trainer",))], 2, tmp_path,
-                                      echo=lines.append,
-                                      poll_s=0.05)
+    done = execution.execute_parallel(
+        [
+            job("trainer", 1.0, mark=mark),
+            job("other", 1.0, mark=mark),
+            job("reader", 0.1, mark=mark, after=("trainer",)),
+        ],
+        2,
+        tmp_path,
+        echo=lines.append,
+        poll_s=0.05,
+    )
     s = spans(mark)
     assert s["other"][0] < s["trainer"][1]  # the two independent jobs overlapped
     assert s["reader"][0] >= s["trainer"][1]  # the reader started after its trainer ended, although a slot was free
@@ -42,8 +52,9 @@ def test_jobs_run_side_by_side_and_wait_for_what_they_read(tmp_path):
 
 def test_one_job_at_a_time_keeps_the_order(tmp_path):
     mark = tmp_path / "mark.txt"
-    execution.execute_parallel([job("a", 0.2, mark=mark), job("b", 0.0, mark=mark)], 1, tmp_path,
-                               echo=lambda _: None, poll_s=0.05)
+    execution.execute_parallel(
+        [job("a", 0.2, mark=mark), job("b", 0.0, mark=mark)], 1, tmp_path, echo=lambda _: None, poll_s=0.05
+    )
     s = spans(mark)
     assert s["b"][0] >= s["a"][1]
 
@@ -52,8 +63,13 @@ def test_a_failed_job_stops_new_ones_and_names_itself(tmp_path):
     mark = tmp_path / "mark.txt"
     t0 = time.time()
     with pytest.raises(execution.NotebookRunError) as e:
-        execution.execute_parallel([job("bad", 0.0, code=3), job("slow", 0.5, mark=mark), job("later", 0.0, mark=mark)],
-                                   2, tmp_path, echo=lambda _: None, poll_s=0.05)
+        execution.execute_parallel(
+            [job("bad", 0.0, code=3), job("slow", 0.5, mark=mark), job("later", 0.0, mark=mark)],
+            2,
+            tmp_path,
+            echo=lambda _: None,
+            poll_s=0.05,
+        )
     msg = str(e.value)
     assert "bad (exit 3: last line of bad; log _build/logs/bad.log)" in msg
     assert "not started: later" in msg
@@ -76,29 +92,48 @@ def test_every_dependency_names_a_book_notebook():
 
 def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
 
-    nbs = ["physics_05_probing", "survey_03_1_syntax", "duplication_02_boost", "survey_02_architecture",
-           "survey_05c_objectives", "survey_06b_real_encoder"]
+    nbs = [
+        "physics_05_probing",
+        "survey_03_1_syntax",
+        "duplication_02_boost",
+        "survey_02_architecture",
+        "survey_05c_objectives",
+        "survey_06b_real_encoder",
+    ]
     params = {"survey_02_architecture": {"seed": 1, "model": "mini-bert"}}  # its default is MiniLM
     todo = [(tmp_path / f"{n}.ipynb", params.get(n, {}), tmp_path / f"{n}.ipynb") for n in nbs]
     jobs = {name: (cmd, after) for name, cmd, after in cli_jobs.parallel_jobs(todo, "in-place", False)}
     assert list(jobs)[:2] == ["mini-bert-quick-seed0", "mini-bert-quick-seed1"]  # one per profile and seed, first
     assert list(jobs)[-6:] == nbs  # the models first, then the notebooks in their order
     assert jobs["mini-bert-quick-seed0"][0][-5:] == ["train-minibert", "--profile", "quick", "--seed", "0"]
-    grid_units = tuple(f"physics-quick-seed0-grid-{a}-s{s}" for a, seeds in
-                       __import__("bertology_lib.experiments.physics.grid", fromlist=["Plan"]).Plan.for_profile(
-                           "quick").grid_seeds.items() for s in seeds)
+    grid_units = tuple(
+        f"physics-quick-seed0-grid-{a}-s{s}"
+        for a, seeds in __import__("bertology_lib.experiments.physics.grid", fromlist=["Plan"])
+        .Plan.for_profile("quick")
+        .grid_seeds.items()
+        for s in seeds
+    )
     assert jobs["physics_05_probing"][1][0] == "physics_03_pretrain_finetune"
     assert set(jobs["physics_05_probing"][1][1:]) == set(grid_units)  # it probes the grid's models
-    assert jobs[grid_units[0]][0][-6:] == ["train-physics", grid_units[0].removeprefix("physics-quick-seed0-"),
-                                           "--profile", "quick", "--seed", "0"]
+    assert jobs[grid_units[0]][0][-6:] == [
+        "train-physics",
+        grid_units[0].removeprefix("physics-quick-seed0-"),
+        "--profile",
+        "quick",
+        "--seed",
+        "0",
+    ]
     assert jobs["survey_03_1_syntax"][1] == jobs["duplication_02_boost"][1] == ("mini-bert-quick-seed0",)
     assert jobs["survey_02_architecture"][1] == ("mini-bert-quick-seed1",)
     # a real encoder's notebook starts at once; the §5 lab BERTs' notebook (no model parameter) waits only for
     # its lab BERTs' jobs (tests/test_lab_jobs.py)
     assert jobs["survey_06b_real_encoder"][1] == ()
-    assert jobs["survey_05c_objectives"][1] and all(n.startswith("lab-quick-seed0-lab-")
-                                                     for n in jobs["survey_05c_objectives"][1])
-    alone = cli_jobs.parallel_jobs([(tmp_path / "survey_02_architecture.ipynb", {}, tmp_path / "x.ipynb")], "in-place", False)
+    assert jobs["survey_05c_objectives"][1] and all(
+        n.startswith("lab-quick-seed0-lab-") for n in jobs["survey_05c_objectives"][1]
+    )
+    alone = cli_jobs.parallel_jobs(
+        [(tmp_path / "survey_02_architecture.ipynb", {}, tmp_path / "x.ipynb")], "in-place", False
+    )
     assert [(n, after) for n, _, after in alone] == [("survey_02_architecture", ())]  # MiniLM: no mini-BERT job
 
 
@@ -136,9 +171,27 @@ def test_run_with_two_jobs_writes_both_notebooks_and_stamps_them(tmp_path):
     out = tmp_path / "out"
     env = {**os.environ, "BERTOLOGY_CACHE": str(tmp_path / "cache"), "BERTOLOGY_THREADS": "1"}
     # duplication_01 reads the mini-BERT by default, so the run trains it first as a job of its own
-    r = subprocess.run([sys.executable, "-m", "bertology_lib.book.cli", "run", "duplication_01_reconstruction",
-                        "physics_01_biographies", "--profile", "smoke", "--output-dir", str(out), "--jobs", "2"],
-                       cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bertology_lib.book.cli",
+            "run",
+            "duplication_01_reconstruction",
+            "physics_01_biographies",
+            "--profile",
+            "smoke",
+            "--output-dir",
+            str(out),
+            "--jobs",
+            "2",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "2 notebooks, 2 at a time" in r.stdout and "wall, 2 at a time" in r.stdout
     assert "finished mini-bert-smoke-seed0" in r.stdout
@@ -159,7 +212,11 @@ def test_physics_units_start_longest_first_and_each_notebook_waits_for_its_own()
     after = {name: set(deps) for name, _, deps in jobs}
     assert all(n.split("-seed0-")[1].startswith("mixed-") for n in after["physics_02_mixed_training"])
     assert {n.split("-seed0-")[1] for n in after["physics_06_bert"]} == {
-        "bert-single-s0", "bert-multi5+permute-s0", "grid-single-s0", "grid-multi5+permute-s0"}
+        "bert-single-s0",
+        "bert-multi5+permute-s0",
+        "grid-single-s0",
+        "grid-multi5+permute-s0",
+    }
     assert set(models) == after["physics_02_mixed_training"] | after["physics_06_bert"]  # nothing trained for no one
 
 
@@ -178,8 +235,17 @@ def test_an_unknown_physics_unit_is_refused_with_the_allowed_names(tmp_cache):
 
 def test_physics_notebooks_at_smoke_train_their_own_models():
 
-    jobs = cli_jobs.parallel_jobs([(Path("physics_03_pretrain_finetune.ipynb"), {"profile": "smoke"},
-                                Path("physics_03_pretrain_finetune.ipynb"))], "in-place", False)
+    jobs = cli_jobs.parallel_jobs(
+        [
+            (
+                Path("physics_03_pretrain_finetune.ipynb"),
+                {"profile": "smoke"},
+                Path("physics_03_pretrain_finetune.ipynb"),
+            )
+        ],
+        "in-place",
+        False,
+    )
     assert [(n, after) for n, _, after in jobs] == [("physics_03_pretrain_finetune", ())]
 
 
@@ -216,12 +282,22 @@ def test_notebooks_start_longest_first_by_their_last_run(tmp_path):
         p.write_text(json.dumps({"cells": [], "metadata": meta, "nbformat": 4, "nbformat_minor": 5}))
         return p
 
-    runs = [("survey_03_1_syntax", 250.0), ("survey_06b_real_encoder", 790.0), ("survey_07_directions", None),
-            ("duplication_03_real_encoder", 730.0), ("survey_03_2_semantics", None)]
+    runs = [
+        ("survey_03_1_syntax", 250.0),
+        ("survey_06b_real_encoder", 790.0),
+        ("survey_07_directions", None),
+        ("duplication_03_real_encoder", 730.0),
+        ("survey_03_2_semantics", None),
+    ]
     todo = [(executed(n, s), {}, executed(n, s)) for n, s in runs]
     names = [n for n, _, _ in cli_jobs.parallel_jobs(todo, "in-place", False)]
     assert names[0] == "mini-bert-quick-seed0"
     # longest first; never-run notebooks after them, in the book's order
-    assert names[-5:] == ["survey_06b_real_encoder", "duplication_03_real_encoder", "survey_03_1_syntax",
-                          "survey_07_directions", "survey_03_2_semantics"]
+    assert names[-5:] == [
+        "survey_06b_real_encoder",
+        "duplication_03_real_encoder",
+        "survey_03_1_syntax",
+        "survey_07_directions",
+        "survey_03_2_semantics",
+    ]
     assert cli_jobs.last_duration(tmp_path / "missing.ipynb") == 0.0

@@ -7,8 +7,6 @@ import json
 import pytest
 import torch
 
-from bertology_lib import stats
-from bertology_lib.experiments.physics import bert as pbert
 from bertology_lib.experiments.physics import config as pcfg
 from bertology_lib.experiments.physics import evaluation as pev
 from bertology_lib.experiments.physics import training as ptrain
@@ -21,8 +19,19 @@ from bertology_lib.errors import ParameterError
 
 torch.set_num_threads(1)
 
-TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4, bert_steps=4,
-            finetune_steps=4, finetune_batch_size=8, finetune_eval_every=2, mixed_steps=4)
+TINY = dict(
+    n_people=20,
+    model_size="tiny",
+    seq_len=32,
+    batch_size=4,
+    warmup_steps=1,
+    pretrain_steps=4,
+    bert_steps=4,
+    finetune_steps=4,
+    finetune_batch_size=8,
+    finetune_eval_every=2,
+    mixed_steps=4,
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +55,7 @@ def count_training(monkeypatch):
 
 # -- configs ---------------------------------------------------------------------------------------
 
+
 def test_decoder_sizes(tok):
     from transformers import LlamaForCausalLM
 
@@ -54,8 +64,12 @@ def test_decoder_sizes(tok):
     n = sum(p.numel() for p in LlamaForCausalLM(cfg).parameters())
     assert 0.6e6 < n < 1.0e6  # "~0.8M parameters"
     full = decoder.decoder_config("full", 50_000)
-    assert (full.num_hidden_layers, full.num_attention_heads, full.hidden_size,
-            full.max_position_embeddings) == (12, 12, 768, 512)
+    assert (full.num_hidden_layers, full.num_attention_heads, full.hidden_size, full.max_position_embeddings) == (
+        12,
+        12,
+        768,
+        512,
+    )
     assert decoder.decoder_config("tiny", 100, num_hidden_layers=1).num_hidden_layers == 1
     with pytest.raises(ValueError, match=r"size='huge'.*allowed: 'tiny', 'small', 'base', 'full'"):
         decoder.decoder_config("huge", 100)
@@ -64,7 +78,13 @@ def test_decoder_sizes(tok):
 def test_physics_config_profiles_and_validation():
     full = pcfg.PhysicsConfig.for_profile("full")
     assert (full.n_people, full.batch_size, full.seq_len, full.lr, full.weight_decay, full.model_size) == (
-        100_000, 96, 512, 1e-3, 0.1, "full")
+        100_000,
+        96,
+        512,
+        1e-3,
+        0.1,
+        "full",
+    )
     tc = full.pretrain_train_config()
     assert tc.schedule == "cosine" and tc.warmup_steps > 0 and tc.min_lr_ratio == 0.1
     quick = pcfg.PhysicsConfig.for_profile("quick", n_people=200)
@@ -89,6 +109,7 @@ def test_physics_config_profiles_and_validation():
 
 # -- cached stages ---------------------------------------------------------------------------------
 
+
 def test_pretrain_is_cached_and_loads_back(tmp_path, count_training):
     cache = ArtifactCache(tmp_path)
     cfg = pcfg.PhysicsConfig(**TINY)
@@ -97,8 +118,15 @@ def test_pretrain_is_cached_and_loads_back(tmp_path, count_training):
     assert ptrain.pretrain(cfg.replace(device="auto"), cache) == path  # device is not part of the key
     assert count_training == ["pretrain"]  # second call did not train
     names = {p.name for p in path.iterdir()}
-    assert {"config.json", "model.safetensors", "tokenizer.json", "physics_config.json", "train_log.json",
-            "artifact.json", "MANIFEST.json"} <= names
+    assert {
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "physics_config.json",
+        "train_log.json",
+        "artifact.json",
+        "MANIFEST.json",
+    } <= names
     assert not any(n.endswith((".bin", ".pt", ".pkl", ".pickle")) for n in names)
     log = ptrain.train_log(path)
     assert log["steps"] == 4 and len(log["losses"]) == 4 and log["n_params"] > 0
@@ -153,13 +181,17 @@ def test_mixed_train_is_cached(tmp_path, count_training):
 
 # -- evaluation ------------------------------------------------------------------------------------
 
+
 def test_generation_with_kv_cache_matches_full_forward(tok):
     from transformers import LlamaForCausalLM
 
     torch.manual_seed(0)
     model = LlamaForCausalLM(decoder.decoder_config("tiny", len(tok))).eval()
-    prompts = ["What is the birth city of Dasha Calris Fairdale? Answer:",
-               "Where did Dasha Calris Whitby work? Answer:", "What major did Fevyn Arrel Fairman study? Answer:"]
+    prompts = [
+        "What is the birth city of Dasha Calris Fairdale? Answer:",
+        "Where did Dasha Calris Whitby work? Answer:",
+        "What major did Fevyn Arrel Fairman study? Answer:",
+    ]
     got = pev.generate_answers(model, tok, prompts, max_new_tokens=5, stop=())
     for prompt, text in zip(prompts, got):
         x = tok(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]

@@ -31,8 +31,7 @@ def tokenizer():
 
 
 def _person(company: str, city: str) -> Person:
-    return Person("Anya", "Briar", "Forger", "female", 1996, 10, 2, "Princeton, NJ", "MIT", "Physics",
-                  company, city)
+    return Person("Anya", "Briar", "Forger", "female", 1996, 10, 2, "Princeton, NJ", "MIT", "Physics", company, city)
 
 
 def test_resolve_n_people():
@@ -150,10 +149,20 @@ def test_celebrity_summary():
 
 
 def test_name_distance_both_orders():
-    after = BioEntry(0, 0, "Anya Briar Forger was born on October 2, 1996.",
-                     (("name", 0, 3), ("birth_date", 6, 10)), (("birth_date", 0),))
-    before = BioEntry(0, 0, "On October 2, 1996, Anya Briar Forger was born.",
-                      (("birth_date", 1, 5), ("name", 6, 9)), (("birth_date", 0),))
+    after = BioEntry(
+        0,
+        0,
+        "Anya Briar Forger was born on October 2, 1996.",
+        (("name", 0, 3), ("birth_date", 6, 10)),
+        (("birth_date", 0),),
+    )
+    before = BioEntry(
+        0,
+        0,
+        "On October 2, 1996, Anya Briar Forger was born.",
+        (("birth_date", 1, 5), ("name", 6, 9)),
+        (("birth_date", 0),),
+    )
     assert pdata.name_distance(after, "birth_date") == 3
     assert pdata.name_distance(before, "birth_date") == 1
 

@@ -11,11 +11,9 @@ import pytest
 import torch
 
 from bertology_lib import stats
-from bertology_lib.experiments.physics import bert as pbert
 from bertology_lib.experiments.physics import config as pcfg
 from bertology_lib.experiments.physics import evaluation as pev
 from bertology_lib.experiments.physics import training as ptrain
-from bertology_lib.models import decoder
 from bertology_lib.training import objectives
 from bertology_lib.experiments.physics import grid as px
 from bertology_lib.training import loop as training
@@ -24,8 +22,19 @@ from bertology_lib.data import bios
 
 torch.set_num_threads(1)
 
-TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4, bert_steps=4,
-            finetune_steps=4, finetune_batch_size=8, finetune_eval_every=2, mixed_steps=4)
+TINY = dict(
+    n_people=20,
+    model_size="tiny",
+    seq_len=32,
+    batch_size=4,
+    warmup_steps=1,
+    pretrain_steps=4,
+    bert_steps=4,
+    finetune_steps=4,
+    finetune_batch_size=8,
+    finetune_eval_every=2,
+    mixed_steps=4,
+)
 
 
 @pytest.fixture
@@ -36,18 +45,28 @@ def no_training(monkeypatch):
     monkeypatch.setattr(training, "train", fail)
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda c, cache: px.finetune_grid(c, ["single", "multi7x"], [0], cache=cache, progress=False),
-     r"multi7x.*allowed"),
-    (lambda c, cache: px.finetune_grid(c, ["single"], [0, 0], cache=cache, progress=False), r"seeds=\[0, 0\] are invalid"),
-    (lambda c, cache: px.finetune_grid(c, ["single"], [], cache=cache, progress=False), r"seeds=\[\].*allowed"),
-    (lambda c, cache: px.finetune_grid(c, ["single"], [0], methods=["adapter"], cache=cache, progress=False),
-     r"methods=\['adapter'\].*allowed: distinct values from 'full', 'lora'"),
-    (lambda c, cache: px.n_sweep(c, [20, 1], cache=cache, progress=False), r"n_values=.*ints >= 2"),
-    (lambda c, cache: px.n_sweep(c, [20], qa_shares=[1.0], cache=cache, progress=False), r"qa_share=1.0"),
-    (lambda c, cache: px.celebrity_grid(c, [0], n_minority=0, cache=cache, progress=False), r"n_minority=0"),
-    (lambda c, cache: px.mixed_grid(c, ["single"], [-1], cache=cache, progress=False), r"seeds=\[-1\]"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda c, cache: px.finetune_grid(c, ["single", "multi7x"], [0], cache=cache, progress=False),
+            r"multi7x.*allowed",
+        ),
+        (
+            lambda c, cache: px.finetune_grid(c, ["single"], [0, 0], cache=cache, progress=False),
+            r"seeds=\[0, 0\] are invalid",
+        ),
+        (lambda c, cache: px.finetune_grid(c, ["single"], [], cache=cache, progress=False), r"seeds=\[\].*allowed"),
+        (
+            lambda c, cache: px.finetune_grid(c, ["single"], [0], methods=["adapter"], cache=cache, progress=False),
+            r"methods=\['adapter'\].*allowed: distinct values from 'full', 'lora'",
+        ),
+        (lambda c, cache: px.n_sweep(c, [20, 1], cache=cache, progress=False), r"n_values=.*ints >= 2"),
+        (lambda c, cache: px.n_sweep(c, [20], qa_shares=[1.0], cache=cache, progress=False), r"qa_share=1.0"),
+        (lambda c, cache: px.celebrity_grid(c, [0], n_minority=0, cache=cache, progress=False), r"n_minority=0"),
+        (lambda c, cache: px.mixed_grid(c, ["single"], [-1], cache=cache, progress=False), r"seeds=\[-1\]"),
+    ],
+)
 def test_bad_input_fails_before_training(tmp_path, no_training, call, match):
     cache = ArtifactCache(tmp_path)
     with pytest.raises(ValueError, match=match):
@@ -71,8 +90,16 @@ def test_seed_summary_and_per_attribute():
     for aug, accs in (("single", (0.0, 0.2)), ("multi5", (0.5, 0.7))):
         for seed, acc in enumerate(accs):
             for a in (*bios.ATTRIBUTES, "mean"):
-                rows.append(dict(augmentation=aug, seed=seed, method="full", attribute=a,
-                                 accuracy=acc if a == "mean" else acc / 2, majority=0.01))
+                rows.append(
+                    dict(
+                        augmentation=aug,
+                        seed=seed,
+                        method="full",
+                        attribute=a,
+                        accuracy=acc if a == "mean" else acc / 2,
+                        majority=0.01,
+                    )
+                )
     df = pd.DataFrame(rows)
     s = px.seed_summary(df, ["augmentation", "method"])
     assert s.loc[("single", "full"), "mean"] == pytest.approx(0.1)
@@ -87,13 +114,20 @@ def test_seed_summary_and_per_attribute():
 
 def test_n_sweep_and_celebrity_keep_exposures(monkeypatch):
     seen = []
-    monkeypatch.setattr(px, "mixed_run", lambda c, cache=None, curve_points=10: (
-        seen.append(c) or pd.DataFrame([{"n_people": c.n_people}]), None))
+    monkeypatch.setattr(
+        px,
+        "mixed_run",
+        lambda c, cache=None, curve_points=10: (seen.append(c) or pd.DataFrame([{"n_people": c.n_people}]), None),
+    )
     base = pcfg.PhysicsConfig(**{**TINY, "mixed_steps": 100})
     px.n_sweep(base, [10, 40], qa_shares=[0.25, 0.5], progress=False)
     # equal biography exposures: steps scale with N and with 1 / (1 - qa_share) (base share 0.5)
     assert [(c.n_people, c.mixed_steps, c.qa_share) for c in seen] == [
-        (10, 33, 0.25), (10, 50, 0.5), (40, 133, 0.25), (40, 200, 0.5)]
+        (10, 33, 0.25),
+        (10, 50, 0.5),
+        (40, 133, 0.25),
+        (40, 200, 0.5),
+    ]
     celeb = px.celebrity_config(pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100}), n_minority=10)
     assert (celeb.n_people, celeb.n_minority, celeb.augmentation) == (30, 10, "multi5+permute")
     assert celeb.pretrain_steps == 110  # 100 majority bios + 10 minority bios, over 100
@@ -125,13 +159,18 @@ def test_filler_control_adds_shuffled_text_and_keys_it():
 
 
 def test_setting_gap_interval_pools_answers():
-    df = pd.DataFrame([{"setting": "with", "attribute": "mean", "accuracy": 0.5, "n": 100},
-                       {"setting": "with", "attribute": "mean", "accuracy": 0.7, "n": 100},
-                       {"setting": "filler", "attribute": "mean", "accuracy": 0.1, "n": 200}])
+    df = pd.DataFrame(
+        [
+            {"setting": "with", "attribute": "mean", "accuracy": 0.5, "n": 100},
+            {"setting": "with", "attribute": "mean", "accuracy": 0.7, "n": 100},
+            {"setting": "filler", "attribute": "mean", "accuracy": 0.1, "n": 200},
+        ]
+    )
     gap, lo, hi = px.setting_gap_interval(df, "with", "filler")
     assert gap == pytest.approx(0.5) and lo < 0.5 < hi and lo > 0.3
-    gap0, lo0, hi0 = px.setting_gap_interval(df.assign(setting="with").iloc[[0, 0]].assign(
-        setting=["with", "filler"]), "with", "filler")
+    gap0, lo0, hi0 = px.setting_gap_interval(
+        df.assign(setting="with").iloc[[0, 0]].assign(setting=["with", "filler"]), "with", "filler"
+    )
     assert gap0 == 0 and lo0 < 0 < hi0  # no difference: the interval straddles 0, so IntervalAbove(0) fails
 
 
@@ -168,10 +207,16 @@ def test_spearman_and_extraction_vs_probe():
     assert stats.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
     with pytest.raises(ValueError, match="equal length >= 3"):
         stats.spearman([1, 2], [1, 2])
-    ft = pd.DataFrame([dict(augmentation=a, seed=0, method=m, attribute="mean", accuracy=v)
-                       for a, v in (("single", 0.1), ("multi5", 0.6)) for m in ("full", "lora")])
-    qp = pd.DataFrame([dict(augmentation=a, seed=0, attribute="mean", accuracy=v)
-                       for a, v in (("single", 0.2), ("multi5", 0.5))])
+    ft = pd.DataFrame(
+        [
+            dict(augmentation=a, seed=0, method=m, attribute="mean", accuracy=v)
+            for a, v in (("single", 0.1), ("multi5", 0.6))
+            for m in ("full", "lora")
+        ]
+    )
+    qp = pd.DataFrame(
+        [dict(augmentation=a, seed=0, attribute="mean", accuracy=v) for a, v in (("single", 0.2), ("multi5", 0.5))]
+    )
     m = px.extraction_vs_probe(ft, qp)
     assert m.set_index("augmentation").loc["multi5", ["qa_accuracy", "q_probe_accuracy"]].tolist() == [0.6, 0.5]
 
@@ -224,8 +269,9 @@ def bpe_folder(tmp_path_factory):
     texts = ds.texts() + [p.text for p in ds.qa_pairs("all")]
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(texts, vocab_size=600, special_tokens=["<|endoftext|>"])
-    tok = PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, eos_token="<|endoftext|>",
-                                  bos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=bpe._tokenizer, eos_token="<|endoftext|>", bos_token="<|endoftext|>", unk_token="<|endoftext|>"
+    )
     folder = tmp_path_factory.mktemp("bpe")
     tok.save_pretrained(folder)
     return str(folder)
@@ -233,11 +279,14 @@ def bpe_folder(tmp_path_factory):
 
 def test_encode_qa_with_word_and_bpe_tokenizers(bpe_folder):
     for tok in (pcfg.bios_tokenizer(), pcfg.get_tokenizer(bpe_folder)):
-        ids, labels = objectives.encode_qa(tok, "What is the birth city of Anya Briar Forger? Answer:", "Princeton, NJ.")
+        ids, labels = objectives.encode_qa(
+            tok, "What is the birth city of Anya Briar Forger? Answer:", "Princeton, NJ."
+        )
         kept = [i for i, y in zip(ids, labels) if y != -100]
         assert tok.decode(kept, skip_special_tokens=True).strip() == "Princeton, NJ."
-        assert ids == tok("What is the birth city of Anya Briar Forger? Answer: Princeton, NJ.",
-                          add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+        assert ids == tok(
+            "What is the birth city of Anya Briar Forger? Answer: Princeton, NJ.", add_special_tokens=False
+        )["input_ids"] + [tok.eos_token_id]
     bpe = pcfg.get_tokenizer(bpe_folder)
     assert bpe.pad_token_id == bpe.eos_token_id  # GPT-2 style tokenizers get their EOS as padding
     with pytest.raises(ValueError, match="tokenizer=''"):
@@ -260,7 +309,6 @@ def test_bpe_tokenizer_pipeline_trains_answers_and_keys_the_cache(tmp_path, bpe_
 
 
 def test_probes_refuse_a_tokenizer_that_splits_words_differently(bpe_folder):
-    from bertology_lib.experiments.physics import probing as pp
 
     bpe = pcfg.get_tokenizer(bpe_folder)
     ids, _ = pev.encode_words(bpe, ["Anya Briar Forger"])  # plain names split alike: Q-probing works
@@ -276,8 +324,12 @@ def test_curve_lag_and_paired_gap():
     assert px.curve_lag(curve) == 30 - 20  # half of QA-train's 0.8 at step 20, half of QA-test's 0.4 at step 30
     flat = curve.assign(qa_test=0.0)
     assert math.isnan(px.curve_lag(flat))
-    df = pd.DataFrame([dict(augmentation=a, seed=s, method="full", attribute="mean", accuracy=v)
-                       for a, s, v in (("hi", 0, 0.6), ("hi", 1, 0.4), ("lo", 0, 0.1), ("lo", 1, 0.2), ("hi", 2, 0.9))])
+    df = pd.DataFrame(
+        [
+            dict(augmentation=a, seed=s, method="full", attribute="mean", accuracy=v)
+            for a, s, v in (("hi", 0, 0.6), ("hi", 1, 0.4), ("lo", 0, 0.1), ("lo", 1, 0.2), ("hi", 2, 0.9))
+        ]
+    )
     assert px.paired_gap(df, "hi", "lo") == pytest.approx((0.35, 0.2, 0.5))
     with pytest.raises(ValueError, match="share no seed"):
         px.paired_gap(df, "hi", "lo", method="lora")

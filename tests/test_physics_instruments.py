@@ -136,12 +136,46 @@ def test_scale_and_model_label_name_the_decoder_beside_the_paper():
 
 
 def test_min_memorised_and_above_majority_pool_the_rows_a_claim_measures():
-    df = pd.DataFrame([
-        {"setting": "with", "seed": 0, "attribute": "mean", "accuracy": 0.30, "majority": 0.05, "n": 600, "memorised": 0.99},
-        {"setting": "with", "seed": 1, "attribute": "mean", "accuracy": 0.20, "majority": 0.05, "n": 600, "memorised": 0.97},
-        {"setting": "with", "seed": 0, "attribute": "major", "accuracy": 0.90, "majority": 0.05, "n": 100, "memorised": 0.99},
-        {"setting": "without", "seed": 0, "attribute": "mean", "accuracy": 0.05, "majority": 0.05, "n": 600, "memorised": 0.80},
-    ])
+    df = pd.DataFrame(
+        [
+            {
+                "setting": "with",
+                "seed": 0,
+                "attribute": "mean",
+                "accuracy": 0.30,
+                "majority": 0.05,
+                "n": 600,
+                "memorised": 0.99,
+            },
+            {
+                "setting": "with",
+                "seed": 1,
+                "attribute": "mean",
+                "accuracy": 0.20,
+                "majority": 0.05,
+                "n": 600,
+                "memorised": 0.97,
+            },
+            {
+                "setting": "with",
+                "seed": 0,
+                "attribute": "major",
+                "accuracy": 0.90,
+                "majority": 0.05,
+                "n": 100,
+                "memorised": 0.99,
+            },
+            {
+                "setting": "without",
+                "seed": 0,
+                "attribute": "mean",
+                "accuracy": 0.05,
+                "majority": 0.05,
+                "n": 600,
+                "memorised": 0.80,
+            },
+        ]
+    )
     assert px.min_memorised(df) == 0.80 and px.min_memorised(df, setting="with") == 0.97
     assert px.min_memorised(df, setting=["with", "without"], seed=0) == 0.80
     est, lo, hi = px.above_majority_interval(df, setting="with")
@@ -223,8 +257,14 @@ def test_memorisation_table_reads_each_pretrained_model_once(small, memorising_d
     seen = []
     monkeypatch.setattr(ptrain, "load_model", lambda path: seen.append(path) or (model, tok))
     monkeypatch.setattr(pcfg.PhysicsConfig, "dataset", lambda self: small)
-    grid = pd.DataFrame({"augmentation": ["single"] * 3 + ["multi5"], "seed": [0, 0, 1, 0],
-                         "pretrained": ["a", "a", "b", "c"], "attribute": ["mean"] * 4})
+    grid = pd.DataFrame(
+        {
+            "augmentation": ["single"] * 3 + ["multi5"],
+            "seed": [0, 0, 1, 0],
+            "pretrained": ["a", "a", "b", "c"],
+            "attribute": ["mean"] * 4,
+        }
+    )
     table = pi.memorisation_table(grid, base)
     assert seen == ["a", "b", "c"] and list(table.index) == [("single", 0), ("single", 1), ("multi5", 0)]
     assert table["passes"].tolist() == (table["all"] >= pev.MEMORISED).tolist()

@@ -9,10 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
-from bertology_lib import stats
 from bertology_lib.experiments.physics import bert as pbert
 from bertology_lib.experiments.physics import config as pcfg
-from bertology_lib.experiments.physics import evaluation as pev
 from bertology_lib.experiments.physics import training as ptrain
 from bertology_lib.models import decoder
 from bertology_lib.training import objectives
@@ -24,8 +22,19 @@ from bertology_lib.errors import ParameterError
 
 torch.set_num_threads(1)
 
-TINY = dict(n_people=20, model_size="tiny", seq_len=32, batch_size=4, warmup_steps=1, pretrain_steps=4, bert_steps=4,
-            finetune_steps=4, finetune_batch_size=8, finetune_eval_every=2, mixed_steps=4)
+TINY = dict(
+    n_people=20,
+    model_size="tiny",
+    seq_len=32,
+    batch_size=4,
+    warmup_steps=1,
+    pretrain_steps=4,
+    bert_steps=4,
+    finetune_steps=4,
+    finetune_batch_size=8,
+    finetune_eval_every=2,
+    mixed_steps=4,
+)
 FAST = ProbeConfig(max_iter=30)
 
 
@@ -66,6 +75,7 @@ class LastNameKnows(torch.nn.Module):
 
 
 # -- labels and positions --------------------------------------------------------------------------
+
 
 def test_attribute_label(ds):
     p = ds.people[0]
@@ -124,11 +134,21 @@ def test_states_at_rejects_ragged_positions(tok):
 
 # -- probes on a model with known knowledge ---------------------------------------------------------
 
+
 def test_q_probe_finds_exactly_the_planted_knowledge(tok, ds):
     model = LastNameKnows(tok, ds)
     res = pp.q_probe(model, tok, ds, cfg=FAST, seed=0)
-    assert list(res.columns) == ["attribute", "layer", "accuracy", "val_accuracy", "train_accuracy", "majority",
-                                 "n_train", "n_val", "n_test"]
+    assert list(res.columns) == [
+        "attribute",
+        "layer",
+        "accuracy",
+        "val_accuracy",
+        "train_accuracy",
+        "majority",
+        "n_train",
+        "n_val",
+        "n_test",
+    ]
     assert len(res) == 6 * 2 and set(res.layer) == {0, 1} and set(res.n_train) == {150}
     assert set(res.n_val) == set(res.n_test) == {75}  # half the held-out people choose the layer
     acc = res.set_index(["attribute", "layer"])["accuracy"]
@@ -145,8 +165,18 @@ def test_q_probe_finds_exactly_the_planted_knowledge(tok, ds):
 def test_p_probe_reads_the_month_only_at_the_name(tok, ds):
     model = LastNameKnows(tok, ds)
     res = pp.p_probe(model, tok, ds, cfg=FAST, seed=1, n_people=200, bios_per_person=1, layers=[0])
-    assert list(res.columns) == ["position", "attribute", "layer", "accuracy", "val_accuracy", "train_accuracy",
-                                 "majority", "n_train", "n_val", "n_test"]
+    assert list(res.columns) == [
+        "position",
+        "attribute",
+        "layer",
+        "accuracy",
+        "val_accuracy",
+        "train_accuracy",
+        "majority",
+        "n_train",
+        "n_val",
+        "n_test",
+    ]
     assert len(res) == 7 * 6 and set(res.n_train) == {100} and set(res.n_val) == set(res.n_test) == {50}
     table = pp.probe_table(res)
     assert list(table.index) == pp.position_labels("order") and list(table.columns) == list(bios.ATTRIBUTES)
@@ -161,8 +191,15 @@ def test_p_probe_reads_the_month_only_at_the_name(tok, ds):
 
 def test_the_layer_is_chosen_on_validation_people_and_scored_on_test_people():
     """A layer that looks best on the test people but not on the validation people is not the one reported."""
-    res = pd.DataFrame({"attribute": ["major"] * 3, "layer": [0, 1, 2], "accuracy": [0.30, 0.90, 0.50],
-                        "val_accuracy": [0.40, 0.35, 0.60], "majority": [0.1] * 3})
+    res = pd.DataFrame(
+        {
+            "attribute": ["major"] * 3,
+            "layer": [0, 1, 2],
+            "accuracy": [0.30, 0.90, 0.50],
+            "val_accuracy": [0.40, 0.35, 0.60],
+            "majority": [0.1] * 3,
+        }
+    )
     best = pp.best_layer_rows(res)
     assert best[["layer", "accuracy"]].values.tolist() == [[2, 0.5]]
     assert pp.probe_table(res).loc["major", "accuracy"] == 0.5
@@ -211,6 +248,7 @@ def test_probe_arguments_are_validated(tok, ds):
 
 # -- the BERT comparison ---------------------------------------------------------------------------
 
+
 def test_bert_qa_example_masks_the_answer():
     tok = pbert.bert_tokenizer()
     ids, labels = pbert.bert_qa_example(tok, "What is the birth city of Anya? Answer:", "Winston-Salem, NC")
@@ -237,8 +275,14 @@ def test_bert_pipeline_is_cached_and_comparable(tmp_path):
     assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
     out = pbert.bert_extraction(cfg, cache, probe_cfg=FAST)
     assert list(out.index) == [*bios.ATTRIBUTES, "mean"]
-    assert list(out.columns) == ["qa_accuracy", "qa_majority", "q_probe_accuracy", "q_probe_layer",
-                                 "q_probe_majority", "memorised"]
+    assert list(out.columns) == [
+        "qa_accuracy",
+        "qa_majority",
+        "q_probe_accuracy",
+        "q_probe_layer",
+        "q_probe_majority",
+        "memorised",
+    ]
     assert out["memorised"].nunique() == 1 and 0 <= out["memorised"].iloc[0] <= 1
     assert out[["qa_accuracy", "q_probe_accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
     tuned = pbert.bert_finetune_qa(pre, cfg, cache)

@@ -92,8 +92,9 @@ def test_plot_modules_are_small_pure_and_import_no_private_names(path):
     assert len(source.splitlines()) <= 450
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bertology_lib"):
-            assert node.module == "bertology_lib.errors" or node.module.startswith("bertology_lib.plots"), \
+            assert node.module == "bertology_lib.errors" or node.module.startswith("bertology_lib.plots"), (
                 f"{path.name} imports {node.module}: plots take results, they import no library code"
+            )
             assert not any(a.name.startswith("_") for a in node.names), f"{path.name} imports a private name"
         if isinstance(node, ast.Import):
             assert not any(a.name.startswith("bertology_lib") for a in node.names)
@@ -106,7 +107,8 @@ def test_no_block_of_six_lines_is_copied_between_plot_functions():
         code = [ln.strip() for ln in path.read_text().splitlines()]
         code = [ln for ln in code if ln and not ln.startswith(("#", '"""', "import ", "from "))]
         for i in range(len(code) - 5):
-            window = tuple(code[i:i + 6])
-            assert window not in seen or seen[window] == f"{path.name}:{i}", \
+            window = tuple(code[i : i + 6])
+            assert window not in seen or seen[window] == f"{path.name}:{i}", (
                 f"{path.name} repeats a block of {seen[window]}: {window[0]} ..."
+            )
             seen.setdefault(window, f"{path.name}:{i}")

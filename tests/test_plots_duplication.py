@@ -22,8 +22,9 @@ VARIANTS = ["baseline", "first 2 duplicated", "last 2 duplicated"]
 
 def recon() -> pd.DataFrame:
     """:func:`analysis.reconstruction.reconstruction_by_layer`-shaped rows, layers out of order on purpose."""
-    return pd.DataFrame({"layer": [2, 0, 1], "reconstruction": [0.7, 0.99, 0.9], "agrees_with_final": [0.6, 0.1, 0.3],
-                         "n_tokens": 100})
+    return pd.DataFrame(
+        {"layer": [2, 0, 1], "reconstruction": [0.7, 0.99, 0.9], "agrees_with_final": [0.6, 0.1, 0.3], "n_tokens": 100}
+    )
 
 
 def results_frame(task: str, variant: int, seeds=(0, 1, 2)) -> pd.DataFrame:
@@ -32,10 +33,23 @@ def results_frame(task: str, variant: int, seeds=(0, 1, 2)) -> pd.DataFrame:
     for s in seeds:
         for split in ("dev", "test"):
             score = 0.5 + 0.1 * variant + 0.01 * s + (0.2 if split == "dev" else 0)
-            metrics = ({"exact": score - 0.1, "f1": score, "has_ans_f1": score, "n": 50.0} if "QA" in task
-                       else {"accuracy": score, "macro_f1": score - 0.05, "n": 50.0})
-            rows.append({"task": task.split()[1].lower(), "model": "mini-bert", "seed": s, "split": split, **metrics,
-                         "steps": 10, "seconds": 1.0, "cached": True})
+            metrics = (
+                {"exact": score - 0.1, "f1": score, "has_ans_f1": score, "n": 50.0}
+                if "QA" in task
+                else {"accuracy": score, "macro_f1": score - 0.05, "n": 50.0}
+            )
+            rows.append(
+                {
+                    "task": task.split()[1].lower(),
+                    "model": "mini-bert",
+                    "seed": s,
+                    "split": split,
+                    **metrics,
+                    "steps": 10,
+                    "seconds": 1.0,
+                    "cached": True,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -44,12 +58,19 @@ def frames() -> dict[str, dict[str, pd.DataFrame]]:
 
 
 def test_reconstruction_curves_one_line_per_variant_and_chance():
-    curves = pd.concat([recon().assign(variant="original (2 blocks)"),
-                        recon().assign(variant="first 1 duplicated (3 blocks)", reconstruction=0.5)])
+    curves = pd.concat(
+        [
+            recon().assign(variant="original (2 blocks)"),
+            recon().assign(variant="first 1 duplicated (3 blocks)", reconstruction=0.5),
+        ]
+    )
     fig = plots.reconstruction_curves(curves, chance=0.01, title="reconstruction of the input, per layer")
     ax = fig.axes[0]
-    assert (ax.get_title(), ax.get_ylabel(), ax.get_ylim()) == \
-        ("reconstruction of the input, per layer", "input tokens recovered", (0, 1.02))
+    assert (ax.get_title(), ax.get_ylabel(), ax.get_ylim()) == (
+        "reconstruction of the input, per layer",
+        "input tokens recovered",
+        (0, 1.02),
+    )
     assert list(ax.lines[0].get_ydata()) == [0.99, 0.9, 0.7] and list(ax.lines[1].get_ydata()) == [0.5] * 3
     assert texts(ax.get_legend().get_texts()) == ["original (2 blocks)", "first 1 duplicated (3 blocks)"]
     assert any(tuple(ln.get_ydata()) == (0.01, 0.01) for ln in ax.lines)
@@ -73,8 +94,10 @@ def test_logit_lens_contrast_two_lines_by_layer():
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_ylim()) == ("layer (0 = embeddings)", "share of tokens", (0, 1.02))
     assert [list(ln.get_xdata()) for ln in ax.lines] == [[0, 1, 2]] * 2  # sorted by layer
     assert list(ax.lines[0].get_ydata()) == [0.99, 0.9, 0.7] and list(ax.lines[1].get_ydata()) == [0.1, 0.3, 0.6]
-    assert texts(ax.get_legend().get_texts()) == ["input token recovered (reconstruction)",
-                                                 "final layer's token predicted (logit lens)"]
+    assert texts(ax.get_legend().get_texts()) == [
+        "input token recovered (reconstruction)",
+        "final layer's token predicted (logit lens)",
+    ]
     assert texts(ax.get_xticklabels()) == ["0", "1", "2"]
     with pytest.raises(ParameterError, match="missing agrees_with_final"):
         plots.logit_lens_contrast(recon().drop(columns="agrees_with_final"))
@@ -84,13 +107,15 @@ def test_seed_scores_matches_the_notebooks_former_wrangling():
     f = frames()
     ours = plots.seed_scores(f)
     # duplication_02_boost, cell 6, before the figure moved into the library
-    scores = pd.concat([rf.assign(task=name, variant=v) for name, r in f.items() for v, rf in r.items()],
-                       ignore_index=True)
+    scores = pd.concat(
+        [rf.assign(task=name, variant=v) for name, r in f.items() for v, rf in r.items()], ignore_index=True
+    )
     scores = scores[scores.split == "test"]
     scores["score"] = scores.apply(lambda row: row["f1"] if "QA" in row["task"] else row["accuracy"], axis=1)
     assert list(ours.columns) == ["task", "variant", "seed", "split", "metric", "score"]
-    assert ours[["task", "variant", "seed"]].to_dict("list") == \
-        scores[["task", "variant", "seed"]].reset_index(drop=True).to_dict("list")
+    assert ours[["task", "variant", "seed"]].to_dict("list") == scores[["task", "variant", "seed"]].reset_index(
+        drop=True
+    ).to_dict("list")
     assert ours.score.tolist() == pytest.approx(scores.score.tolist())
     assert ours.groupby("task", sort=False).metric.first().to_dict() == {QA: "f1", NLI: "accuracy"}
     assert set(ours.split) == {"test"}

@@ -20,18 +20,30 @@ ATTRS = [*BIO, "mean", "mean_without_birth_date"]
 
 def _long(settings, column="augmentation", seeds=(0, 1)):
     rng = np.random.default_rng(0)
-    return pd.DataFrame([{column: s, "seed": k, "method": m, "attribute": a, "accuracy": rng.uniform(),
-                          "majority": 0.02} for s in settings for k in seeds for m in ("full", "lora") for a in ATTRS])
+    return pd.DataFrame(
+        [
+            {column: s, "seed": k, "method": m, "attribute": a, "accuracy": rng.uniform(), "majority": 0.02}
+            for s in settings
+            for k in seeds
+            for m in ("full", "lora")
+            for a in ATTRS
+        ]
+    )
 
 
 def test_majority_baselines_shares_and_baseline_bars():
     shares = pd.DataFrame([{"attribute": a, "rank": r, "share": 0.5 / r} for a in BIO[:2] for r in (1, 2, 4)])
-    stats = pd.DataFrame({"majority share": [0.5, 0.02], "uniform share": [0.1, 0.01],
-                          "majority on QA-test": [0.4, 0.0]}, index=BIO[:2])
+    stats = pd.DataFrame(
+        {"majority share": [0.5, 0.02], "uniform share": [0.1, 0.01], "majority on QA-test": [0.4, 0.0]}, index=BIO[:2]
+    )
     fig = plots.majority_baselines(shares, stats)
     a, b = fig.axes
-    assert (a.get_xscale(), a.get_yscale(), a.get_xlabel(), a.get_ylabel()) == \
-        ("log", "log", "value rank (most common first)", "share of people")
+    assert (a.get_xscale(), a.get_yscale(), a.get_xlabel(), a.get_ylabel()) == (
+        "log",
+        "log",
+        "value rank (most common first)",
+        "share of people",
+    )
     assert [list(ln.get_ydata()) for ln in a.lines] == [[0.5, 0.25, 0.125]] * 2
     assert texts(a.get_legend().get_texts()) == BIO[:2]
     assert texts(b.get_xticklabels()) == BIO[:2] and b.get_ylabel() == "accuracy of always guessing it"
@@ -40,8 +52,11 @@ def test_majority_baselines_shares_and_baseline_bars():
     held = b.collections[1].get_offsets()[:, 1]
     assert held[0] == 0.4 and np.ma.is_masked(held[1])  # a majority of 0 is not drawn on a log axis
     assert texts(b.texts) == ["0.500", "0.020"]
-    assert sorted(texts(b.get_legend().get_texts())) == ["QA-train majority, on QA-test",
-                                                         "majority share (all people)", "uniform 1 / #values"]
+    assert sorted(texts(b.get_legend().get_texts())) == [
+        "QA-train majority, on QA-test",
+        "majority share (all people)",
+        "uniform 1 / #values",
+    ]
 
 
 def test_seed_bars_one_bar_per_setting_and_method():
@@ -70,8 +85,7 @@ def test_seed_bars_label_a_hue_missing_from_the_first_setting():
 
 
 def test_attribute_heatmap_values_and_labels():
-    table = pd.DataFrame(np.arange(12).reshape(2, 6) / 12, index=[("full", "single"), ("lora", "multi5")],
-                         columns=BIO)
+    table = pd.DataFrame(np.arange(12).reshape(2, 6) / 12, index=[("full", "single"), ("lora", "multi5")], columns=BIO)
     fig = plots.physics_attribute_heatmap(table, title="QA-test accuracy")
     ax = fig.axes[0]
     assert ax.get_title() == "QA-test accuracy"
@@ -83,24 +97,43 @@ def test_attribute_heatmap_values_and_labels():
 
 
 def test_learning_curves_three_metrics_per_seed():
-    curves = pd.DataFrame([{"augmentation": a, "seed": s, "step": st, "bio": 0.5 + s / 10, "qa_train": 0.4,
-                            "qa_test": st / 100} for a in ("single", "multi5+permute") for s in (0, 1)
-                           for st in (10, 20)])
+    curves = pd.DataFrame(
+        [
+            {"augmentation": a, "seed": s, "step": st, "bio": 0.5 + s / 10, "qa_train": 0.4, "qa_test": st / 100}
+            for a in ("single", "multi5+permute")
+            for s in (0, 1)
+            for st in (10, 20)
+        ]
+    )
     fig = plots.physics_learning_curves(curves, title="curves")
     assert [ax.get_title() for ax in fig.axes] == ["single", "multi5+permute"]
     ax = fig.axes[0]
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("training step", "accuracy")
-    assert [list(ln.get_ydata()) for ln in ax.lines] == [[0.5, 0.5], [0.4, 0.4], [0.1, 0.2],
-                                                         [0.6, 0.6], [0.4, 0.4], [0.1, 0.2]]
+    assert [list(ln.get_ydata()) for ln in ax.lines] == [
+        [0.5, 0.5],
+        [0.4, 0.4],
+        [0.1, 0.2],
+        [0.6, 0.6],
+        [0.4, 0.4],
+        [0.1, 0.2],
+    ]
     assert [ln.get_linestyle() for ln in ax.lines] == ["-"] * 3 + ["--"] * 3  # first seed solid
-    assert texts(fig.axes[-1].get_legend().get_texts()) == ["BIO (memorised)", "QA-train people",
-                                                            "QA-test people (OOD)"]
+    assert texts(fig.axes[-1].get_legend().get_texts()) == [
+        "BIO (memorised)",
+        "QA-train people",
+        "QA-test people (OOD)",
+    ]
 
 
 def test_sweep_accuracy_and_majority_against_people():
-    sweep = pd.DataFrame([{"n_people": n, "attribute": a, "seed": s, "accuracy": 0.01 * s + n / 10_000,
-                           "majority": 0.02} for n in (150, 300) for a in ("mean", "mean_without_birth_date")
-                          for s in (0, 2)])
+    sweep = pd.DataFrame(
+        [
+            {"n_people": n, "attribute": a, "seed": s, "accuracy": 0.01 * s + n / 10_000, "majority": 0.02}
+            for n in (150, 300)
+            for a in ("mean", "mean_without_birth_date")
+            for s in (0, 2)
+        ]
+    )
     fig = plots.physics_sweep(sweep, title="people")
     ax = fig.axes[0]
     assert (ax.get_title(), ax.get_xscale(), ax.get_xlabel()) == ("people", "log", "people N (log scale)")
@@ -123,8 +156,14 @@ def test_probe_tables_side_by_side():
 
 
 def test_extraction_scatter_points_and_title():
-    m = pd.DataFrame({"augmentation": ["single", "multi5", "single"], "seed": [0, 0, 1],
-                      "qa_accuracy": [0.1, 0.5, 0.3], "q_probe_accuracy": [0.2, 0.6, 0.4]})
+    m = pd.DataFrame(
+        {
+            "augmentation": ["single", "multi5", "single"],
+            "seed": [0, 0, 1],
+            "qa_accuracy": [0.1, 0.5, 0.3],
+            "q_probe_accuracy": [0.2, 0.6, 0.4],
+        }
+    )
     fig = plots.physics_extraction_scatter(m, rho=1.0)
     ax = fig.axes[0]
     assert ax.get_title() == "Spearman rho = 1.00"

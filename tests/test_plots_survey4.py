@@ -16,36 +16,77 @@ from figure_helpers import texts, ydata
 
 MODELS = ["mini-bert (toy)", "minilm (UD EWT)"]
 LAYERS = range(4)
-GEOMETRY = ["anisotropy", "self_similarity", "self_similarity_adj", "intra_similarity", "intra_similarity_adj",
-            "mev", "mev_adj"]
+GEOMETRY = [
+    "anisotropy",
+    "self_similarity",
+    "self_similarity_adj",
+    "intra_similarity",
+    "intra_similarity_adj",
+    "mev",
+    "mev_adj",
+]
 TARGETS = ["cls", "sep", "punct", "self", "prev", "next"]
 
 
 def geometry() -> pd.DataFrame:
     # value = column index / 10 + layer / 100 + model index: every line is identifiable
-    return pd.DataFrame([{"model": m, "layer": L, **{c: i / 10 + L / 100 + j for i, c in enumerate(GEOMETRY)},
-                          "n_types": 5} for j, m in enumerate(MODELS) for L in LAYERS])
+    return pd.DataFrame(
+        [
+            {"model": m, "layer": L, **{c: i / 10 + L / 100 + j for i, c in enumerate(GEOMETRY)}, "n_types": 5}
+            for j, m in enumerate(MODELS)
+            for L in LAYERS
+        ]
+    )
 
 
 def head_stats() -> pd.DataFrame:
-    return pd.DataFrame([{"model": m, "layer": L, "head": h, **{c: (i + 1) / 10 for i, c in enumerate(TARGETS)},
-                          "entropy": L + h / 10, "uniform_entropy": 2.3}
-                         for m in MODELS for L in LAYERS for h in range(3)])
+    return pd.DataFrame(
+        [
+            {
+                "model": m,
+                "layer": L,
+                "head": h,
+                **{c: (i + 1) / 10 for i, c in enumerate(TARGETS)},
+                "entropy": L + h / 10,
+                "uniform_entropy": 2.3,
+            }
+            for m in MODELS
+            for L in LAYERS
+            for h in range(3)
+        ]
+    )
 
 
 def structural() -> pd.DataFrame:
-    return pd.DataFrame([{"data": k, "model": m, "probe": p, "rank": 8, "layer": L,
-                          "uuas": 0.1 * L + j / 100 if p == "distance" else np.nan,
-                          "root_acc": 0.2 * L + j / 100 if p == "depth" else np.nan, "spearman": 0.5}
-                         for k in ("toy", "ud") for j, m in enumerate(("trained", "random init"))
-                         for p in ("distance", "depth") for L in LAYERS])
+    return pd.DataFrame(
+        [
+            {
+                "data": k,
+                "model": m,
+                "probe": p,
+                "rank": 8,
+                "layer": L,
+                "uuas": 0.1 * L + j / 100 if p == "distance" else np.nan,
+                "root_acc": 0.2 * L + j / 100 if p == "depth" else np.nan,
+                "spearman": 0.5,
+            }
+            for k in ("toy", "ud")
+            for j, m in enumerate(("trained", "random init"))
+            for p in ("distance", "depth")
+            for L in LAYERS
+        ]
+    )
 
 
 def test_embedding_geometry_one_panel_per_measure_dashed_corrected():
     fig = plots.embedding_geometry(geometry())
     assert isinstance(fig, Figure)
-    assert [ax.get_title() for ax in fig.axes] == ["measure = anisotropy", "measure = self-similarity",
-                                                   "measure = intra-sentence", "measure = MEV"]
+    assert [ax.get_title() for ax in fig.axes] == [
+        "measure = anisotropy",
+        "measure = self-similarity",
+        "measure = intra-sentence",
+        "measure = MEV",
+    ]
     assert texts(fig.legends[0].get_texts()) == ["model", *MODELS, "version", "raw", "corrected"]
     ax = fig.axes[1]  # self-similarity: raw and corrected per model
     assert ydata(ax)[:2] == [[0.1, 0.11, 0.12, 0.13], [0.2, 0.21, 0.22, 0.23]]
@@ -54,8 +95,14 @@ def test_embedding_geometry_one_panel_per_measure_dashed_corrected():
 
 
 def test_sense_clusters_gain_lines_and_pca_panels():
-    senses = pd.DataFrame([{"model": m, "word": w, "layer": L, "gain": 0.1 * L + (0.05 if w == "set" else 0)}
-                           for m in MODELS[:1] for w in ("run", "set") for L in LAYERS])
+    senses = pd.DataFrame(
+        [
+            {"model": m, "word": w, "layer": L, "gain": 0.1 * L + (0.05 if w == "set" else 0)}
+            for m in MODELS[:1]
+            for w in ("run", "set")
+            for L in LAYERS
+        ]
+    )
     xy = np.arange(24, dtype=float).reshape(12, 2)
     examples = {f"{m}: 'run', layer 2": (xy, ["NOUN", "VERB"] * 6) for m in MODELS}
     fig = plots.sense_clusters(senses, examples)
@@ -68,8 +115,12 @@ def test_sense_clusters_gain_lines_and_pca_panels():
 
 
 def test_pooling_curves_cls_mean_lines_and_concatenation_star():
-    rows = [{"model": m, "pooling": p, "layer": L, "test_acc": 0.5 + 0.1 * L + (0.02 if p == "mean" else 0)}
-            for m in MODELS for p in ("cls", "mean") for L in LAYERS]
+    rows = [
+        {"model": m, "pooling": p, "layer": L, "test_acc": 0.5 + 0.1 * L + (0.02 if p == "mean" else 0)}
+        for m in MODELS
+        for p in ("cls", "mean")
+        for L in LAYERS
+    ]
     rows += [{"model": m, "pooling": "concat last 3 (mean)", "layer": 3, "test_acc": 0.95} for m in MODELS]
     fig = plots.pooling_curves(pd.DataFrame(rows), chance=0.5)
     assert [ax.get_title() for ax in fig.axes] == MODELS
@@ -98,15 +149,17 @@ def test_attention_entropy_dots_per_head_and_uniform_line():
     assert [ax.get_title() for ax in fig.axes] == MODELS
     ax = fig.axes[0]
     assert ax.get_ylabel() == "attention entropy (nats)" and ax.get_ylim()[0] == 0
-    assert [sorted(np.round(c.get_offsets()[:, 1], 6)) for c in ax.collections] == \
-        [[L, L + 0.1, L + 0.2] for L in LAYERS]
+    assert [sorted(np.round(c.get_offsets()[:, 1], 6)) for c in ax.collections] == [
+        [L, L + 0.1, L + 0.2] for L in LAYERS
+    ]
     assert list(ax.lines[0].get_ydata()) == [2.3] * 4 and texts(ax.get_legend().get_texts()) == ["uniform"]
 
 
 def test_attention_type_shares_stacked_bars_per_layer():
     types = ["vertical", "diagonal", "block"]
-    frames = {m: pd.DataFrame([[0.5, 0.3, 0.2]] * 2, columns=types, index=pd.Index([0, 1], name="layer"))
-              for m in MODELS}
+    frames = {
+        m: pd.DataFrame([[0.5, 0.3, 0.2]] * 2, columns=types, index=pd.Index([0, 1], name="layer")) for m in MODELS
+    }
     fig = plots.attention_type_shares(pd.concat(frames, names=["model"]))
     assert [ax.get_title() for ax in fig.axes] == MODELS
     ax = fig.axes[0]
@@ -117,23 +170,34 @@ def test_attention_type_shares_stacked_bars_per_layer():
 
 
 def test_attention_examples_show_the_chosen_maps():
-    examples = pd.DataFrame({"type": ["vertical", "diagonal", "block"], "layer": [0, 1, 3], "head": [0, 2, 1],
-                             "sentence": [0, 1, 0]})
+    examples = pd.DataFrame(
+        {"type": ["vertical", "diagonal", "block"], "layer": [0, 1, 3], "head": [0, 2, 1], "sentence": [0, 1, 0]}
+    )
     rng = np.random.default_rng(0)
     weights = [[rng.dirichlet(np.ones(6), (3, 6)) for _ in range(2)] for _ in LAYERS]  # [L][s]: (heads, T, T)
     fig = plots.attention_examples(examples, weights)
-    assert [ax.get_title() for ax in fig.axes] == ["vertical\nlayer 0, head 0", "diagonal\nlayer 1, head 2",
-                                                   "block\nlayer 3, head 1"]
+    assert [ax.get_title() for ax in fig.axes] == [
+        "vertical\nlayer 0, head 0",
+        "diagonal\nlayer 1, head 2",
+        "block\nlayer 3, head 1",
+    ]
     for ax, r in zip(fig.axes, examples.itertuples()):
         assert np.array_equal(ax.images[0].get_array(), weights[r.layer][r.sentence][r.head])
 
 
 def test_syntactic_heads_bars_per_model_and_head_heatmap():
-    frames = {m: pd.DataFrame({"relation": ["all", "det", "nsubj"], "accuracy": [0.5, 0.9, 0.6],
-                               "baseline_accuracy": [0.3, 0.4, 0.2]}) for m in MODELS}
+    frames = {
+        m: pd.DataFrame(
+            {"relation": ["all", "det", "nsubj"], "accuracy": [0.5, 0.9, 0.6], "baseline_accuracy": [0.3, 0.4, 0.2]}
+        )
+        for m in MODELS
+    }
     syntax = pd.concat(frames, names=["model"]).droplevel(1)
-    M = pd.DataFrame(np.arange(12).reshape(4, 3) / 12, index=pd.Index(list(LAYERS), name="layer"),
-                     columns=pd.Index(range(3), name="head"))
+    M = pd.DataFrame(
+        np.arange(12).reshape(4, 3) / 12,
+        index=pd.Index(list(LAYERS), name="layer"),
+        columns=pd.Index(range(3), name="head"),
+    )
     fig = plots.syntactic_heads(syntax, M, title="minilm: det (dep->head)", n_relations=2)
     bars, _, heat, _ = fig.axes  # two bar panels, the heatmap and its colour bar
     assert bars.get_title() == MODELS[0] and bars.get_xlabel() == "held-out accuracy"
@@ -145,11 +209,17 @@ def test_syntactic_heads_bars_per_model_and_head_heatmap():
 
 
 def test_attention_norms_focus_lines_and_value_norm_bars():
-    focus = pd.DataFrame([{"model": m, "layer": L, "weight_share": 0.1 * L + j, "norm_share": 0.05 * L + j}
-                          for j, m in enumerate(MODELS) for L in LAYERS])
+    focus = pd.DataFrame(
+        [
+            {"model": m, "layer": L, "weight_share": 0.1 * L + j, "norm_share": 0.05 * L + j}
+            for j, m in enumerate(MODELS)
+            for L in LAYERS
+        ]
+    )
     tokens = ["[CLS]", "[SEP]", "other"]
-    roles = pd.DataFrame([{"layer": L, "token": t, "value_norm": L + i / 10} for L in LAYERS
-                          for i, t in enumerate(tokens)])
+    roles = pd.DataFrame(
+        [{"layer": L, "token": t, "value_norm": L + i / 10} for L in LAYERS for i, t in enumerate(tokens)]
+    )
     fig = plots.attention_norms(focus, roles, title=MODELS[1])
     a, b = fig.axes
     assert a.get_ylabel() == "attention on [CLS] + [SEP]" and list(a.get_xticks()) == [0, 1, 2, 3]
@@ -161,8 +231,13 @@ def test_attention_norms_focus_lines_and_value_norm_bars():
 
 
 def test_expected_layers_one_dot_per_target_and_data_set():
-    cog = pd.DataFrame([{"data": k, "target": t, "expected_layer": x + (0.5 if k == "ud" else 0)}
-                        for k in ("toy", "ud") for t, x in (("upos", 1.0), ("deprel", 2.0))])
+    cog = pd.DataFrame(
+        [
+            {"data": k, "target": t, "expected_layer": x + (0.5 if k == "ud" else 0)}
+            for k in ("toy", "ud")
+            for t, x in (("upos", 1.0), ("deprel", 2.0))
+        ]
+    )
     fig = plots.expected_layers(cog, labels={"toy": MODELS[0], "ud": MODELS[1]})
     ax = fig.axes[0]
     assert ax.get_xlabel() == "expected layer (Tenney et al.)"
@@ -173,8 +248,12 @@ def test_expected_layers_one_dot_per_target_and_data_set():
 
 def test_structural_probe_curves_rows_per_data_set():
     fig = plots.structural_probe_curves(structural(), {"toy": 0.4, "ud": 0.3}, names={"ud": "UD EWT"})
-    assert [ax.get_title() for ax in fig.axes] == ["toy: distance probe", "toy: depth probe",
-                                                   "UD EWT: distance probe", "UD EWT: depth probe"]
+    assert [ax.get_title() for ax in fig.axes] == [
+        "toy: distance probe",
+        "toy: depth probe",
+        "UD EWT: distance probe",
+        "UD EWT: depth probe",
+    ]
     dist, depth = fig.axes[:2]
     assert ydata(dist) == [[0.0, 0.1, 0.2, 0.3], [0.01, 0.11, 0.21, 0.31]]
     assert ydata(depth) == [[0.0, 0.2, 0.4, 0.6], [0.01, 0.21, 0.41, 0.61]]

@@ -15,8 +15,15 @@ from figure_helpers import texts
 
 
 def test_failure_rates_bars_whiskers_and_iid_line():
-    summary = pd.DataFrame({"test": ["negation", "typos"], "kind": ["MFT", "INV"], "mean": [0.6, 0.1],
-                            "pooled_ci_low": [0.5, 0.05], "pooled_ci_high": [0.7, 0.2]})
+    summary = pd.DataFrame(
+        {
+            "test": ["negation", "typos"],
+            "kind": ["MFT", "INV"],
+            "mean": [0.6, 0.1],
+            "pooled_ci_low": [0.5, 0.05],
+            "pooled_ci_high": [0.7, 0.2],
+        }
+    )
     fig = plots.failure_rates(summary, iid_error=0.15, title="CheckList")
     ax = fig.axes[0]
     assert (ax.get_title(), ax.get_xlabel(), ax.get_xlim()) == ("CheckList", "failure rate", (0, 1))
@@ -28,9 +35,13 @@ def test_failure_rates_bars_whiskers_and_iid_line():
 
 
 def test_hans_accuracy_bars_per_condition_and_iid_lines():
-    table = pd.DataFrame([{"category": c, "condition": k, "accuracy": a, "ci_low": a - 0.05, "ci_high": a + 0.05}
-                          for k, accs in (("plain", (0.2, 0.9)), ("augmented", (0.6, 0.9)))
-                          for c, a in zip(("lexical overlap", "control"), accs)])
+    table = pd.DataFrame(
+        [
+            {"category": c, "condition": k, "accuracy": a, "ci_low": a - 0.05, "ci_high": a + 0.05}
+            for k, accs in (("plain", (0.2, 0.9)), ("augmented", (0.6, 0.9)))
+            for c, a in zip(("lexical overlap", "control"), accs)
+        ]
+    )
     fig = plots.hans_accuracy(table, iid={"plain": 0.85}, title="HANS")
     ax = fig.axes[0]
     assert (ax.get_title(), ax.get_ylabel()) == ("HANS", "accuracy (entailment vs not)")

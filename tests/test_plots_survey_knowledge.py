@@ -16,8 +16,10 @@ from figure_helpers import texts
 
 
 def test_param_breakdown_stacks_components_per_size():
-    sizes = {"bert-base": {"token embeddings": 23_440_896, "self-attention (all layers)": 28_366_848},
-             "bert-large": {"token embeddings": 31_254_528, "self-attention (all layers)": 100_859_904}}
+    sizes = {
+        "bert-base": {"token embeddings": 23_440_896, "self-attention (all layers)": 28_366_848},
+        "bert-large": {"token embeddings": 31_254_528, "self-attention (all layers)": 100_859_904},
+    }
     fig = plots.param_breakdown(sizes)
     ax = fig.axes[0]
     assert ax.get_xlabel() == "parameters (millions)"
@@ -30,8 +32,13 @@ def test_param_breakdown_stacks_components_per_size():
 
 def test_embedding_norms_one_line_per_component_tokens_as_ticks():
     tokens = ["[CLS]", "the", "chef", "[SEP]"]
-    norms = pd.DataFrame([{"position": i, "token": t, "component": c, "norm": (i + 1) * k}
-                          for k, c in enumerate(["token", "position"], start=1) for i, t in enumerate(tokens)])
+    norms = pd.DataFrame(
+        [
+            {"position": i, "token": t, "component": c, "norm": (i + 1) * k}
+            for k, c in enumerate(["token", "position"], start=1)
+            for i, t in enumerate(tokens)
+        ]
+    )
     fig = plots.embedding_norms(norms)
     ax = fig.axes[0]
     assert texts(ax.get_xticklabels()) == tokens
@@ -51,10 +58,21 @@ def test_learning_curve_smooths_loss_and_plots_kept_evals():
 
 
 def test_layer_curves_one_panel_per_target_with_majority_line():
-    report = pd.DataFrame([{"target": t, "subset": "all", "layer": L, "model": m, "majority": maj,
-                            "accuracy": 0.5 + 0.1 * L + (0.05 if m == "trained" else 0)}
-                           for t, maj in (("upos", 0.8), ("dep", 0.6)) for m in ("trained", "random init")
-                           for L in range(3)])
+    report = pd.DataFrame(
+        [
+            {
+                "target": t,
+                "subset": "all",
+                "layer": L,
+                "model": m,
+                "majority": maj,
+                "accuracy": 0.5 + 0.1 * L + (0.05 if m == "trained" else 0),
+            }
+            for t, maj in (("upos", 0.8), ("dep", 0.6))
+            for m in ("trained", "random init")
+            for L in range(3)
+        ]
+    )
     report = pd.concat([report, report.assign(subset="ambiguous", accuracy=0.0)])
     fig = plots.layer_curves(report)
     assert [ax.get_title() for ax in fig.axes] == ["upos", "dep"]
@@ -68,8 +86,9 @@ def test_layer_curves_one_panel_per_target_with_majority_line():
 
 
 def test_accuracy_over_steps_one_line_per_group_and_chance():
-    df = pd.DataFrame([{"step": s, "attractors": k, "accuracy": 0.5 + 0.1 * k + s / 10_000}
-                       for k in (0, 1) for s in (10, 100, 1000)])
+    df = pd.DataFrame(
+        [{"step": s, "attractors": k, "accuracy": 0.5 + 0.1 * k + s / 10_000} for k in (0, 1) for s in (10, 100, 1000)]
+    )
     fig = plots.accuracy_over_steps(df, "attractors", chance=0.5, title="agreement")
     ax = fig.axes[0]
     assert ax.get_title() == "agreement" and ax.get_xscale() == "log" and ax.get_ylim() == (0, 1.02)
@@ -93,9 +112,15 @@ def test_grouped_accuracy_bars_with_binomial_error_bars():
 
 
 def test_accuracy_bars_groups_hues_and_intervals():
-    df = pd.DataFrame({"relation": ["IsA", "IsA", "AtLocation", "AtLocation"], "model": ["mini", "minilm"] * 2,
-                       "accuracy": [0.6, 0.8, 0.3, 0.5], "ci_low": [0.5, 0.7, 0.2, 0.4],
-                       "ci_high": [0.7, 0.9, 0.4, 0.6]})
+    df = pd.DataFrame(
+        {
+            "relation": ["IsA", "IsA", "AtLocation", "AtLocation"],
+            "model": ["mini", "minilm"] * 2,
+            "accuracy": [0.6, 0.8, 0.3, 0.5],
+            "ci_low": [0.5, 0.7, 0.2, 0.4],
+            "ci_high": [0.7, 0.9, 0.4, 0.6],
+        }
+    )
     fig = plots.accuracy_bars(df, "relation", hue="model", chance=0.25, title="cloze", xlabel="relation type")
     ax = fig.axes[0]
     assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == ("cloze", "relation type", "accuracy")
@@ -109,15 +134,35 @@ def test_accuracy_bars_groups_hues_and_intervals():
 
 
 def test_selectivity_curves_task_control_and_difference():
-    sel = pd.DataFrame([{"probe": p, "layer": L, "task_acc": 0.8 + 0.05 * L, "control_acc": 0.6 + 0.01 * L,
-                         "selectivity": 0.2 + 0.04 * L, "majority": 0.7} for p in ("linear", "mlp") for L in range(3)])
+    sel = pd.DataFrame(
+        [
+            {
+                "probe": p,
+                "layer": L,
+                "task_acc": 0.8 + 0.05 * L,
+                "control_acc": 0.6 + 0.01 * L,
+                "selectivity": 0.2 + 0.04 * L,
+                "majority": 0.7,
+            }
+            for p in ("linear", "mlp")
+            for L in range(3)
+        ]
+    )
     fig = plots.selectivity_curves(sel, title="POS")
     a, b = fig.axes
     assert fig.texts[0].get_text() == "POS"
-    assert (a.get_ylabel(), b.get_ylabel(), a.get_xlabel()) == ("held-out accuracy", "selectivity (task - control)",
-                                                                "layer")
-    assert texts(a.get_legend().get_texts()) == ["linear: task", "linear: control", "mlp: task", "mlp: control",
-                                                 "per-word majority"]
+    assert (a.get_ylabel(), b.get_ylabel(), a.get_xlabel()) == (
+        "held-out accuracy",
+        "selectivity (task - control)",
+        "layer",
+    )
+    assert texts(a.get_legend().get_texts()) == [
+        "linear: task",
+        "linear: control",
+        "mlp: task",
+        "mlp: control",
+        "per-word majority",
+    ]
     assert list(a.lines[0].get_ydata()) == pytest.approx([0.8, 0.85, 0.9])
     assert list(a.lines[1].get_ydata()) == pytest.approx([0.6, 0.61, 0.62])
     assert list(b.lines[0].get_ydata()) == pytest.approx([0.2, 0.24, 0.28])
@@ -125,9 +170,14 @@ def test_selectivity_curves_task_control_and_difference():
 
 
 def test_codelength_curves_in_kbits_per_task():
-    mdl = pd.DataFrame([{"task": t, "model": m, "layer": L, "codelength_bits": 1000.0 * (L + 1),
-                         "uniform_bits": 5000.0} for t in ("POS", "control") for m in ("trained", "random")
-                        for L in range(3)])
+    mdl = pd.DataFrame(
+        [
+            {"task": t, "model": m, "layer": L, "codelength_bits": 1000.0 * (L + 1), "uniform_bits": 5000.0}
+            for t in ("POS", "control")
+            for m in ("trained", "random")
+            for L in range(3)
+        ]
+    )
     fig = plots.codelength_curves(mdl)
     assert [ax.get_title() for ax in fig.axes] == ["task: POS", "task: control"]
     ax = fig.axes[0]
@@ -138,8 +188,13 @@ def test_codelength_curves_in_kbits_per_task():
 
 
 def test_amnesic_bars_means_and_random_controls():
-    amnesic = pd.DataFrame({"condition": ["none", "INLP", "random", "random"], "probe_acc": [0.9, 0.3, 0.85, 0.8],
-                            "mlm_drop": [0.0, 0.2, 0.01, 0.03]})
+    amnesic = pd.DataFrame(
+        {
+            "condition": ["none", "INLP", "random", "random"],
+            "probe_acc": [0.9, 0.3, 0.85, 0.8],
+            "mlm_drop": [0.0, 0.2, 0.01, 0.03],
+        }
+    )
     fig = plots.amnesic_bars(amnesic, property_name="POS")
     a, b = fig.axes
     assert texts(a.get_xticklabels()) == ["no projection", "remove POS (INLP)", "remove random"]

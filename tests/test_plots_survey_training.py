@@ -22,8 +22,9 @@ def whiskers(ax) -> list[float]:
 
 
 def test_finetuning_strategies_mean_bars_and_seed_dots():
-    scores = pd.DataFrame({"strategy": ["full", "full", "frozen", "frozen"], "seed": [0, 1, 0, 1],
-                           "accuracy": [0.9, 0.8, 0.6, 0.7]})
+    scores = pd.DataFrame(
+        {"strategy": ["full", "full", "frozen", "frozen"], "seed": [0, 1, 0, 1], "accuracy": [0.9, 0.8, 0.6, 0.7]}
+    )
     fig = plots.finetuning_strategies(scores, title="SST-2")
     ax = fig.axes[0]
     assert (ax.get_title(), ax.get_xlabel()) == ("SST-2", "test accuracy")
@@ -34,13 +35,22 @@ def test_finetuning_strategies_mean_bars_and_seed_dots():
 
 
 def test_layer_change_profile_mean_and_std_per_block():
-    change = pd.DataFrame({"layer": [1, 1, 2, 2], "seed": [0, 1, 0, 1], "rel_change": [0.1, 0.3, 0.2, 0.2],
-                           "one_minus_cka": [0.0, 0.1, 0.4, 0.6]})
+    change = pd.DataFrame(
+        {
+            "layer": [1, 1, 2, 2],
+            "seed": [0, 1, 0, 1],
+            "rel_change": [0.1, 0.3, 0.2, 0.2],
+            "one_minus_cka": [0.0, 0.1, 0.4, 0.6],
+        }
+    )
     mix = pd.DataFrame({"layer": [0, 1, 2], "seed": 0, "weight": [0.2, 0.3, 0.5]})
     fig = plots.layer_change_profile(change, mix)
     a, b, c = fig.axes
-    assert [ax.get_ylabel() for ax in fig.axes] == ["relative weight change", "1 - CKA (pre vs fine-tuned)",
-                                                     "scalar-mix weight"]
+    assert [ax.get_ylabel() for ax in fig.axes] == [
+        "relative weight change",
+        "1 - CKA (pre vs fine-tuned)",
+        "scalar-mix weight",
+    ]
     assert (a.get_xlabel(), c.get_xlabel()) == ("block", "layer (0 = embeddings)")
     assert [p.get_height() for p in a.patches] == pytest.approx([0.2, 0.2])
     assert whiskers(a) == pytest.approx([np.std([0.1, 0.3], ddof=1), 0.0])
@@ -52,12 +62,19 @@ def test_layer_change_profile_mean_and_std_per_block():
 
 def test_restore_curves_bottom_and_top_start_from_the_fine_tuned_model():
     rows = [{"kind": "none", "restored": 0, "seed": s, "accuracy": 0.9} for s in (0, 1)]
-    rows += [{"kind": k, "restored": r, "seed": s, "accuracy": 0.9 - r * (0.2 if k == "top" else 0.05) - s / 100}
-             for k in ("bottom", "top") for r in (1, 2) for s in (0, 1)]
+    rows += [
+        {"kind": k, "restored": r, "seed": s, "accuracy": 0.9 - r * (0.2 if k == "top" else 0.05) - s / 100}
+        for k in ("bottom", "top")
+        for r in (1, 2)
+        for s in (0, 1)
+    ]
     fig = plots.restore_curves(pd.DataFrame(rows), title="restoring blocks")
     ax = fig.axes[0]
-    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == \
-        ("restoring blocks", "blocks restored to pre-trained values (k)", "test accuracy")
+    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
+        "restoring blocks",
+        "blocks restored to pre-trained values (k)",
+        "test accuracy",
+    )
     bottom, top = ax.lines[0], ax.lines[3]  # each errorbar: the data line, then its two caps
     assert list(bottom.get_xdata()) == [0, 1, 2] and list(bottom.get_ydata()) == pytest.approx([0.9, 0.845, 0.795])
     assert list(top.get_ydata()) == pytest.approx([0.9, 0.695, 0.495])
@@ -65,8 +82,13 @@ def test_restore_curves_bottom_and_top_start_from_the_fine_tuned_model():
 
 
 def test_seed_curves_lines_coloured_by_final_rank_and_histogram():
-    curves = pd.DataFrame([{"seed": s, "frac": f, "dev": 0.5 + f * s / 10, "final_test": 0.6 + s / 100}
-                           for s in (2, 0, 1) for f in (0.5, 0.25, 1.0)])
+    curves = pd.DataFrame(
+        [
+            {"seed": s, "frac": f, "dev": 0.5 + f * s / 10, "final_test": 0.6 + s / 100}
+            for s in (2, 0, 1)
+            for f in (0.5, 0.25, 1.0)
+        ]
+    )
     fig = plots.seed_curves(curves, early_frac=0.25)
     a, b = fig.axes
     assert (a.get_xlabel(), a.get_ylabel()) == ("share of fine-tuning done", "dev accuracy")
@@ -79,8 +101,14 @@ def test_seed_curves_lines_coloured_by_final_rank_and_histogram():
 
 
 def test_pretraining_variants_one_panel_per_metric():
-    table = pd.DataFrame({"variant": ["MLM", "MLM", "MLM+NSP", "MLM+NSP"], "seed": [0, 1, 0, 1],
-                          "mlm_acc": [0.40, 0.42, 0.30, 0.34], "pos_probe": [0.9, 0.92, 0.8, 0.84]})
+    table = pd.DataFrame(
+        {
+            "variant": ["MLM", "MLM", "MLM+NSP", "MLM+NSP"],
+            "seed": [0, 1, 0, 1],
+            "mlm_acc": [0.40, 0.42, 0.30, 0.34],
+            "pos_probe": [0.9, 0.92, 0.8, 0.84],
+        }
+    )
     fig = plots.pretraining_variants(table)
     a, b = fig.axes
     assert (a.get_ylabel(), b.get_ylabel()) == ("mlm acc", "pos probe")

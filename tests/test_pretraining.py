@@ -36,8 +36,7 @@ def test_mask_only_batches_replace_every_picked_word(tiny_bert_dir):
     tok = AutoTokenizer.from_pretrained(tiny_bert_dir)
     texts = ["the chef tipped a waiter . the robin is a bird ."] * 40
     for corruption in pre.MASKINGS:
-        cfg = pre.LabConfig(n_layers=2, n_heads=2, d_model=8, steps=2, batch_size=40, masking=corruption,
-                            mask_prob=0.5)
+        cfg = pre.LabConfig(n_layers=2, n_heads=2, d_model=8, steps=2, batch_size=40, masking=corruption, mask_prob=0.5)
         b = next(iter(mlm_batches(texts, tok, pre.objective_of(cfg), cfg.batch_size, seed=cfg.seed)))
         picked = b["labels"] != -100
         masked = b["input_ids"][picked] == tok.mask_token_id
@@ -80,8 +79,9 @@ def test_span_groups_cut_words_into_contiguous_spans():
     from bertology_lib.training.masking import mask_tokens
 
     ids = torch.arange(14).expand(200, 14).clone() + 5
-    _, labels = mask_tokens(ids, mask_id=4, candidate_ids=torch.arange(5, 20), word_ids=spans, mask_prob=0.15,
-                            generator=g)
+    _, labels = mask_tokens(
+        ids, mask_id=4, candidate_ids=torch.arange(5, 20), word_ids=spans, mask_prob=0.15, generator=g
+    )
     share = float((labels[:, 1:12] != -100).float().mean())
     assert 0.10 < share < 0.20
     with pytest.raises(ValueError, match="p=1.0"):
@@ -139,13 +139,28 @@ def test_pair_batches_and_nsp_pretraining(tmp_cache):
     from bertology_lib.models import minibert
 
     mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)
-    cfg = pre.LabConfig(n_layers=2, n_heads=2, d_model=16, steps=4, batch_size=8, warmup_steps=1, nsp=True,
-                       tokenizer="wordpiece", unit="span")
+    cfg = pre.LabConfig(
+        n_layers=2,
+        n_heads=2,
+        d_model=16,
+        steps=4,
+        batch_size=8,
+        warmup_steps=1,
+        nsp=True,
+        tokenizer="wordpiece",
+        unit="span",
+    )
     tok = pre.lab_tokenizer(cfg, mb)
     assert pre.lab_tokenizer(cfg, mb).get_vocab() == tok.get_vocab()  # cached: the same pieces every time
     sents = minibert.corpus(mb)[0]
-    batches = mlm_batches([s.text for s in sents], tok, pre.objective_of(cfg), cfg.batch_size, seed=cfg.seed,
-                          partners=masking.topic_partners(sents))
+    batches = mlm_batches(
+        [s.text for s in sents],
+        tok,
+        pre.objective_of(cfg),
+        cfg.batch_size,
+        seed=cfg.seed,
+        partners=masking.topic_partners(sents),
+    )
     b = next(iter(batches))
     assert set(b) == {"input_ids", "attention_mask", "token_type_ids", "labels", "next_sentence_label"}
     assert int(b["token_type_ids"].max()) == 1 and set(b["next_sentence_label"].tolist()) <= {0, 1}
@@ -166,12 +181,15 @@ def test_lab_keys_hold_every_field_at_any_value():
     assert pre.LabConfig(unit="span").key()["unit"] == "span"
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(tokenizer="bpe"), "tokenizer='bpe'"),
-    (dict(unit="phrase"), "unit='phrase'"),
-    (dict(nsp=1), "nsp=1"),
-    (dict(nsp=True, stack_at=10, n_layers=4), "nsp=True"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(tokenizer="bpe"), "tokenizer='bpe'"),
+        (dict(unit="phrase"), "unit='phrase'"),
+        (dict(nsp=1), "nsp=1"),
+        (dict(nsp=True, stack_at=10, n_layers=4), "nsp=True"),
+    ],
+)
 def test_lab_config_rejects_bad_new_fields(kw, match):
     with pytest.raises(ParameterError, match=match):
         pre.LabConfig(**kw)
@@ -183,10 +201,10 @@ def test_architecture_grid_keeps_block_parameters_about_equal():
     assert len(grid) == 5 and all(len(v) == 2 for v in grid.values())
     base = next(iter(grid.values()))[0]
     assert base == pre.variant_grid(sizes, [0])["80/10/10"][0]  # shares §5's cached base model
-    budget = base.n_layers * base.d_model ** 2
+    budget = base.n_layers * base.d_model**2
     for cfgs in grid.values():
         c = cfgs[0]
-        assert abs(c.n_layers * c.d_model ** 2 / budget - 1) < 0.1 and c.d_model % c.n_heads == 0
+        assert abs(c.n_layers * c.d_model**2 / budget - 1) < 0.1 and c.d_model % c.n_heads == 0
     assert {c[0].n_heads for c in grid.values()} >= {1, base.n_heads, 4 * base.n_heads}
     assert {c[0].n_layers for c in grid.values()} == {base.n_layers // 2, base.n_layers, 2 * base.n_layers}
     obj = pre.objective_grid(sizes, [0])
@@ -200,12 +218,21 @@ def test_evaluate_labs_measures_every_model_and_ranges(tmp_cache):
 
     mb = minibert.MiniBertConfig.for_profile("smoke", n_sentences=300, heldout=50)
     small = dict(n_layers=2, d_model=16, steps=3, batch_size=8, warmup_steps=1)
-    grid = {"2 heads": [pre.LabConfig(n_heads=2, seed=s, **small) for s in (0, 1)],
-            "4 heads": [pre.LabConfig(n_heads=4, seed=s, **small) for s in (0, 1)]}
+    grid = {
+        "2 heads": [pre.LabConfig(n_heads=2, seed=s, **small) for s in (0, 1)],
+        "4 heads": [pre.LabConfig(n_heads=4, seed=s, **small) for s in (0, 1)],
+    }
     task = tasks.toy_classification(n_train=16, n_dev=8, n_test=8, world_seed=mb.corpus_seed, vocab_size=mb.vocab_size)
     cfg = ft.FinetuneConfig.for_profile("smoke", max_steps=2)
-    table = pre.evaluate_labs(grid, mb, task, cfg, minibert.fresh_sentences(mb, 20),
-                             [s.text for s in minibert.corpus(mb)[1]][:10], progress=False)
+    table = pre.evaluate_labs(
+        grid,
+        mb,
+        task,
+        cfg,
+        minibert.fresh_sentences(mb, 20),
+        [s.text for s in minibert.corpus(mb)[1]][:10],
+        progress=False,
+    )
     assert len(table) == 4 and list(table.variant) == ["2 heads", "2 heads", "4 heads", "4 heads"]
     for col in ("mlm_acc", "pos_probe", "downstream"):
         assert table[col].between(0, 1).all()

@@ -25,8 +25,9 @@ def test_sweep_finds_the_informative_layer():
     df = probing.probe_sweep(X, y, range(400), range(400, 600))
     acc = df.test_acc.tolist()
     assert acc[1] > 0.95 and acc[0] < 0.65 and acc[2] < 0.65  # linear probe cannot do XOR
-    mlp = probing.probe_sweep(X, y, range(400), range(400, 600),
-                              probing.ProbeConfig(kind="mlp", max_iter=150, hidden=32, lr=1e-2))
+    mlp = probing.probe_sweep(
+        X, y, range(400), range(400, 600), probing.ProbeConfig(kind="mlp", max_iter=150, hidden=32, lr=1e-2)
+    )
     assert mlp.test_acc[2] > 0.9
 
 

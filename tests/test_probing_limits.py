@@ -38,8 +38,10 @@ def test_sizes_and_probe_configs_for_every_profile():
 
 def test_selectivity_by_probe_and_gap():
     X, table = _lexical_table()
-    cfgs = {"linear": probing.ProbeConfig(max_iter=50),
-            "mlp": probing.ProbeConfig(kind="mlp", max_iter=20, hidden=16, lr=1e-2, batch_size=256)}
+    cfgs = {
+        "linear": probing.ProbeConfig(max_iter=50),
+        "mlp": probing.ProbeConfig(kind="mlp", max_iter=20, hidden=16, lr=1e-2, batch_size=256),
+    }
     sel = survey.selectivity_by_probe(X, table, "upos", range(900), range(900, 1200), cfgs)
     assert set(sel.probe) == {"linear", "mlp"} and len(sel) == 2 * X.shape[0]
     assert np.allclose(sel.selectivity, sel.task_acc - sel.control_acc)
@@ -95,7 +97,9 @@ def test_amnesic_mlm_drop_identity_is_zero_and_hook_is_removed(tiny_bert_dir):
     assert same["drop"] == pytest.approx(0.0, abs=1e-9)
     gone = survey.amnesic_mlm_drop(model, tok, TEXTS, layer=1, P=torch.zeros(d, d))
     assert gone["before"] == same["before"]
-    assert masked_accuracy(model, tok, TEXTS, corruption="80/10/10", bucket=0) == pytest.approx(gone["before"])  # no hook left behind
+    assert masked_accuracy(model, tok, TEXTS, corruption="80/10/10", bucket=0) == pytest.approx(
+        gone["before"]
+    )  # no hook left behind
 
 
 def test_amnesic_probe_removes_the_property_with_matched_controls(tiny_bert_dir):
@@ -107,9 +111,19 @@ def test_amnesic_probe_removes_the_property_with_matched_controls(tiny_bert_dir)
     X = torch.randn(n, d, generator=g)
     X[:, :3] += 3 * torch.nn.functional.one_hot(y, 3).float()
     labels = ["ABC"[i] for i in y.tolist()]
-    amn, accs = survey.amnesic_probe(model, tok, X, labels, range(450), range(450, 600), layer=1,
-                                     texts=TEXTS, n_iter=2, n_controls=3,
-                                     probe_cfg=probing.ProbeConfig(max_iter=50))
+    amn, accs = survey.amnesic_probe(
+        model,
+        tok,
+        X,
+        labels,
+        range(450),
+        range(450, 600),
+        layer=1,
+        texts=TEXTS,
+        n_iter=2,
+        n_controls=3,
+        probe_cfg=probing.ProbeConfig(max_iter=50),
+    )
     assert list(amn.condition) == ["none", "INLP", "random", "random", "random"]
     ranks = amn.set_index("condition")["rank"]
     assert ranks["none"] == 0 and (amn[amn.condition == "random"]["rank"] == ranks["INLP"]).all()
@@ -119,8 +133,9 @@ def test_amnesic_probe_removes_the_property_with_matched_controls(tiny_bert_dir)
     assert amn[amn.condition == "none"].mlm_drop.iloc[0] == 0
     assert len(accs) == 2
     margin = survey.amnesic_margin(amn)
-    assert margin == pytest.approx(float(amn[amn.condition == "INLP"].mlm_drop.iloc[0]
-                                         - amn[amn.condition == "random"].mlm_drop.max()))
+    assert margin == pytest.approx(
+        float(amn[amn.condition == "INLP"].mlm_drop.iloc[0] - amn[amn.condition == "random"].mlm_drop.max())
+    )
     fig = plots.amnesic_bars(amn)
     assert len(fig.axes) == 2
 
@@ -136,8 +151,10 @@ def test_figures_are_returned():
 
 def test_selectivity_study_interval_matches_the_table_and_resamples_items():
     X, table = _lexical_table()
-    cfgs = {"linear": probing.ProbeConfig(max_iter=50),
-            "mlp": probing.ProbeConfig(kind="mlp", max_iter=20, hidden=16, lr=1e-2, batch_size=256)}
+    cfgs = {
+        "linear": probing.ProbeConfig(max_iter=50),
+        "mlp": probing.ProbeConfig(kind="mlp", max_iter=20, hidden=16, lr=1e-2, batch_size=256),
+    }
     study = survey.selectivity_study(X, table, "upos", range(900), range(900, 1200), cfgs)
     gap, low, high = study.gap("linear", "mlp", groups=np.arange(300) // 3)
     assert gap == pytest.approx(survey.selectivity_gap(study.frame)) and low <= gap <= high
@@ -154,7 +171,9 @@ def test_codelength_study_gap_and_a_null_model():
     study = survey.codelength_study({"m": X, "null": noise}, table, "upos", range(1000), cfg)
     totals = study.frame.groupby(["model", "task"]).codelength_bits.min()
     g = study.gap("m", "null", "upos")
-    assert g["layer"] == 1 and g["low"] > 0 and g["ratio"] == pytest.approx(totals["null", "upos"] / totals["m", "upos"])
+    assert (
+        g["layer"] == 1 and g["low"] > 0 and g["ratio"] == pytest.approx(totals["null", "upos"] / totals["m", "upos"])
+    )
     n = study.gap("null", "null", "upos")
     assert n["gap"] == 0 and n["low"] <= 0 <= n["high"]
     with pytest.raises(ValueError, match="no codelength for model='x'"):
@@ -162,7 +181,9 @@ def test_codelength_study_gap_and_a_null_model():
 
 
 def test_amnesic_interval_over_random_draws():
-    t = pd.DataFrame({"condition": ["none", "INLP", "random", "random", "random"], "mlm_drop": [0, 0.2, 0.01, 0.03, 0.02]})
+    t = pd.DataFrame(
+        {"condition": ["none", "INLP", "random", "random", "random"], "mlm_drop": [0, 0.2, 0.01, 0.03, 0.02]}
+    )
     m, low, high = survey.amnesic_interval(t)
     assert m == pytest.approx(0.18) and low > 0.1 and high < 0.25
     with pytest.raises(ValueError, match="at least two random rows"):

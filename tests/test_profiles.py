@@ -36,8 +36,10 @@ def test_size_tables_come_from_a_registry_and_the_cli_lists_every_module_that_ha
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ClassDef) and any(getattr(b, "id", None) == "SizeTable" for b in node.bases):
                 defining.add(f"{'.'.join(path.relative_to(src.parent).with_suffix('').parts)}.{node.name}")
-    code = ("from bertology_lib import profiles; before = set(profiles.size_tables()); "
-            "from bertology_lib.book.cli import all_size_tables; print(sorted(before)); print(sorted(all_size_tables()))")
+    code = (
+        "from bertology_lib import profiles; before = set(profiles.size_tables()); "
+        "from bertology_lib.book.cli import all_size_tables; print(sorted(before)); print(sorted(all_size_tables()))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     assert out[0] == "[]"  # importing profiles registers (and imports) nothing
     assert out[1] == repr(sorted(defining)) and len(defining) >= 10
@@ -80,8 +82,13 @@ def test_check_helpers_name_the_value_and_what_is_allowed():
 def test_param_type_range_and_choices():
     p = Param("n", 3, "how many", int, minimum=1, maximum=10)
     assert p.validate(5) == 5
-    for bad, word in [(0, "out of range"), (11, "out of range"), (2.5, "type float"), ("3", "type str"),
-                      (True, "type bool")]:
+    for bad, word in [
+        (0, "out of range"),
+        (11, "out of range"),
+        (2.5, "type float"),
+        ("3", "type str"),
+        (True, "type bool"),
+    ]:
         with pytest.raises(ParameterError, match=word) as e:
             p.validate(bad)
         assert "n=" in str(e.value) and "[1, 10]" in str(e.value)

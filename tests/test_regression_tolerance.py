@@ -2,8 +2,10 @@
 
 from regression_tolerance import tolerant_equal
 
-REF = ("**❔ inconclusive** — ours: (0.046, 0.002, 0.089) selectivity over 12 layers; checks: nsp_learned "
-       "(0.003, -0.027, 0.034) (failed: above chance (0.5) (interval low > 0)). `survey3.4.mlp_less_selective`")
+REF = (
+    "**❔ inconclusive** — ours: (0.046, 0.002, 0.089) selectivity over 12 layers; checks: nsp_learned "
+    "(0.003, -0.027, 0.034) (failed: above chance (0.5) (interval low > 0)). `survey3.4.mlp_less_selective`"
+)
 
 
 def test_decimals_within_machine_noise_pass():
@@ -23,17 +25,21 @@ def test_verdicts_outcomes_counts_and_real_moves_fail():
     assert not tolerant_equal(REF, None)
 
 
-AMNESIC = ('<span id="claim-survey3.4.amnesic_pos"></span>**❔ inconclusive** — *Removing POS information ...* '
-           "(Rogers et al. 2020 §3.4). Paper: LM relies on POS; ours: (0.001, -0.003, 0.005) MLM acc. drop over "
-           "random. Rule: interval of ours - random projections of the same rank: low > 0: reproduced; high < 0: "
-           "not reproduced; else inconclusive. `survey3.4.amnesic_pos`")
+AMNESIC = (
+    '<span id="claim-survey3.4.amnesic_pos"></span>**❔ inconclusive** — *Removing POS information ...* '
+    "(Rogers et al. 2020 §3.4). Paper: LM relies on POS; ours: (0.001, -0.003, 0.005) MLM acc. drop over "
+    "random. Rule: interval of ours - random projections of the same rank: low > 0: reproduced; high < 0: "
+    "not reproduced; else inconclusive. `survey3.4.amnesic_pos`"
+)
 
 
 def test_a_verdict_may_take_the_step_to_or_from_inconclusive_that_noise_makes_and_no_more():
     """Measured on CI 2026-12-04: the interval's low end crossed 0 between machines, flipping the smoke verdict."""
     ci = AMNESIC.replace("❔ inconclusive", "✅ reproduced").replace("(0.001, -0.003, 0.005)", "(0.007, 0.002, 0.011)")
     assert tolerant_equal(AMNESIC, ci) and tolerant_equal(ci, AMNESIC)
-    low = AMNESIC.replace("❔ inconclusive", "❌ not reproduced").replace("(0.001, -0.003, 0.005)", "(-0.01, -0.02, -0.001)")
+    low = AMNESIC.replace("❔ inconclusive", "❌ not reproduced").replace(
+        "(0.001, -0.003, 0.005)", "(-0.01, -0.02, -0.001)"
+    )
     assert tolerant_equal(AMNESIC, low)
     assert not tolerant_equal(ci, ci.replace("✅ reproduced", "❌ not reproduced"))  # never reproduced <-> not
     moved = ci.replace("(0.007, 0.002, 0.011)", "(0.107, 0.102, 0.111)")
@@ -43,8 +49,9 @@ def test_a_verdict_may_take_the_step_to_or_from_inconclusive_that_noise_makes_an
     plain = "[INCONCLUSIVE] survey3.4.amnesic_pos: paper LM relies on POS, ours (0.001, -0.003, 0.005) (rule: r; s)"
     assert tolerant_equal(plain, plain.replace("INCONCLUSIVE", "REPRODUCED").replace("0.001,", "0.007,"))
     assert not tolerant_equal(plain, plain.replace("[INCONCLUSIVE]", "[INCONCLUSIVE — INSTRUMENT]"))
-    assert not tolerant_equal(plain.replace("INCONCLUSIVE", "REPRODUCED"),
-                              plain.replace("INCONCLUSIVE", "NOT REPRODUCED"))
+    assert not tolerant_equal(
+        plain.replace("INCONCLUSIVE", "REPRODUCED"), plain.replace("INCONCLUSIVE", "NOT REPRODUCED")
+    )
 
 
 def _sanitized(text: str) -> str:
@@ -60,9 +67,11 @@ def _sanitized(text: str) -> str:
     return text
 
 
-FAILED = ("**❔ inconclusive** — ours: (-0.1, -0.35, 0.15) accuracy over [CLS]. Rule: interval of ours - [CLS]: low > 0: "
-          "reproduced; else inconclusive. Instrument: failed: encoder_beats_twin (0.0, -0.1, 0.1) (failed: above the "
-          "twin (interval low > 0)). `survey4.1.mean_pooling_minilm`")
+FAILED = (
+    "**❔ inconclusive** — ours: (-0.1, -0.35, 0.15) accuracy over [CLS]. Rule: interval of ours - [CLS]: low > 0: "
+    "reproduced; else inconclusive. Instrument: failed: encoder_beats_twin (0.0, -0.1, 0.1) (failed: above the "
+    "twin (interval low > 0)). `survey4.1.mean_pooling_minilm`"
+)
 
 
 def test_a_failed_instruments_estimate_is_noise_and_a_working_ones_is_compared():

@@ -68,8 +68,15 @@ def _run(tok, folder: Path | None, crash_at: int = 0, cfg: T.TrainConfig = CFG, 
     batches = M.MLMBatches(_texts(), tok, cfg.batch_size, seq_len=16, seed=cfg.seed, bucket=2, mask_prob=0.4)
     counter = Counter(crash_at)
     resume = T.Resume(folder, every=every, at=(10,)) if folder is not None else None
-    res = T.train(M.MaskedOnlyMLM(model), batches, cfg, callbacks=[counter], progress=False,
-                  eval_fn=lambda m: {"n": float(counter.seen)}, resume=resume)
+    res = T.train(
+        M.MaskedOnlyMLM(model),
+        batches,
+        cfg,
+        callbacks=[counter],
+        progress=False,
+        eval_fn=lambda m: {"n": float(counter.seen)},
+        resume=resume,
+    )
     return res, model, counter
 
 
@@ -124,13 +131,21 @@ def test_resume_needs_batches_whose_order_can_be_restored(tok, tmp_path):
     assert T.Resume(tmp_path, every=5, at=(7,)).due(7, 20) and not T.Resume(tmp_path, every=5).due(20, 20)
 
 
-@pytest.mark.parametrize("make", [
-    lambda tok: O.LMBatches(torch.arange(60).view(10, 6), 3, seed=2),
-    lambda tok: O.QABatches([([1, 2, 3], [-100, 2, 3])] * 7, 3, pad_id=0, seed=2),
-    lambda tok: M.PairBatches(_texts(12), [[(i + 1) % 12] for i in range(12)], tok, 4, seed=2),
-    lambda tok: O.MixedBatches({"a": (torch.arange(40).view(10, 4), None), "b": (torch.arange(24).view(6, 4), None)},
-                               {"a": 0.7, "b": 0.3}, 4, seed=2),
-], ids=["lm", "qa", "pairs", "mixed"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda tok: O.LMBatches(torch.arange(60).view(10, 6), 3, seed=2),
+        lambda tok: O.QABatches([([1, 2, 3], [-100, 2, 3])] * 7, 3, pad_id=0, seed=2),
+        lambda tok: M.PairBatches(_texts(12), [[(i + 1) % 12] for i in range(12)], tok, 4, seed=2),
+        lambda tok: O.MixedBatches(
+            {"a": (torch.arange(40).view(10, 4), None), "b": (torch.arange(24).view(6, 4), None)},
+            {"a": 0.7, "b": 0.3},
+            4,
+            seed=2,
+        ),
+    ],
+    ids=["lm", "qa", "pairs", "mixed"],
+)
 def test_every_batch_builder_restores_its_stream(tok, make):
     """The loop's contract: the builder's state at the start of an epoch, loaded into a fresh builder,
     gives the same batches from there on."""
@@ -199,8 +214,9 @@ def test_killed_minibert_build_resumes_to_the_uninterrupted_result(tmp_path):
     a, b = _weights(rebuilt), _weights(reference)
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert resumed["losses"] == ref["losses"] and resumed["evals"] == ref["evals"]
-    assert sorted(p.name for p in (rebuilt / "checkpoints").iterdir()) == \
-        sorted(p.name for p in (reference / "checkpoints").iterdir())
+    assert sorted(p.name for p in (rebuilt / "checkpoints").iterdir()) == sorted(
+        p.name for p in (reference / "checkpoints").iterdir()
+    )
     for step in cfg.checkpoint_steps():  # the checkpoints written before the kill are the same too
         ck = f"checkpoints/step_{step:06d}/model.safetensors"
         x, y = load_tensors(rebuilt / ck), load_tensors(reference / ck)

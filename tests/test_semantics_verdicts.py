@@ -126,11 +126,15 @@ def test_swap_fillers_changes_only_the_fillers():
 
 
 def test_flip_rates_per_frame():
-    test = pd.DataFrame({
-        "pair": [0, 0, 0, 0, 1, 1, 1, 1], "kind": ["one name"] * 4 + ["two names"] * 4,
-        "version": ["names", "names", "nouns", "nouns"] * 2,
-        "correct_original": [True, True, False, False, True, True, True, True],
-        "flipped": [True, False, False, False, False, False, True, True]})
+    test = pd.DataFrame(
+        {
+            "pair": [0, 0, 0, 0, 1, 1, 1, 1],
+            "kind": ["one name"] * 4 + ["two names"] * 4,
+            "version": ["names", "names", "nouns", "nouns"] * 2,
+            "correct_original": [True, True, False, False, True, True, True, True],
+            "flipped": [True, False, False, False, False, False, True, True],
+        }
+    )
     out = sem.flip_rates(test)
     assert list(out.kind) == ["one name", "two names"]
     assert out.flip_names.tolist() == [0.5, 0.0] and out.flip_nouns.tolist() == [0.0, 1.0]
@@ -181,8 +185,9 @@ def test_comparison_probe_reads_a_magnitude_axis_and_not_noise():
     noise = torch.tensor(rng.normal(size=(200, 4)), dtype=torch.float32)
     X = torch.stack([signal, noise])  # layer 0 carries magnitude, layer 1 none
     split = nm.number_split([values], seed=0)
-    probe = nm.comparison_probe(X, values, nm.comparison_pairs(split.train, 2000),
-                                {"test": nm.comparison_pairs(split.test, 400, seed=1)})
+    probe = nm.comparison_probe(
+        X, values, nm.comparison_pairs(split.train, 2000), {"test": nm.comparison_pairs(split.test, 400, seed=1)}
+    )
     acc = probe.accuracy("test")
     assert acc[0] > 0.95 and abs(acc[1] - 0.5) < 0.15 and probe.best_layer("test") == 0
     assert probe.correct["test"].shape == (2, 400)
@@ -199,8 +204,7 @@ def test_comparison_probe_agrees_with_scikit_learn():
     split = nm.number_split([values], seed=0)
     tr, te = nm.comparison_pairs(split.train, 1500), nm.comparison_pairs(split.test, 400, seed=2)
     l2 = 1e-3
-    probe = nm.comparison_probe(torch.tensor(feats)[None], values, tr, {"te": te},
-                                ProbeConfig(l2=l2, max_iter=500))
+    probe = nm.comparison_probe(torch.tensor(feats)[None], values, tr, {"te": te}, ProbeConfig(l2=l2, max_iter=500))
     d = feats[tr[0]] - feats[tr[1]]
     mu, sd = d.mean(0), d.std(0, ddof=1)
     ref = LogisticRegression(C=1 / (l2 * len(d)), max_iter=5000, tol=1e-8).fit((d - mu) / sd, tr[0] > tr[1])
@@ -213,12 +217,29 @@ def test_comparison_probe_agrees_with_scikit_learn():
 def digit_bert(tmp_path_factory):
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *map(str, range(10)), *[f"##{d}" for d in range(10)],
-             "12", "34"]
+    vocab = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        *map(str, range(10)),
+        *[f"##{d}" for d in range(10)],
+        "12",
+        "34",
+    ]
     tok = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=True)
     torch.manual_seed(0)
-    model = BertModel(BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                                 intermediate_size=32, max_position_embeddings=16)).eval()
+    model = BertModel(
+        BertConfig(
+            vocab_size=len(vocab),
+            hidden_size=16,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=16,
+        )
+    ).eval()
     return model, tok
 
 
@@ -247,10 +268,17 @@ def test_numeracy_end_to_end_on_a_tiny_encoder(digit_bert):
     model, tok = digit_bert
     sizes = sem.SemanticsSizes.for_profile("smoke", n_numbers=200, n_train_pairs=400, n_eval_pairs=200)
     out = sem.numeracy(model, tok, model, tok, sizes, seed=0)
-    assert len(out.in_range) == len(out.extrapolated) == len(out.twin_in_range) == len(out.control_extrapolated) \
+    assert (
+        len(out.in_range)
+        == len(out.extrapolated)
+        == len(out.twin_in_range)
+        == len(out.control_extrapolated)
         == len(out.groups)
+    )
     assert np.array_equal(out.in_range, out.twin_in_range)  # a model as its own twin: the instrument cannot pass
-    assert not AboveBaseline("m", "t").check(stats.paired_gap(out.in_range, out.twin_in_range, groups=out.groups)).passed
+    assert (
+        not AboveBaseline("m", "t").check(stats.paired_gap(out.in_range, out.twin_in_range, groups=out.groups)).passed
+    )
     assert out.control_extrapolated.mean() > 0.9  # the positive control: magnitude is linear in the digits
     assert set(out.table["probe trained on"]) == {"whole range", "lower half"}
     assert set(out.table.representation) == {"model", "random-init twin", "digits (positive control)"}
@@ -274,8 +302,13 @@ def test_relation_word_counts_and_frequency_baseline():
     facts = [s for s in sents if s.meta.get("kind") == "fact" and s.meta["facts"][0][0] == "lives_in"]
     city = kb.lives_in[kb.people[0]]
     assert counts[("lives_in", city)] == sum(city in s.words for s in facts) > 0
-    scored = pd.DataFrame({"relation": ["lives_in", "lives_in", "occupation"],
-                           "correct_word": [city, "Nowhere", "zz1"], "incorrect_word": ["Nowhere", city, "zz2"]})
+    scored = pd.DataFrame(
+        {
+            "relation": ["lives_in", "lives_in", "occupation"],
+            "correct_word": [city, "Nowhere", "zz1"],
+            "incorrect_word": ["Nowhere", city, "zz2"],
+        }
+    )
     assert wk.frequency_baseline(scored, counts).tolist() == [1.0, 0.0, 0.5]
     assert wk.extracted_kb_baseline(pd.DataFrame({"n_stated": [0, 3]})).tolist() == [0.5, 1.0]
 
@@ -295,9 +328,15 @@ NULL_CHECKS = {  # what the notebooks' instrument checks measure on a random-ini
     "recalls_facts": ((0.0, -0.05, 0.05), "frequency"),
 }
 
-CLAIMS = ["survey3.2.selectional_gradient", "survey3.2.role_reversal_weak", "survey3.2.numbers_hard",
-          "survey3.2.name_swap_brittle", "survey3.3.fact_recall", "survey3.3.no_size_inference",
-          "survey3.3.wording_matters"]
+CLAIMS = [
+    "survey3.2.selectional_gradient",
+    "survey3.2.role_reversal_weak",
+    "survey3.2.numbers_hard",
+    "survey3.2.name_swap_brittle",
+    "survey3.3.fact_recall",
+    "survey3.3.no_size_inference",
+    "survey3.3.wording_matters",
+]
 
 
 NULL_GAPS = [(0.0, -0.05, 0.05), (0.0, -0.3, 0.3), (-0.1, -0.2, -0.01)]  # a null model against its own baseline
@@ -324,10 +363,22 @@ def _wording_rows(correct, relation="r", margin=None):
     correct = np.asarray(correct, dtype=float)
     n, k = correct.shape
     margin = correct - 0.5 if margin is None else margin
-    return pd.DataFrame([{"item": f * k + t, "relation": relation, "template": t, "subject": f"p{f}",
-                          "correct": bool(correct[f, t]), "margin": float(margin[f, t]) if np.ndim(margin) else 0.0,
-                          "correct_word": f"right{f % 3}", "incorrect_word": "wrong"}
-                         for f in range(n) for t in range(k)])
+    return pd.DataFrame(
+        [
+            {
+                "item": f * k + t,
+                "relation": relation,
+                "template": t,
+                "subject": f"p{f}",
+                "correct": bool(correct[f, t]),
+                "margin": float(margin[f, t]) if np.ndim(margin) else 0.0,
+                "correct_word": f"right{f % 3}",
+                "incorrect_word": "wrong",
+            }
+            for f in range(n)
+            for t in range(k)
+        ]
+    )
 
 
 def test_choose_wordings_reads_templates_chosen_on_the_other_half():

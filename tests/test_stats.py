@@ -60,6 +60,7 @@ def test_bootstrap_ci_is_seeded_and_covers_the_statistic():
 
 # -- paired tests ---------------------------------------------------------------------------------
 
+
 def test_paired_test_on_known_differences():
     from scipy import stats as sps
 
@@ -84,18 +85,19 @@ def test_paired_test_on_known_differences():
     assert stats.paired_test([2, 2], [1, 1]).p_value == 0.0
 
 
-@pytest.mark.parametrize("args, match", [
-    (([1, 2], [1]), "equal lengths"),
-    (([1], [1]), "n=1"),
-    (([1, float("nan")], [1, 2]), "NaN"),
-])
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (([1, 2], [1]), "equal lengths"),
+        (([1], [1]), "n=1"),
+        (([1, float("nan")], [1, 2]), "NaN"),
+    ],
+)
 def test_paired_test_rejects_bad_input(args, match):
     with pytest.raises(ValueError, match=match):
         stats.paired_test(*args)
     with pytest.raises(ValueError, match="method='z'"):
         stats.paired_test([1, 2], [2, 3], method="z")
-
-
 
 
 def test_paired_points_and_ratio_interval():
@@ -115,7 +117,6 @@ def test_paired_points_and_ratio_interval():
         stats.ratio_interval({7: 1.0, 8: 1.0}, a)
     with pytest.raises(ParameterError, match="zero"):
         stats.ratio_interval({0: 1.0, 1: 1.0}, {0: 0.0, 1: 1.0})
-
 
 
 def test_accuracy_gap_is_agresti_caffo():

@@ -12,11 +12,18 @@ from test_structural_probe import _corpus
 
 def test_distance_study_chooses_on_validation_and_beats_a_null_model():
     X, offsets, sents = _corpus(n_sent=160)
-    null = torch.randn_like(X)
+    torch.randn_like(X)  # an unused draw, kept so that the draws below stay what the test was written with
     X3 = torch.cat([X, X[:1]])  # three layers: noise, the tree, noise again
     null3 = torch.randn_like(X3)
-    study = distance_study({"model": X3, "null": null3}, offsets, sents, range(100), range(100, 130),
-                           range(130, 160), sp.StructuralProbeConfig(rank=16, epochs=30, lr=1e-2, batch_size=20))
+    study = distance_study(
+        {"model": X3, "null": null3},
+        offsets,
+        sents,
+        range(100),
+        range(100, 130),
+        range(130, 160),
+        sp.StructuralProbeConfig(rank=16, epochs=30, lr=1e-2, batch_size=20),
+    )
     assert study.chosen_layer("model") == 1 and study.uuas("model") > 0.8
     g = study.gap("model", ["null", RIGHT_BRANCHING])
     assert g["low"] > 0.3 and g["baseline"] in ("null", RIGHT_BRANCHING)

@@ -108,8 +108,7 @@ def test_probes_recover_a_planted_tree_and_not_noise():
 def test_rank_sweep_and_low_rank_hurts():
     X, offsets, sents = _corpus(n_sent=120)
     cfg = sp.StructuralProbeConfig(epochs=30, lr=1e-2)
-    rep = sp.probe_report(X[1:], offsets, sents, range(90), range(90, 120), cfg, kinds=("distance",),
-                          ranks=[1, 16])
+    rep = sp.probe_report(X[1:], offsets, sents, range(90), range(90, 120), cfg, kinds=("distance",), ranks=[1, 16])
     u = rep.set_index("rank").uuas
     assert list(rep["rank"]) == [1, 16] and u[16] > u[1] + 0.2
 
@@ -133,8 +132,9 @@ def test_all_layers_from_one_forward_pass(tiny_bert_dir):
     sents = [SimpleNamespace(words=w, heads=h, upos=u) for w, h, u in zip(words, heads, upos)]
     calls = []
     hook = model.register_forward_hook(lambda *a: calls.append(1))
-    rep = sp.probe_models({"tiny": (model, tok)}, sents, range(6), range(6, 8),
-                          sp.StructuralProbeConfig(rank=4, epochs=2), batch_size=64)
+    rep = sp.probe_models(
+        {"tiny": (model, tok)}, sents, range(6), range(6, 8), sp.StructuralProbeConfig(rank=4, epochs=2), batch_size=64
+    )
     hook.remove()
     assert len(calls) == 1  # one activation pass serves every layer and both probes
     assert sorted(rep.layer.unique()) == list(range(model.config.num_hidden_layers + 1))

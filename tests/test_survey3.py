@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -47,10 +46,12 @@ def test_pair_outcomes_counts_pairs_and_skips_incomplete_ones():
 
 def test_count_vs_animal_keeps_owners_of_two_or_more():
     kb = SimpleNamespace(owns={"Ana": (3, "cat"), "Bo": (1, "dog")})
-    numbers = pd.DataFrame({"kind": ["quantity_fact", "numeral_noun"], "person": ["Ana", None],
-                            "correct": [False, True]})
-    knowledge = pd.DataFrame({"relation": ["owns", "owns", "lives_in"], "subject": ["Ana", "Bo", "Ana"],
-                              "correct": [True, True, False]})
+    numbers = pd.DataFrame(
+        {"kind": ["quantity_fact", "numeral_noun"], "person": ["Ana", None], "correct": [False, True]}
+    )
+    knowledge = pd.DataFrame(
+        {"relation": ["owns", "owns", "lives_in"], "subject": ["Ana", "Bo", "Ana"], "correct": [True, True, False]}
+    )
     out = survey.count_vs_animal(numbers, knowledge, kb)
     assert sorted(zip(out.slot, out.person, out.correct)) == [("animal", "Ana", True), ("count", "Ana", False)]
 
@@ -93,8 +94,15 @@ def test_fact_mentions_and_buckets():
     mentions = survey.fact_mentions(sents)
     n_fact = sum(1 for s in sents if s.meta.get("kind") == "fact")
     assert sum(mentions.values()) == n_fact > 0
-    assert [survey.mention_bucket(n) for n in (0, 1, 3, 9, 10, 25, 80)] == \
-        ["0", "1", "2-4", "5-9", "10-19", "20-49", "50+"]
+    assert [survey.mention_bucket(n) for n in (0, 1, 3, 9, 10, 25, 80)] == [
+        "0",
+        "1",
+        "2-4",
+        "5-9",
+        "10-19",
+        "20-49",
+        "50+",
+    ]
     with pytest.raises(ValueError):
         survey.mention_bucket(-1)
     items = toy_suites.make_suite("knowledge", CFG, 10)
@@ -129,16 +137,33 @@ def test_size_items_cover_every_pair_with_the_right_answer():
 
 
 def test_stated_vs_heldout_matches_relations_and_drops_frame_decided_rows():
-    know = pd.DataFrame({"relation": ["lives_in_country", "smaller_than", "smaller_than", "owns"],
-                         "template": [0, 0, 3, 0], "stated": True, "correct": [True, True, False, True]})
-    inf = pd.DataFrame({"relation": ["lives_in_country", "city_in_country", "smaller_than"],
-                        "template": [1, 0, 2], "stated": False, "correct": [False, True, True]})
+    know = pd.DataFrame(
+        {
+            "relation": ["lives_in_country", "smaller_than", "smaller_than", "owns"],
+            "template": [0, 0, 3, 0],
+            "stated": True,
+            "correct": [True, True, False, True],
+        }
+    )
+    inf = pd.DataFrame(
+        {
+            "relation": ["lives_in_country", "city_in_country", "smaller_than"],
+            "template": [1, 0, 2],
+            "stated": False,
+            "correct": [False, True, True],
+        }
+    )
     out = survey.stated_vs_heldout(know, inf)
     got = {(r, s): (a, n) for r, s, a, n in zip(out.relation, out.status, out.accuracy, out.n)}
-    assert got == {("lives_in_country", "stated"): (1.0, 1), ("lives_in_country", "held out"): (0.0, 1),
-                   ("city_in_country", "held out"): (1.0, 1), ("smaller_than", "stated"): (1.0, 1)}
-    sizes = pd.DataFrame({"relation": "smaller_than", "template": [0, 1], "stated": [True, False],
-                          "correct": [False, False]})
+    assert got == {
+        ("lives_in_country", "stated"): (1.0, 1),
+        ("lives_in_country", "held out"): (0.0, 1),
+        ("city_in_country", "held out"): (1.0, 1),
+        ("smaller_than", "stated"): (1.0, 1),
+    }
+    sizes = pd.DataFrame(
+        {"relation": "smaller_than", "template": [0, 1], "stated": [True, False], "correct": [False, False]}
+    )
     out2 = survey.stated_vs_heldout(know, inf, sizes)
     sz = out2[out2.relation == "smaller_than"]
     assert list(sz.status) == ["stated", "held out"] and list(sz.accuracy) == [0.0, 0.0]
@@ -151,8 +176,9 @@ def test_accuracy_bars_returns_a_figure():
     matplotlib.use("Agg")
     from bertology_lib import plots
 
-    df = survey.suite_accuracy(_scored([True, False, True, True], g=["a", "a", "b", "b"],
-                                       h=["x", "y", "x", "y"]), ["g", "h"])
+    df = survey.suite_accuracy(
+        _scored([True, False, True, True], g=["a", "a", "b", "b"], h=["x", "y", "x", "y"]), ["g", "h"]
+    )
     fig = plots.accuracy_bars(df, "g", hue="h", title="t")
     assert len(fig.axes[0].patches) == 4
     fig2 = plots.accuracy_bars(survey.suite_accuracy(_scored([True, False], g=["a", "b"]), "g"), "g")

@@ -28,8 +28,9 @@ def _sentence(subject_clause: bool, aux_main: str = "has", aux_rel: str = "was")
 
 
 def test_auxiliary_table_labels_from_the_tree():
-    t = syntax.auxiliary_table([_sentence(True), _sentence(False), SimpleNamespace(words=("a",), upos=("X",),
-                                                                                    heads=(0,))])
+    t = syntax.auxiliary_table(
+        [_sentence(True), _sentence(False), SimpleNamespace(words=("a",), upos=("X",), heads=(0,))]
+    )
     assert t.clause.tolist() == ["embedded", "main", "main", "embedded"]
     assert t["first"].tolist() == [True, False, True, False] and set(t.sentence) == {0, 1}
     with pytest.raises(ParameterError, match="none of 1 sentences"):

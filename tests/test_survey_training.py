@@ -24,8 +24,11 @@ def tiny_classifier(tiny_bert_dir):
 
 def _batch(n: int = 4, t: int = 6):
     g = torch.Generator().manual_seed(0)
-    return {"input_ids": torch.randint(5, 18, (n, t), generator=g), "attention_mask": torch.ones(n, t, dtype=torch.long),
-            "labels": torch.tensor([0, 1] * (n // 2))}
+    return {
+        "input_ids": torch.randint(5, 18, (n, t), generator=g),
+        "attention_mask": torch.ones(n, t, dtype=torch.long),
+        "labels": torch.tensor([0, 1] * (n // 2)),
+    }
 
 
 def _step(model, lr: float = 1e-1) -> None:
@@ -86,8 +89,9 @@ def _fresh_encoder(model):
     from transformers import BertModel
 
     enc = BertModel(model.encoder.config)
-    enc.load_state_dict({k.replace(".base_layer.", "."): v for k, v in model.encoder.state_dict().items()
-                         if "lora_" not in k})
+    enc.load_state_dict(
+        {k.replace(".base_layer.", "."): v for k, v in model.encoder.state_dict().items() if "lora_" not in k}
+    )
     return enc
 
 
@@ -117,8 +121,10 @@ def test_change_metrics_zero_for_identical_models(tiny_classifier, tiny_bert_dir
     change = tv.relative_weight_change(tiny_classifier, tiny_classifier)
     assert list(change.layer) == [0, 1] and (change.rel_change == 0).all()
     tok = AutoTokenizer.from_pretrained(tiny_bert_dir)
-    rows = [{"input_ids": tok(s)["input_ids"], "labels": 0} for s in ("the chef tipped a waiter .", "a robin is a bird .",
-                                                                    "the waiter is unbelievably a chef .")]
+    rows = [
+        {"input_ids": tok(s)["input_ids"], "labels": 0}
+        for s in ("the chef tipped a waiter .", "a robin is a bird .", "the waiter is unbelievably a chef .")
+    ]
     feats = ft.Features("classification", ["a", "b", "c"], rows, [0, 0, 0])
     rc = tv.representation_change(tiny_classifier, tiny_classifier, feats, tok.pad_token_id)
     assert rc.one_minus_cka.abs().max() < 1e-9
@@ -198,21 +204,24 @@ def test_checkpoint_pair_and_predictions_of_the_smoke_mini_bert():
         pre.checkpoint_pair(cfg, fraction=1)
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: ft.prepare(None, "adapters"), "strategy='adapters'"),
-    (lambda: pre.LabConfig(masking="span"), "masking='span'"),
-    (lambda: pre.LabConfig(n_layers=3, stack_at=10), "cannot be stacked"),
-    (lambda: pre.LabConfig(steps=10, stack_at=10), "stack_at=10"),
-    (lambda: pre.LabConfig(n_heads=3, d_model=64), "not divisible"),
-    (lambda: pre.LabConfig(seed=-1), "seed=-1"),
-    (lambda: ft.finetune(None, "x", track=[0.5, 0.25]), "track="),
-    (lambda: ft.finetune(None, "x", track=[0.0, 1.0]), "track="),
-    (lambda: tv.ScalarMix(0), "n_layers=0"),
-    (lambda: tv.early_ranking([], 0.25), "too few"),
-    (lambda: linear_cka(torch.randn(3, 2), torch.randn(4, 2)), "same number"),
-    (lambda: stats.paired_points({0: 1.0, 1: 0.5}, {0: 1.0}), "paired seeds"),
-    (lambda: tv.TrainingSizes.for_profile("huge"), "huge"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: ft.prepare(None, "adapters"), "strategy='adapters'"),
+        (lambda: pre.LabConfig(masking="span"), "masking='span'"),
+        (lambda: pre.LabConfig(n_layers=3, stack_at=10), "cannot be stacked"),
+        (lambda: pre.LabConfig(steps=10, stack_at=10), "stack_at=10"),
+        (lambda: pre.LabConfig(n_heads=3, d_model=64), "not divisible"),
+        (lambda: pre.LabConfig(seed=-1), "seed=-1"),
+        (lambda: ft.finetune(None, "x", track=[0.5, 0.25]), "track="),
+        (lambda: ft.finetune(None, "x", track=[0.0, 1.0]), "track="),
+        (lambda: tv.ScalarMix(0), "n_layers=0"),
+        (lambda: tv.early_ranking([], 0.25), "too few"),
+        (lambda: linear_cka(torch.randn(3, 2), torch.randn(4, 2)), "same number"),
+        (lambda: stats.paired_points({0: 1.0, 1: 0.5}, {0: 1.0}), "paired seeds"),
+        (lambda: tv.TrainingSizes.for_profile("huge"), "huge"),
+    ],
+)
 def test_bad_inputs_raise_parameter_error(call, match):
     with pytest.raises((ParameterError, ValueError), match=match):
         call()

@@ -41,10 +41,14 @@ def _dump(task):
 
 # -- determinism, balance, splits --------------------------------------------------------------
 
+
 @pytest.mark.parametrize("make", [T.toy_classification, T.toy_nli, T.toy_qa])
 def test_tasks_are_deterministic_from_their_seed(make):
-    a, b, c = make(n_train=40, n_dev=10, n_test=10), make(n_train=40, n_dev=10, n_test=10), \
-        make(n_train=40, n_dev=10, n_test=10, seed=1)
+    a, b, c = (
+        make(n_train=40, n_dev=10, n_test=10),
+        make(n_train=40, n_dev=10, n_test=10),
+        make(n_train=40, n_dev=10, n_test=10, seed=1),
+    )
     assert _dump(a) == _dump(b)
     assert _dump(a) != _dump(c)
     assert a.key() == b.key() != c.key()
@@ -72,6 +76,7 @@ def test_every_toy_word_is_in_the_mini_bert_vocabulary(cls_neg, nli, qa):
 
 
 # -- gold labels ---------------------------------------------------------------------------------
+
 
 def test_negation_label_is_about_the_main_clause(cls_neg):
     ex = [e for s in T.SPLITS for e in cls_neg.examples(s)]
@@ -126,7 +131,7 @@ def test_qa_spans_point_to_the_answer_and_unanswerable_ones_lack_it(qa):
             key, valid = q[3], {p for p in kb.people if kb.owns[p][0] == n}
         elif qt == "bigger":
             key = q[-1]
-            valid = set(SIZE_ORDER[SIZE_ORDER.index(key) + 1:])
+            valid = set(SIZE_ORDER[SIZE_ORDER.index(key) + 1 :])
         else:
             key = q[-1]
             valid = set(SIZE_ORDER[: SIZE_ORDER.index(key)])
@@ -172,6 +177,7 @@ def test_nli_hand_checked_constructions(nli):
 
 # -- metrics ---------------------------------------------------------------------------------------
 
+
 def test_squad_metrics_against_hand_computed_values():
     assert T.normalize_answer("The  Big, cat!") == "big cat"
     assert T.squad_exact("the cat", "Cat") == 1.0
@@ -202,6 +208,7 @@ def test_classification_metrics_hand_computed():
 
 
 # -- Task objects, SST-2, configs -------------------------------------------------------------
+
 
 def test_task_from_examples_and_frame():
     ex = [T.ClassificationExample(f"x{i}", t, y) for i, (t, y) in enumerate([("a b", 0), ("c d", 1)])]
@@ -259,21 +266,24 @@ def test_sst2_task_never_trains_and_tests_on_one_file(tmp_path):
         T.sst2_task(path=str(tmp_path / "only")).examples("train")
 
 
-@pytest.mark.parametrize("make, kw, match", [
-    (T.toy_classification, {"n_train": 0}, "n_train=0"),
-    (T.toy_classification, {"label": "tense"}, "label='tense'"),
-    (T.toy_classification, {"seed": -1}, "seed=-1"),
-    (T.toy_nli, {"kinds": ("hans",)}, "kinds=\\['hans'\\]"),
-    (T.toy_nli, {"kinds": 3}, "kinds=3"),
-    (T.toy_nli, {"world": "mars"}, "world='mars'"),
-    (T.toy_qa, {"p_unanswerable": 1.5}, "p_unanswerable=1.5"),
-    (T.toy_qa, {"qtypes": ()}, "qtypes=\\[\\]"),
-    (T.toy_qa, {"n_facts": 0}, "n_facts=0"),
-    (T.toy_qa, {"vocab_size": 10}, "vocab_size=10"),
-    (T.sst2_task, {"n_dev": -1}, "n_dev=-1"),
-    (T.toy_qa, {"n_questions": 5}, "n_questions=5 is not a QAConfig field"),
-    (T.toy_nli, {"config": T.QAConfig()}, "is not a NLIConfig"),
-])
+@pytest.mark.parametrize(
+    "make, kw, match",
+    [
+        (T.toy_classification, {"n_train": 0}, "n_train=0"),
+        (T.toy_classification, {"label": "tense"}, "label='tense'"),
+        (T.toy_classification, {"seed": -1}, "seed=-1"),
+        (T.toy_nli, {"kinds": ("hans",)}, "kinds=\\['hans'\\]"),
+        (T.toy_nli, {"kinds": 3}, "kinds=3"),
+        (T.toy_nli, {"world": "mars"}, "world='mars'"),
+        (T.toy_qa, {"p_unanswerable": 1.5}, "p_unanswerable=1.5"),
+        (T.toy_qa, {"qtypes": ()}, "qtypes=\\[\\]"),
+        (T.toy_qa, {"n_facts": 0}, "n_facts=0"),
+        (T.toy_qa, {"vocab_size": 10}, "vocab_size=10"),
+        (T.sst2_task, {"n_dev": -1}, "n_dev=-1"),
+        (T.toy_qa, {"n_questions": 5}, "n_questions=5 is not a QAConfig field"),
+        (T.toy_nli, {"config": T.QAConfig()}, "is not a NLIConfig"),
+    ],
+)
 def test_bad_config_values_raise_naming_the_value(make, kw, match):
     with pytest.raises(ParameterError, match=match):
         make(**kw)

@@ -77,9 +77,14 @@ def test_the_test_suite_runs_in_the_regression_environment_whatever_threads_are_
     """conftest pins the environment the smoke copies were made in before collecting (a BERTOLOGY_THREADS of 2
     would move their numbers) and says so in the session header, beside the CPU model."""
     env = {**os.environ, THREADS_ENV: "2"}
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider",
-                          str(Path(__file__))], env=env, capture_output=True, text=True,
-                         cwd=Path(__file__).parents[1], check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", str(Path(__file__))],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+        check=False,
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     header = next(line for line in out.stdout.splitlines() if line.startswith("cpu: "))
     assert f"{THREADS_ENV}=1" in header
@@ -90,9 +95,14 @@ def test_the_test_suite_runs_in_the_regression_environment_whatever_threads_are_
 def test_a_bad_thread_count_still_stops_the_session():
     """The pin overrides the count, but a bad BERTOLOGY_THREADS is still named before any test runs."""
     env = {**os.environ, THREADS_ENV: "zero"}
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                          str(Path(__file__))], env=env, capture_output=True, text=True,
-                         cwd=Path(__file__).parents[1], check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(Path(__file__))],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+        check=False,
+    )
     assert out.returncode != 0 and "BERTOLOGY_THREADS='zero' is not allowed" in out.stdout + out.stderr
 
 

@@ -33,9 +33,16 @@ def test_splits_like_bios_words_and_knows_every_word(gpt_tok, dataset):
         assert gpt_tok.unk_token_id not in ids
 
 
-@pytest.mark.parametrize("text", ["October 2, 1996", "Winston-Salem, NC", "Texas A&M University",
-                                  "What is the birth date of Dasha Calris Fairdale? Answer: May 1, 1900.",
-                                  "Dasha Calris Fairdale's birthday is May 1, 1900."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "October 2, 1996",
+        "Winston-Salem, NC",
+        "Texas A&M University",
+        "What is the birth date of Dasha Calris Fairdale? Answer: May 1, 1900.",
+        "Dasha Calris Fairdale's birthday is May 1, 1900.",
+    ],
+)
 def test_detokenize_inverts_words(text):
     assert detokenize(bios.words(text)) == text
 
@@ -67,7 +74,17 @@ def test_bert_kind_template_mask_and_lowercase(tmp_path):
     tok = build_word_tokenizer(["the", "chef", "tipped", "waiter", "."], kind="bert", lowercase=True)
     enc = tok("The chef tipped.", "The waiter.")
     assert tok.convert_ids_to_tokens(enc["input_ids"]) == [
-        "[CLS]", "the", "chef", "tipped", ".", "[SEP]", "the", "waiter", ".", "[SEP]"]
+        "[CLS]",
+        "the",
+        "chef",
+        "tipped",
+        ".",
+        "[SEP]",
+        "the",
+        "waiter",
+        ".",
+        "[SEP]",
+    ]
     assert enc["token_type_ids"] == [0] * 6 + [1] * 4
     assert tok.mask_token == "[MASK]" and tok.mask_token_id == 4
     assert tok.decode(enc["input_ids"], skip_special_tokens=True) == "the chef tipped. the waiter."

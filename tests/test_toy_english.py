@@ -29,8 +29,9 @@ def big(cfg):
     corpus = te.generate_corpus(cfg)
     elapsed = time.perf_counter() - t0
     lengths = [len(s) for s in corpus]
-    print(f"\n[toy_english] {N_BIG} sentences in {elapsed:.2f}s; mean length "
-          f"{np.mean(lengths):.1f}, max {max(lengths)}")
+    print(
+        f"\n[toy_english] {N_BIG} sentences in {elapsed:.2f}s; mean length {np.mean(lengths):.1f}, max {max(lengths)}"
+    )
     return corpus
 
 
@@ -80,20 +81,22 @@ def test_global_rng_untouched():
     te.shuffle_words(te.generate_corpus(cfg)[0])
     assert random.getstate() == py_state
     after = np.random.get_state()
-    assert all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
-               for x, y in zip(np_state, after))
+    assert all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(np_state, after))
 
 
-@pytest.mark.parametrize("kwargs, name, bad", [
-    ({"n_sentences": -1}, "n_sentences", "-1"),
-    ({"n_sentences": 10, "seed": -5}, "seed", "-5"),
-    ({"n_sentences": 10, "vocab_size": 10}, "vocab_size", "10"),
-    ({"n_sentences": 10, "max_len": 3}, "max_len", "3"),
-    ({"n_sentences": 10, "p_negation": 1.5}, "p_negation", "1.5"),
-    ({"n_sentences": 10, "zipf_exponent": 0}, "zipf_exponent", "0"),
-    ({"n_sentences": 2.5}, "n_sentences", "2.5"),
-    ({"n_sentences": True}, "n_sentences", "True"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name, bad",
+    [
+        ({"n_sentences": -1}, "n_sentences", "-1"),
+        ({"n_sentences": 10, "seed": -5}, "seed", "-5"),
+        ({"n_sentences": 10, "vocab_size": 10}, "vocab_size", "10"),
+        ({"n_sentences": 10, "max_len": 3}, "max_len", "3"),
+        ({"n_sentences": 10, "p_negation": 1.5}, "p_negation", "1.5"),
+        ({"n_sentences": 10, "zipf_exponent": 0}, "zipf_exponent", "0"),
+        ({"n_sentences": 2.5}, "n_sentences", "2.5"),
+        ({"n_sentences": True}, "n_sentences", "True"),
+    ],
+)
 def test_bad_config_names_the_value(kwargs, name, bad):
     with pytest.raises(ValueError) as err:
         te.ToyEnglishConfig(**kwargs)
@@ -252,17 +255,25 @@ def _finite_agreeing(s: te.Sentence, lex: te.Lexicon):
             num = "Sing" if "Sing" in info else "Plur" if "Plur" in info else None
             pred = i
         else:
-            num = {"is": "Sing", "are": "Plur", "was": "Sing", "were": "Plur", "has": "Sing",
-                   "have": "Plur", "does": "Sing", "do": "Plur"}.get(w)
+            num = {
+                "is": "Sing",
+                "are": "Plur",
+                "was": "Sing",
+                "were": "Plur",
+                "has": "Sing",
+                "have": "Plur",
+                "does": "Sing",
+                "do": "Plur",
+            }.get(w)
             pred = s.heads[i] - 1
-            first_aux = min(j for j in range(len(s)) if s.heads[j] == pred + 1
-                            and s.deprels[j] in ("aux", "aux:pass", "cop"))
+            first_aux = min(
+                j for j in range(len(s)) if s.heads[j] == pred + 1 and s.deprels[j] in ("aux", "aux:pass", "cop")
+            )
             if first_aux != i:
                 continue
         if num is None:
             continue
-        subj = [j for j in range(len(s)) if s.heads[j] == pred + 1
-                and s.deprels[j] in ("nsubj", "nsubj:pass")]
+        subj = [j for j in range(len(s)) if s.heads[j] == pred + 1 and s.deprels[j] in ("nsubj", "nsubj:pass")]
         assert len(subj) == 1, (s.text, w)
         out.append((i, num, subj[0]))
     return out
@@ -308,8 +319,9 @@ def test_agreement_suite_attractors(suites, cfg):
         subj_num = _subject_number(s, subj, lex)
         assert subj_num == it.meta["number"]
         between = [j for j in range(subj + 1, verb) if s.upos[j] == "NOUN"]
-        opposite = [j for j in between
-                    if lex.noun_form_number[s.words[j]] == {"Plur" if subj_num == "Sing" else "Sing"}]
+        opposite = [
+            j for j in between if lex.noun_form_number[s.words[j]] == {"Plur" if subj_num == "Sing" else "Sing"}
+        ]
         assert len(opposite) == len(between) == it.meta["n_attractors"], it.text
         assert te.verb_form_number(it.correct, lex) == subj_num
         assert te.verb_form_number(it.incorrect, lex) not in (None, subj_num)
@@ -327,9 +339,16 @@ def test_npis_only_licensed_in_corpus(big):
         for i in s.meta["npis"]:
             n_npi += 1
             clause = s.heads[i] - 1 if s.deprels[i] != "det" else s.heads[s.heads[i] - 1] - 1
-            clause_lic = [j for j in lic if s.heads[j] - 1 == clause or (
-                s.words[j] == "no" and s.deprels[s.heads[j] - 1] in ("nsubj", "nsubj:pass")
-                and s.heads[s.heads[j] - 1] - 1 == clause)]
+            clause_lic = [
+                j
+                for j in lic
+                if s.heads[j] - 1 == clause
+                or (
+                    s.words[j] == "no"
+                    and s.deprels[s.heads[j] - 1] in ("nsubj", "nsubj:pass")
+                    and s.heads[s.heads[j] - 1] - 1 == clause
+                )
+            ]
             assert clause_lic, s.text
         assert all(w in te.LICENSORS for w in (s.words[j] for j in lic))
     assert n_npi > 300
@@ -355,8 +374,15 @@ def test_selectional_gradient_in_corpus_and_suite(big, cfg, suites):
                 g = grad.get(s.lemmas[s.heads[i] - 1])
                 if g:
                     c = cls[s.words[i]]
-                    tally["high" if c == g[0] else "mid" if c == g[1] else "low" if c not in
-                          dict(lex.verb_by_base[s.lemmas[s.heads[i] - 1]].patient) else "other"] += 1
+                    tally[
+                        "high"
+                        if c == g[0]
+                        else "mid"
+                        if c == g[1]
+                        else "low"
+                        if c not in dict(lex.verb_by_base[s.lemmas[s.heads[i] - 1]].patient)
+                        else "other"
+                    ] += 1
     assert tally["high"] > 3 * tally["mid"] > 0 and tally["mid"] > tally["low"] / 5
     tip = [it for it in suites["selectional"] if it.meta["verb"] == "tip"]
     assert any(it.correct == "waiter" and it.incorrect == "robin" for it in tip)
@@ -421,8 +447,10 @@ def test_vocabulary_and_zipf(big, cfg):
     counts = np.array(sorted(freq.values(), reverse=True), dtype=float)
     sel = (ranks >= 10) & (ranks <= 1000)
     slope = np.polyfit(np.log(ranks[sel]), np.log(counts[sel]), 1)[0]
-    print(f"\n[toy_english] vocabulary {len(vocab)} forms, {len(freq)} types seen, "
-          f"{sum(freq.values())} tokens, rank-frequency slope {slope:.2f}")
+    print(
+        f"\n[toy_english] vocabulary {len(vocab)} forms, {len(freq)} types seen, "
+        f"{sum(freq.values())} tokens, rank-frequency slope {slope:.2f}"
+    )
     assert -1.8 < slope < -0.7
     hapax = sum(1 for c in freq.values() if c == 1)
     assert hapax > 100  # a long tail
@@ -432,9 +460,11 @@ def test_pos_majority_baseline(big):
     train, test = big[:15000], big[15000:]
     amb = te.ambiguous_words(train)
     res = te.per_word_majority_baseline(train, test)
-    print(f"\n[toy_english] majority POS baseline: overall {res['accuracy']:.3f}, "
-          f"ambiguous {res['ambiguous_accuracy']:.3f} ({int(res['n_ambiguous_types'])} types, "
-          f"{int(res['n_ambiguous_tokens'])} tokens), unambiguous {res['unambiguous_accuracy']:.3f}")
+    print(
+        f"\n[toy_english] majority POS baseline: overall {res['accuracy']:.3f}, "
+        f"ambiguous {res['ambiguous_accuracy']:.3f} ({int(res['n_ambiguous_types'])} types, "
+        f"{int(res['n_ambiguous_tokens'])} tokens), unambiguous {res['unambiguous_accuracy']:.3f}"
+    )
     assert res["accuracy"] > 0.9
     assert res["ambiguous_accuracy"] < 0.85
     assert res["n_ambiguous_tokens"] / res["n_tokens"] > 0.03
@@ -458,8 +488,9 @@ def test_transforms(small, suites):
     assert tr.words == s.words[:4]
     assert len(te.truncate(s, 0.5)) == round(len(s) * 0.5)
     ns = te.remove_subject(s)
-    subj = next(i for i, (h, d) in enumerate(zip(s.heads, s.deprels))
-                if d in ("nsubj", "nsubj:pass") and s.heads[h - 1] == 0)
+    subj = next(
+        i for i, (h, d) in enumerate(zip(s.heads, s.deprels)) if d in ("nsubj", "nsubj:pass") and s.heads[h - 1] == 0
+    )
     assert s.words[subj] not in ns.words or len(ns) < len(s)
     assert "nsubj" not in [d for d, h in zip(ns.deprels, ns.heads) if h and ns.heads[h - 1] == 0]
     no = te.remove_object(s)

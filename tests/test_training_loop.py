@@ -20,25 +20,37 @@ def tiny_llama(vocab_size: int, seed: int = 0):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
-    return LlamaForCausalLM(LlamaConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=1,
-                                        num_attention_heads=2, intermediate_size=64,
-                                        max_position_embeddings=64, tie_word_embeddings=True))
+    return LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=vocab_size,
+            hidden_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=64,
+            tie_word_embeddings=True,
+        )
+    )
 
 
 # -- config and schedule ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("field, value, allowed", [
-    ("lr", 0.0, "a float > 0"),
-    ("max_steps", 0, "an int >= 1"),
-    ("batch_size", 1.5, "an int >= 1"),
-    ("warmup_steps", -1, "an int >= 0"),
-    ("schedule", "step", "'cosine', 'linear', 'constant'"),
-    ("device", "tpu", "'cpu', 'cuda', 'auto'"),
-    ("dtype", "float16", "'float32', 'bfloat16'"),
-    ("grad_accum", True, "an int >= 1"),
-    ("min_lr_ratio", 2.0, "a float in [0, 1]"),
-    ("betas", (0.9,), "two floats in [0, 1)"),
-])
+
+@pytest.mark.parametrize(
+    "field, value, allowed",
+    [
+        ("lr", 0.0, "a float > 0"),
+        ("max_steps", 0, "an int >= 1"),
+        ("batch_size", 1.5, "an int >= 1"),
+        ("warmup_steps", -1, "an int >= 0"),
+        ("schedule", "step", "'cosine', 'linear', 'constant'"),
+        ("device", "tpu", "'cpu', 'cuda', 'auto'"),
+        ("dtype", "float16", "'float32', 'bfloat16'"),
+        ("grad_accum", True, "an int >= 1"),
+        ("min_lr_ratio", 2.0, "a float in [0, 1]"),
+        ("betas", (0.9,), "two floats in [0, 1)"),
+    ],
+)
 def test_train_config_rejects_bad_values(field, value, allowed):
     with pytest.raises(ValueError) as err:
         T.TrainConfig(**{field: value})
@@ -105,13 +117,16 @@ def test_embedding_lr_follows_the_schedule_and_trains_the_embeddings_faster():
         layer = model.model.layers[0].mlp.up_proj.weight.detach().clone()
         cfg = T.TrainConfig(lr=1e-3, embedding_lr=mult, warmup_steps=2, max_steps=6, batch_size=4, weight_decay=0.0)
         T.train(model, O.LMBatches(windows, 4, seed=0), cfg, progress=False)
-        moved[mult] = ((model.get_input_embeddings().weight - before).norm().item(),
-                       (model.model.layers[0].mlp.up_proj.weight - layer).norm().item())
+        moved[mult] = (
+            (model.get_input_embeddings().weight - before).norm().item(),
+            (model.model.layers[0].mlp.up_proj.weight - layer).norm().item(),
+        )
     assert moved[10.0][0] > 5 * moved[1.0][0]  # Adam steps scale with the group's lr
     assert moved[10.0][1] < 3 * moved[1.0][1]
 
 
 # -- the loop --------------------------------------------------------------------------------------
+
 
 def test_loop_decreases_loss_on_a_repeated_corpus():
     stream = [[4, 5, 6, 7, 8, 9, 10, 11]] * 40
@@ -141,8 +156,14 @@ def test_callbacks_eval_history_and_early_stop():
             evals.append((step, metrics["const"], model.training))
 
     cfg = T.TrainConfig(max_steps=50, eval_every=3, batch_size=4)
-    res = T.train(tiny_llama(8), O.LMBatches(windows, 4), cfg, callbacks=[Stopper(), EvalSpy()],
-                  eval_fn=lambda m: {"const": 1.0}, progress=False)
+    res = T.train(
+        tiny_llama(8),
+        O.LMBatches(windows, 4),
+        cfg,
+        callbacks=[Stopper(), EvalSpy()],
+        eval_fn=lambda m: {"const": 1.0},
+        progress=False,
+    )
     assert seen == list(range(1, 8)) and res.steps == 7 and res.stopped_early
     assert [e["step"] for e in res.evals] == [3, 6, 7]
     assert evals == [(3, 1.0, False), (6, 1.0, False), (7, 1.0, False)]  # evals run in eval mode
@@ -153,8 +174,13 @@ def test_plain_callable_callback_and_one_shot_iterator_ends():
     batches = iter(list(O.LMBatches(windows, 4)))  # one epoch only
     n_batches = math.ceil(len(windows) / 4)
     steps: list[int] = []
-    res = T.train(tiny_llama(8), batches, T.TrainConfig(max_steps=100, batch_size=4),
-                  callbacks=[lambda step, loss, model: steps.append(step)], progress=False)
+    res = T.train(
+        tiny_llama(8),
+        batches,
+        T.TrainConfig(max_steps=100, batch_size=4),
+        callbacks=[lambda step, loss, model: steps.append(step)],
+        progress=False,
+    )
     assert res.steps == n_batches and res.stopped_early and steps == list(range(1, n_batches + 1))
 
 
@@ -171,6 +197,7 @@ def test_grad_accum_matches_one_big_batch():
 
 
 # -- objectives ------------------------------------------------------------------------------------
+
 
 def test_packing_has_no_padding():
     lists = [[10 + i] * (3 + i % 5) for i in range(40)]
@@ -229,8 +256,9 @@ def test_mlm_masking_rates_and_80_10_10():
     special[:, 0] = special[:, -1] = True
     cands = torch.arange(5, 1000)
     state = torch.get_rng_state()
-    out, labels = M.mask_tokens(ids, mask_id=4, candidate_ids=cands, special_mask=special,
-                                generator=torch.Generator().manual_seed(1))
+    out, labels = M.mask_tokens(
+        ids, mask_id=4, candidate_ids=cands, special_mask=special, generator=torch.Generator().manual_seed(1)
+    )
     assert torch.equal(state, torch.get_rng_state())  # private generator only
     picked = labels != -100
     assert not picked[special].any()
@@ -244,8 +272,9 @@ def test_mlm_masking_rates_and_80_10_10():
     assert unchanged == pytest.approx(0.1 + 0.1 / len(cands), abs=0.02)
     assert replaced == pytest.approx(0.1, abs=0.02)
     assert torch.equal(out[~picked], ids[~picked])
-    again, _ = M.mask_tokens(ids, mask_id=4, candidate_ids=cands, special_mask=special,
-                             generator=torch.Generator().manual_seed(1))
+    again, _ = M.mask_tokens(
+        ids, mask_id=4, candidate_ids=cands, special_mask=special, generator=torch.Generator().manual_seed(1)
+    )
     assert torch.equal(out, again)
 
 
@@ -254,8 +283,13 @@ def test_mlm_whole_word_masking():
     word_ids = torch.arange(t).div(3, rounding_mode="floor").expand(b, t).clone()  # 3 tokens per word
     word_ids[:, 0] = -1
     ids = torch.randint(10, 100, (b, t), generator=torch.Generator().manual_seed(0))
-    _, labels = M.mask_tokens(ids, mask_id=4, candidate_ids=torch.arange(5, 100), word_ids=word_ids,
-                              generator=torch.Generator().manual_seed(2))
+    _, labels = M.mask_tokens(
+        ids,
+        mask_id=4,
+        candidate_ids=torch.arange(5, 100),
+        word_ids=word_ids,
+        generator=torch.Generator().manual_seed(2),
+    )
     picked = (labels != -100)[:, 3:].reshape(b, -1, 3)  # whole words (the first was special-trimmed)
     assert (picked.all(-1) | ~picked.any(-1)).all()  # all tokens of a word, or none
     assert picked.any(-1).float().mean().item() == pytest.approx(0.15, abs=0.02)
@@ -297,8 +331,9 @@ def test_lr_scale_trains_matching_parameters_at_their_own_rate():
     from bertology_lib.training.loop import param_groups
     from bertology_lib.training.masking import MaskedOnlyMLM
 
-    m = BertForMaskedLM(BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                   intermediate_size=32))
+    m = BertForMaskedLM(
+        BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+    )
     view = MaskedOnlyMLM(m)
     plain = param_groups(view, 0.1)
     scaled = param_groups(view, 0.1, None, (("cls\\.", 10.0),), 1e-4)

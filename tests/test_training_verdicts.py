@@ -87,7 +87,7 @@ def test_seed_variance_interval_covers_the_seed_sd():
 def test_rank_interval_is_bonett_wright_and_undefined_for_constant_scores():
     x, y = list(range(10)), [0, 2, 1, 3, 5, 4, 6, 8, 7, 9]
     rho, low, high = stats.rank_interval(x, y)
-    z, se = math.atanh(rho), math.sqrt((1 + rho ** 2 / 2) / 7)
+    z, se = math.atanh(rho), math.sqrt((1 + rho**2 / 2) / 7)
     assert (low, high) == pytest.approx((math.tanh(z - 1.959964 * se), math.tanh(z + 1.959964 * se)), abs=1e-5)
     assert all(math.isnan(v) for v in stats.rank_interval(x, [1.0] * 10))
     with pytest.raises(ParameterError, match=">= 4"):
@@ -116,7 +116,12 @@ def test_masked_hits_sum_to_masked_accuracy_and_with_rows_keeps_the_batches(tiny
     from bertology_lib.training.masking import MLMBatches
 
     model, tok = AutoModelForMaskedLM.from_pretrained(tiny_bert_dir), AutoTokenizer.from_pretrained(tiny_bert_dir)
-    texts = ["the chef tipped a waiter .", "a robin is a bird .", "the waiter is a chef .", "the bird tipped a chef ."] * 6
+    texts = [
+        "the chef tipped a waiter .",
+        "a robin is a bird .",
+        "the waiter is a chef .",
+        "the bird tipped a chef .",
+    ] * 6
     hits, counts = masked_hits(model, tok, texts, batch_size=5, bucket=2)
     assert hits.shape == counts.shape == (len(texts),) and counts.sum() > 0
     assert hits.sum() / counts.sum() == pytest.approx(masked_accuracy(model, tok, texts, batch_size=5, bucket=2))
@@ -132,8 +137,14 @@ def _lab_table():
     rows = []
     for variant, p in (("a", 0.6), ("b", 0.5), ("c", 0.55), ("d", 0.4)):
         for s in (0, 1, 2):
-            rows.append({"variant": variant, "seed": s, "mlm_hits": rng.binomial(counts.astype(int), p).astype(float),
-                         "mlm_counts": counts})
+            rows.append(
+                {
+                    "variant": variant,
+                    "seed": s,
+                    "mlm_hits": rng.binomial(counts.astype(int), p).astype(float),
+                    "mlm_counts": counts,
+                }
+            )
     return pd.DataFrame(rows), counts
 
 
@@ -163,8 +174,10 @@ def test_restored_items_with_nothing_restored_are_the_fine_tuned_model(tiny_bert
     tok = AutoTokenizer.from_pretrained(tiny_bert_dir)
     model = SequenceClassifier(AutoModel.from_pretrained(tiny_bert_dir), 2, seed=0)
     pretrained = copy.deepcopy(model)
-    rows = [{"input_ids": tok(s)["input_ids"], "labels": i % 2}
-            for i, s in enumerate(("the chef tipped a waiter .", "a robin is a bird .", "the waiter is a chef ."))]
+    rows = [
+        {"input_ids": tok(s)["input_ids"], "labels": i % 2}
+        for i, s in enumerate(("the chef tipped a waiter .", "a robin is a bird .", "the waiter is a chef ."))
+    ]
     feats = ft.Features("classification", ["a", "b", "c"], rows, [0, 1, 0])
     cfg = ft.FinetuneConfig.for_profile("smoke")
     run = ft.FinetuneResult("t", "m", 0, {}, {}, {}, {}, fine_tuned=model)

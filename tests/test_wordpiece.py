@@ -23,8 +23,10 @@ print(hashlib.sha256(train_wordpiece(texts, 2000).backend_tokenizer.to_str().enc
 
 
 def test_two_processes_train_the_same_pieces_under_the_same_ids():
-    runs = [subprocess.run([sys.executable, "-c", _TRAIN_IN_A_PROCESS], capture_output=True, text=True, check=True)
-            for _ in range(2)]
+    runs = [
+        subprocess.run([sys.executable, "-c", _TRAIN_IN_A_PROCESS], capture_output=True, text=True, check=True)
+        for _ in range(2)
+    ]
     assert runs[0].stdout.strip() and runs[0].stdout == runs[1].stdout
 
 
@@ -39,7 +41,9 @@ def test_wordpiece_splits_rare_words_keeps_specials_first_and_round_trips(tmp_pa
     assert rest == sorted(rest) and "##e" in rest  # continuation pieces are ordinary pieces, ids sorted
     enc = tok(["the remarkablyunusualword sleeps ."])
     w = enc.word_ids(0)
-    assert sum(x == 1 for x in w) > 1 and tok.decode(enc["input_ids"][0], skip_special_tokens=True) == texts[-1][:-2] + "."
+    assert (
+        sum(x == 1 for x in w) > 1 and tok.decode(enc["input_ids"][0], skip_special_tokens=True) == texts[-1][:-2] + "."
+    )
     assert tok("a b", "c")["token_type_ids"] == [0, 0, 0, 0, 1, 1]
     tok.save_pretrained(tmp_path)
     back = AutoTokenizer.from_pretrained(tmp_path)

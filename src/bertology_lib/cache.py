@@ -130,8 +130,10 @@ def _json_default(o: Any) -> Any:
 
 def _check_kind(kind: Any) -> ArtifactKind:
     if not isinstance(kind, ArtifactKind):
-        raise CacheError(f"kind={kind!r} is not an ArtifactKind; allowed: ArtifactKind(name, version), declared "
-                         "next to the code that builds it")
+        raise CacheError(
+            f"kind={kind!r} is not an ArtifactKind; allowed: ArtifactKind(name, version), declared "
+            "next to the code that builds it"
+        )
     return kind
 
 
@@ -266,9 +268,18 @@ class ArtifactCache:
                 else:
                     build(tmp)
                 (tmp / CONFIG).write_text(
-                    json.dumps({"kind": kind.name, "version": kind.version, "format": FORMAT_VERSION,
-                                "config": config, "built": build_record()},
-                               indent=2, sort_keys=True, default=_json_default)
+                    json.dumps(
+                        {
+                            "kind": kind.name,
+                            "version": kind.version,
+                            "format": FORMAT_VERSION,
+                            "config": config,
+                            "built": build_record(),
+                        },
+                        indent=2,
+                        sort_keys=True,
+                        default=_json_default,
+                    )
                 )
                 self._write_manifest(tmp)
                 try:
@@ -322,10 +333,7 @@ class ArtifactCache:
 
     @staticmethod
     def _write_manifest(folder: Path) -> None:
-        files = {
-            str(p.relative_to(folder)): {"size": p.stat().st_size, "sha256": _sha256(p)}
-            for p in _files(folder)
-        }
+        files = {str(p.relative_to(folder)): {"size": p.stat().st_size, "sha256": _sha256(p)} for p in _files(folder)}
         manifest = {"format": FORMAT_VERSION, "created": time.time(), "files": files}
         tmp = folder / (MANIFEST + ".part")
         tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
@@ -397,11 +405,13 @@ class ArtifactCache:
         if kind is not None:
             known = self.kinds()
             if not known:
-                raise ParameterError(f"kind={kind!r} is not in the cache at {self.root}; allowed: none "
-                                     "(the cache is empty)")
+                raise ParameterError(
+                    f"kind={kind!r} is not in the cache at {self.root}; allowed: none (the cache is empty)"
+                )
             if kind not in known:
-                raise ParameterError(f"kind={kind!r} is not in the cache at {self.root}; allowed: "
-                                     f"{', '.join(repr(k) for k in known)}")
+                raise ParameterError(
+                    f"kind={kind!r} is not in the cache at {self.root}; allowed: {', '.join(repr(k) for k in known)}"
+                )
         n = 0
         for e in list(self.entries()):
             if kind is None or e.kind == kind:
@@ -469,8 +479,11 @@ def save_tensors(path: str | Path, tensors: Mapping[str, Any], metadata: Mapping
     """Save a dict of torch tensors as safetensors (contiguous copies)."""
     from safetensors.torch import save_file
 
-    save_file({k: v.detach().contiguous().cpu() for k, v in tensors.items()}, str(path),
-              metadata=dict(metadata) if metadata else None)
+    save_file(
+        {k: v.detach().contiguous().cpu() for k, v in tensors.items()},
+        str(path),
+        metadata=dict(metadata) if metadata else None,
+    )
 
 
 def load_tensors(path: str | Path) -> dict[str, Any]:
@@ -510,8 +523,9 @@ def save_state(stem: str | Path, state: Any) -> None:
     save_tensors(part, tensors)
     _replace_atomically(part, tensor_file)
     part = json_file.with_name(f"{json_file.name}.part-{os.getpid()}")
-    part.write_text(json.dumps({"format": FORMAT_VERSION, "sha256": _sha256(tensor_file), "state": tree},
-                               default=_json_default))
+    part.write_text(
+        json.dumps({"format": FORMAT_VERSION, "sha256": _sha256(tensor_file), "state": tree}, default=_json_default)
+    )
     _replace_atomically(part, json_file)
 
 
@@ -547,8 +561,14 @@ def load_json(path: str | Path) -> Any:
     return json.loads(Path(path).read_text())
 
 
-def memo(kind: ArtifactKind, config: Mapping[str, Any], compute: Callable[[], Any], save: Callable[[Any, Path], None],
-         load: Callable[[Path], Any], cache: "ArtifactCache | None" = None) -> Any:
+def memo(
+    kind: ArtifactKind,
+    config: Mapping[str, Any],
+    compute: Callable[[], Any],
+    save: Callable[[Any, Path], None],
+    load: Callable[[Path], Any],
+    cache: "ArtifactCache | None" = None,
+) -> Any:
     """The artifact of ``(kind, config)``: on a miss ``compute()`` it, ``save(value, folder)`` it into the
     entry and return the computed value; on a hit ``load(folder)`` it.
 

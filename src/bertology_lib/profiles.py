@@ -31,8 +31,7 @@ DESCRIPTIONS: dict[str, str] = {
 }
 DEVICES: dict[str, str] = {"smoke": "cpu", "quick": "cpu", "full": "auto"}  # "auto": cuda when available
 
-PROFILE_PARAM = Param("profile", "quick", "smoke | quick | full: sizes of every experiment", str,
-                      choices=PROFILE_NAMES)
+PROFILE_PARAM = Param("profile", "quick", "smoke | quick | full: sizes of every experiment", str, choices=PROFILE_NAMES)
 SEED_PARAM = Param("seed", 0, "fixes every random choice", int, minimum=0, maximum=2**31 - 1)
 
 
@@ -71,8 +70,9 @@ class SizeTable:
         fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         unknown = sorted(set(overrides) - fields)
         if unknown:
-            raise ParameterError(f"unknown {cls.__name__} field(s) {', '.join(unknown)}; allowed: "
-                                 f"{', '.join(sorted(fields))}")
+            raise ParameterError(
+                f"unknown {cls.__name__} field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(fields))}"
+            )
         return cls(**{**cls.SIZES[name], **overrides})  # type: ignore[call-arg]
 
 

@@ -39,8 +39,10 @@ def thread_count() -> int:
         except ValueError:
             n = 0
         if n < 1:
-            raise ParameterError(f"{THREADS_ENV}={raw!r} is not allowed; allowed: an int >= 1 (or unset: the free "
-                                 f"cores, now {free_cores()})")
+            raise ParameterError(
+                f"{THREADS_ENV}={raw!r} is not allowed; allowed: an int >= 1 (or unset: the free "
+                f"cores, now {free_cores()})"
+            )
         return n
     return free_cores() if n_cpu > 1 else 1
 
@@ -95,5 +97,9 @@ def environment() -> dict[str, str | int]:
     import torch
     import transformers
 
-    return {"torch": torch.__version__, "transformers": transformers.__version__, "numpy": numpy.__version__,
-            "threads": torch.get_num_threads()}
+    return {
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "numpy": numpy.__version__,
+        "threads": torch.get_num_threads(),
+    }

@@ -122,8 +122,14 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     """Wilson score interval of a binomial proportion ``k / n`` (``scipy.stats.binomtest``)."""
     from scipy.stats import binomtest
 
-    if isinstance(k, bool) or isinstance(n, bool) or not isinstance(k, (int, np.integer)) \
-            or not isinstance(n, (int, np.integer)) or n < 1 or not 0 <= k <= n:
+    if (
+        isinstance(k, bool)
+        or isinstance(n, bool)
+        or not isinstance(k, (int, np.integer))
+        or not isinstance(n, (int, np.integer))
+        or n < 1
+        or not 0 <= k <= n
+    ):
         raise ParameterError(f"k={k!r}, n={n!r} are not a proportion; allowed: ints with 0 <= k <= n, n >= 1")
     ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
@@ -154,8 +160,13 @@ def accuracy_gap(a: Sequence[float], b: Sequence[float], z: float = 1.96) -> tup
     return gap, d - z * se, d + z * se
 
 
-def bootstrap_ci(data: Sequence[Any] | np.ndarray, statistic: Callable[[np.ndarray], float], n_resamples: int = 2000,
-                 seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+def bootstrap_ci(
+    data: Sequence[Any] | np.ndarray,
+    statistic: Callable[[np.ndarray], float],
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float, float]:
     """(statistic on ``data``, percentile-bootstrap low, high), resampling rows of ``data`` with a seeded RNG."""
     check_int("n_resamples", n_resamples, minimum=10)
     x = np.asarray(data)
@@ -179,16 +190,23 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     return float(spearmanr(x, y).statistic)
 
 
-def paired_gap(a: Sequence[float], b: Sequence[float], groups: Sequence[Any] | None = None, n_resamples: int = 2000,
-               seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+def paired_gap(
+    a: Sequence[float],
+    b: Sequence[float],
+    groups: Sequence[Any] | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float, float]:
     """``mean(a) - mean(b)`` over paired items (e.g. 0/1 correctness of two models on the same test tokens),
     with a percentile-bootstrap interval that resamples whole ``groups`` (e.g. sentences: tokens of one
     sentence are not independent; default: every item its own group): (gap, low, high)."""
     check_int("n_resamples", n_resamples, minimum=10)
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
-        raise ParameterError(f"a and b have shapes {a.shape} and {b.shape}; allowed: two equal 1-d samples of at "
-                             "least 2 paired items")
+        raise ParameterError(
+            f"a and b have shapes {a.shape} and {b.shape}; allowed: two equal 1-d samples of at least 2 paired items"
+        )
     g = np.arange(len(a)) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
     if len(g) != len(a):
         raise ParameterError(f"{len(g)} groups for {len(a)} items; allowed: one group label per item")
@@ -205,8 +223,13 @@ def paired_gap(a: Sequence[float], b: Sequence[float], groups: Sequence[Any] | N
 # -- intervals over fine-tuning seeds *and* test items (survey §5) ---------------------------------------
 
 
-def seed_item_interval(per_seed: Callable[[np.ndarray], Sequence[float]], n_items: int, n_resamples: int = 2000,
-                       seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+def seed_item_interval(
+    per_seed: Callable[[np.ndarray], Sequence[float]],
+    n_items: int,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float, float]:
     """(estimate, low, high): the mean over seeds of a per-seed statistic measured on test items, with an
     interval that covers the sampling of the seeds *and* of the test items.
 
@@ -232,13 +255,14 @@ def seed_item_interval(per_seed: Callable[[np.ndarray], Sequence[float]], n_item
     est = float(full.mean())
     if total <= 0:  # no spread over seeds or items (e.g. identical constant predictions)
         return est, est, est
-    dof = total ** 2 / sum(v ** 2 / f for v, f in parts if v > 0)
+    dof = total**2 / sum(v**2 / f for v, f in parts if v > 0)
     half = float(stats.t.ppf(0.5 + confidence / 2, dof)) * math.sqrt(total)
     return est, est - half, est + half
 
 
-def accuracy_gap_interval(a: Any, b: Any = None, counts: Sequence[float] | None = None, scale: float = 100.0,
-                          **kw: Any) -> tuple[float, float, float]:
+def accuracy_gap_interval(
+    a: Any, b: Any = None, counts: Sequence[float] | None = None, scale: float = 100.0, **kw: Any
+) -> tuple[float, float, float]:
     """``scale`` x (accuracy of ``a`` - accuracy of ``b``), mean over seeds, with an interval over seeds and test
     items (:func:`seed_item_interval`): in points by default.
 
@@ -250,8 +274,10 @@ def accuracy_gap_interval(a: Any, b: Any = None, counts: Sequence[float] | None 
     x = np.asarray(a, dtype=float)
     d = x - np.asarray(b, dtype=float) if b is not None else x
     if d.ndim != 2 or d.shape[0] < 2 or d.shape[1] < 2 or not np.isfinite(d).all():
-        raise ParameterError(f"a and b give shape {d.shape}; allowed: finite (seeds, items) arrays of the same "
-                             "shape, with at least 2 seeds and 2 items")
+        raise ParameterError(
+            f"a and b give shape {d.shape}; allowed: finite (seeds, items) arrays of the same "
+            "shape, with at least 2 seeds and 2 items"
+        )
     c = np.ones(d.shape[1]) if counts is None else np.asarray(counts, dtype=float)
     if c.shape != (d.shape[1],) or (c < 0).any() or c.sum() <= 0:
         raise ParameterError(f"counts has shape {c.shape}; allowed: one non-negative count per item ({d.shape[1]})")
@@ -274,20 +300,32 @@ def seed_variance(scores: Any, scale: float = 100.0, confidence: float = 0.95) -
 
     x = np.asarray(scores, dtype=float)
     if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2 or not np.isfinite(x).all():
-        raise ParameterError(f"scores has shape {x.shape}; allowed: a finite (seeds, items) array with at least "
-                             "2 seeds and 2 items")
+        raise ParameterError(
+            f"scores has shape {x.shape}; allowed: a finite (seeds, items) array with at least 2 seeds and 2 items"
+        )
     k, n = x.shape
     rows = x.mean(1)
     resid = x - rows[:, None] - x.mean(0)[None, :] + x.mean()
     ms_seed = n * float(rows.var(ddof=1))
-    ms_res = float((resid ** 2).sum()) / ((k - 1) * (n - 1))
+    ms_res = float((resid**2).sum()) / ((k - 1) * (n - 1))
     noise = math.sqrt(ms_res / n)
-    out = {"observed_sd": scale * float(rows.std(ddof=1)), "noise_sd": scale * noise,
-           "range": scale * float(rows.max() - rows.min()), "n_seeds": k, "n_items": n}
+    out = {
+        "observed_sd": scale * float(rows.std(ddof=1)),
+        "noise_sd": scale * noise,
+        "range": scale * float(rows.max() - rows.min()),
+        "n_seeds": k,
+        "n_items": n,
+    }
     if ms_res <= 1e-15:  # no interaction: seeds differ by a constant or not at all
         sd = scale * math.sqrt(ms_seed / n)
-        return {"sd": sd, "low": sd, "high": sd, "F": math.inf if ms_seed > 0 else float("nan"),
-                "p": 0.0 if ms_seed > 0 else 1.0, **out}
+        return {
+            "sd": sd,
+            "low": sd,
+            "high": sd,
+            "F": math.inf if ms_seed > 0 else float("nan"),
+            "p": 0.0 if ms_seed > 0 else 1.0,
+            **out,
+        }
     f = ms_seed / ms_res
     df1, df2 = k - 1, (k - 1) * (n - 1)
     alpha = 1 - confidence
@@ -296,8 +334,7 @@ def seed_variance(scores: Any, scale: float = 100.0, confidence: float = 0.95) -
     def sd(ratio: float) -> float:  # sigma_seed when MS_seed / MS_res = ratio * (1 + n theta)
         return scale * noise * math.sqrt(max(0.0, ratio - 1.0))
 
-    return {"sd": sd(f), "low": sd(f / f_hi), "high": sd(f / f_lo), "F": f, "p": float(stats.f.sf(f, df1, df2)),
-            **out}
+    return {"sd": sd(f), "low": sd(f / f_hi), "high": sd(f / f_lo), "F": f, "p": float(stats.f.sf(f, df1, df2)), **out}
 
 
 def rank_interval(x: Sequence[float], y: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
@@ -311,5 +348,5 @@ def rank_interval(x: Sequence[float], y: Sequence[float], confidence: float = 0.
     if not math.isfinite(rho):
         return rho, rho, rho
     z = math.atanh(min(max(rho, -0.999999), 0.999999))
-    half = float(stats.norm.ppf(0.5 + confidence / 2)) * math.sqrt((1 + rho ** 2 / 2) / (len(x) - 3))
+    half = float(stats.norm.ppf(0.5 + confidence / 2)) * math.sqrt((1 + rho**2 / 2) / (len(x) - 3))
     return rho, math.tanh(z - half), math.tanh(z + half)

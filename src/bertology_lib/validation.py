@@ -83,8 +83,12 @@ class Param:
         ok_type = isinstance(value, self.type) and not (self.type in (int, float) and isinstance(value, bool))
         if self.type is int and not ok_type and _is_numpy_int(value):
             value, ok_type = int(value), True
-        if self.type is float and not ok_type and (isinstance(value, int) or _is_numpy_number(value)) \
-                and not isinstance(value, bool):
+        if (
+            self.type is float
+            and not ok_type
+            and (isinstance(value, int) or _is_numpy_number(value))
+            and not isinstance(value, bool)
+        ):
             value, ok_type = float(value), True
         if not ok_type:
             raise ParameterError(f"{self.name}={value!r} has type {type(value).__name__}; allowed: {self.allowed()}")
@@ -114,11 +118,18 @@ def check_int(name: str, value: Any, minimum: int | None = None, maximum: int | 
     return Param(name, None, "", int, minimum=minimum, maximum=maximum).validate(value)
 
 
-def check_float(name: str, value: Any, minimum: float | None = None, maximum: float | None = None,
-                open_min: bool = False, open_max: bool = False) -> float:
+def check_float(
+    name: str,
+    value: Any,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    open_min: bool = False,
+    open_max: bool = False,
+) -> float:
     """``value`` as a finite float (ints accepted, bools refused) within the given bounds."""
-    return Param(name, None, "", float, minimum=minimum, maximum=maximum, open_min=open_min,
-                 open_max=open_max).validate(value)
+    return Param(
+        name, None, "", float, minimum=minimum, maximum=maximum, open_min=open_min, open_max=open_max
+    ).validate(value)
 
 
 def check_fraction(name: str, value: Any, open_min: bool = True, open_max: bool = True) -> float:
@@ -147,10 +158,14 @@ def check_seeds(seeds: Any, name: str = "seeds") -> list[int]:
     try:
         out = list(seeds)
     except TypeError:
-        raise ParameterError(f"{name}={seeds!r} is not a list; allowed: a non-empty list of distinct ints >= 0") \
-            from None
-    if not out or len(set(out)) != len(out) or any(isinstance(s, bool) or not (isinstance(s, int) or _is_numpy_int(s))
-                                                   or s < 0 for s in out):
+        raise ParameterError(
+            f"{name}={seeds!r} is not a list; allowed: a non-empty list of distinct ints >= 0"
+        ) from None
+    if (
+        not out
+        or len(set(out)) != len(out)
+        or any(isinstance(s, bool) or not (isinstance(s, int) or _is_numpy_int(s)) or s < 0 for s in out)
+    ):
         raise ParameterError(f"{name}={out!r} are invalid; allowed: a non-empty list of distinct ints >= 0")
     return [int(s) for s in out]
 
@@ -160,6 +175,7 @@ def check_subset(name: str, values: Any, allowed: Sequence[Any], non_empty: bool
     out = list(values) if not isinstance(values, str) else [values]
     bad = [v for v in out if v not in allowed]
     if bad or (non_empty and not out) or len(set(out)) != len(out):
-        raise ParameterError(f"{name}={out!r} are invalid; allowed: distinct values from "
-                             f"{', '.join(repr(a) for a in allowed)}")
+        raise ParameterError(
+            f"{name}={out!r} are invalid; allowed: distinct values from {', '.join(repr(a) for a in allowed)}"
+        )
     return out

@@ -113,17 +113,33 @@ def run_with_cache(
         raise ParameterError(f"pooling={pooling!r} is not allowed; allowed: {', '.join(POOLING)}")
     if not sentences:
         raise ParameterError("sentences is empty; give at least one sentence (a list of words)")
-    kw = dict(batch_size=batch_size, pooling=pooling, with_attention=with_attention,
-              keep_subword_attention=keep_subword_attention, max_length=max_length, device=device,
-              progress=progress)
+    kw = dict(
+        batch_size=batch_size,
+        pooling=pooling,
+        with_attention=with_attention,
+        keep_subword_attention=keep_subword_attention,
+        max_length=max_length,
+        device=device,
+        progress=progress,
+    )
     if cache:
         return _cached_pass(model, tokenizer, sentences, kw)
     return _pass(model, tokenizer, sentences, **kw)
 
 
 @torch.no_grad()
-def _pass(model, tokenizer, sentences, batch_size, pooling, with_attention, keep_subword_attention,
-          max_length, device, progress) -> ActivationCache:
+def _pass(
+    model,
+    tokenizer,
+    sentences,
+    batch_size,
+    pooling,
+    with_attention,
+    keep_subword_attention,
+    max_length,
+    device,
+    progress,
+) -> ActivationCache:
     from tqdm.auto import tqdm
 
     device = device or next(model.parameters()).device
@@ -135,8 +151,9 @@ def _pass(model, tokenizer, sentences, batch_size, pooling, with_attention, keep
     starts = range(0, len(sentences), batch_size)
     for start in tqdm(starts, desc="activations", disable=not progress):
         batch = [list(s) for s in sentences[start : start + batch_size]]
-        enc = tokenizer(batch, is_split_into_words=True, return_tensors="pt", padding=True,
-                        truncation=True, max_length=max_length)
+        enc = tokenizer(
+            batch, is_split_into_words=True, return_tensors="pt", padding=True, truncation=True, max_length=max_length
+        )
         inputs = {k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
         out = model(**inputs, output_hidden_states=True, output_attentions=with_attention)
         n_calls += 1
@@ -154,8 +171,9 @@ def _pass(model, tokenizer, sentences, batch_size, pooling, with_attention, keep
                 if w is not None and w < n_words:
                     P[w, t] = 1.0
             if (P.sum(1) == 0).any():
-                raise ParameterError(f"sentence {start + b} was truncated at {max_length} tokens; "
-                                 "shorten it or raise max_length")
+                raise ParameterError(
+                    f"sentence {start + b} was truncated at {max_length} tokens; shorten it or raise max_length"
+                )
             if pooling == "first":
                 first = P.cumsum(1).eq(1) & P.bool()
                 Pn = first.float()
@@ -172,8 +190,14 @@ def _pass(model, tokenizer, sentences, batch_size, pooling, with_attention, keep
                     if sub_patterns is not None:
                         sub_patterns[L].append(a[:, :T, :T].clone())
     resid = torch.cat(layers_out, dim=1)  # (L+1, n_words_total, d)
-    return ActivationCache(resid=resid, offsets=offsets, patterns=patterns,
-                           subword_patterns=sub_patterns, tokens=tokens, n_forward_calls=n_calls)
+    return ActivationCache(
+        resid=resid,
+        offsets=offsets,
+        patterns=patterns,
+        subword_patterns=sub_patterns,
+        tokens=tokens,
+        n_forward_calls=n_calls,
+    )
 
 
 # -- caching keyed by model + data -------------------------------------------
@@ -204,6 +228,7 @@ def fingerprint_model(model) -> str:
             yield k.encode()
             yield str(tuple(t.shape)).encode() + str(t.dtype).encode()
             yield t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
+
     return _sha(chunks())
 
 
@@ -216,9 +241,13 @@ def fingerprint_tokenizer(tokenizer) -> str:
 def activation_key(model, tokenizer, sentences, **options) -> dict:
     """The artifact-cache config of one pass: model, tokenizer and data fingerprints plus options."""
     opts = {k: v for k, v in options.items() if k not in ("device", "progress", "batch_size")}
-    return {"model": fingerprint_model(model), "tokenizer": fingerprint_tokenizer(tokenizer),
-            "sentences": _sha([json.dumps([list(s) for s in sentences]).encode()]),
-            "n_sentences": len(sentences), **opts}
+    return {
+        "model": fingerprint_model(model),
+        "tokenizer": fingerprint_tokenizer(tokenizer),
+        "sentences": _sha([json.dumps([list(s) for s in sentences]).encode()]),
+        "n_sentences": len(sentences),
+        **opts,
+    }
 
 
 def _save_pass(acts: ActivationCache, folder: Path) -> None:
@@ -228,11 +257,17 @@ def _save_pass(acts: ActivationCache, folder: Path) -> None:
             for i, a in enumerate(per_sentence):
                 tensors[f"{name}.{L}.{i}"] = a
     save_tensors(folder / "activations.safetensors", tensors)
-    save_json(folder / "meta.json", {"offsets": acts.offsets, "tokens": acts.tokens,
-                                     "n_forward_calls": acts.n_forward_calls,
-                                     "n_layers": len(acts.patterns or []),
-                                     "has_patterns": acts.patterns is not None,
-                                     "has_subword_patterns": acts.subword_patterns is not None})
+    save_json(
+        folder / "meta.json",
+        {
+            "offsets": acts.offsets,
+            "tokens": acts.tokens,
+            "n_forward_calls": acts.n_forward_calls,
+            "n_layers": len(acts.patterns or []),
+            "has_patterns": acts.patterns is not None,
+            "has_subword_patterns": acts.subword_patterns is not None,
+        },
+    )
 
 
 def _load_pass(folder: Path) -> ActivationCache:
@@ -245,10 +280,15 @@ def _load_pass(folder: Path) -> ActivationCache:
             return None
         return [[t[f"{name}.{L}.{i}"] for i in range(n_sent)] for L in range(meta["n_layers"])]
 
-    return ActivationCache(resid=t["resid"], offsets=meta["offsets"],
-                           patterns=patterns("pattern", meta["has_patterns"]),
-                           subword_patterns=patterns("subword_pattern", meta["has_subword_patterns"]),
-                           tokens=meta["tokens"], n_forward_calls=meta["n_forward_calls"], from_cache=True)
+    return ActivationCache(
+        resid=t["resid"],
+        offsets=meta["offsets"],
+        patterns=patterns("pattern", meta["has_patterns"]),
+        subword_patterns=patterns("subword_pattern", meta["has_subword_patterns"]),
+        tokens=meta["tokens"],
+        n_forward_calls=meta["n_forward_calls"],
+        from_cache=True,
+    )
 
 
 def _cached_pass(model, tokenizer, sentences, kw) -> ActivationCache:

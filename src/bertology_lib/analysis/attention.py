@@ -76,16 +76,22 @@ def _check(patterns, tokens) -> None:
         raise ParameterError(f"patterns hold {len(patterns[0])} sentences but tokens {len(tokens)}; they must align")
     for s, (a, toks) in enumerate(zip(patterns[0], tokens)):
         if a.dim() != 3 or a.shape[-1] != len(toks) or a.shape[-2] != len(toks):
-            raise ParameterError(f"sentence {s}: pattern shape {tuple(a.shape)} does not match its "
-                             f"{len(toks)} tokens; expected (n_heads, T, T)")
+            raise ParameterError(
+                f"sentence {s}: pattern shape {tuple(a.shape)} does not match its "
+                f"{len(toks)} tokens; expected (n_heads, T, T)"
+            )
 
 
 # -- Clark et al. 2019: where heads look ---------------------------------------------------------
 STAT_COLUMNS = ("cls", "sep", "punct", "self", "prev", "next", "entropy", "uniform_entropy")
 
 
-def head_stats(patterns: Sequence[Sequence[torch.Tensor]], tokens: Sequence[Sequence[str]],
-               cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> pd.DataFrame:
+def head_stats(
+    patterns: Sequence[Sequence[torch.Tensor]],
+    tokens: Sequence[Sequence[str]],
+    cls_token: str = "[CLS]",
+    sep_token: str = "[SEP]",
+) -> pd.DataFrame:
     """Per (layer, head): mean attention to [CLS], [SEP], punctuation, self, previous and next token.
 
     Averages are over every query token of every sentence (specials included,
@@ -154,9 +160,13 @@ class TaxonomyRules:
         return "heterogeneous"
 
 
-def map_features(patterns: Sequence[Sequence[torch.Tensor]], tokens: Sequence[Sequence[str]],
-                 segments: Sequence[Sequence[int]] | None = None, cls_token: str = "[CLS]",
-                 sep_token: str = "[SEP]") -> pd.DataFrame:
+def map_features(
+    patterns: Sequence[Sequence[torch.Tensor]],
+    tokens: Sequence[Sequence[str]],
+    segments: Sequence[Sequence[int]] | None = None,
+    cls_token: str = "[CLS]",
+    sep_token: str = "[SEP]",
+) -> pd.DataFrame:
     """One row per (layer, head, sentence) map with the features the taxonomy reads.
 
     Over the query rows of non-special tokens:
@@ -189,17 +199,23 @@ def map_features(patterns: Sequence[Sequence[torch.Tensor]], tokens: Sequence[Se
             own_mass = (a * own[q]).sum(-1)
             own_share = (own_mass.sum(-1) / rest_mass.sum(-1).clamp_min(1e-12)) if two else None
             for h in range(a.shape[0]):
-                out.append({"layer": L, "head": h, "sentence": s, "vertical": float(vert[h]),
-                            "diagonal": float(diag[h]),
-                            "own_segment": float(own_share[h]) if own_share is not None else float("nan")})
+                out.append(
+                    {
+                        "layer": L,
+                        "head": h,
+                        "sentence": s,
+                        "vertical": float(vert[h]),
+                        "diagonal": float(diag[h]),
+                        "own_segment": float(own_share[h]) if own_share is not None else float("nan"),
+                    }
+                )
     return pd.DataFrame(out)
 
 
 def classify_maps(features: pd.DataFrame, rules: TaxonomyRules | None = None) -> pd.DataFrame:
     """``features`` (:func:`map_features`) with a ``type`` column (one of :data:`PATTERN_TYPES`)."""
     rules = rules or TaxonomyRules()
-    types = [rules.classify(v, d, o) for v, d, o in
-             zip(features.vertical, features.diagonal, features.own_segment)]
+    types = [rules.classify(v, d, o) for v, d, o in zip(features.vertical, features.diagonal, features.own_segment)]
     return features.assign(type=pd.Categorical(types, categories=PATTERN_TYPES))
 
 
@@ -227,13 +243,20 @@ def typical_maps(classified: pd.DataFrame) -> pd.DataFrame:
     """
     rest = 1 - classified.vertical - classified.diagonal
     leave = (1 - classified.own_segment).fillna(1.0)
-    score = pd.Series({
-        "vertical": classified.vertical, "diagonal": classified.diagonal,
-        "vertical+diagonal": np.minimum(classified.vertical, classified.diagonal),
-        "block": classified.own_segment.fillna(0.0) * rest, "heterogeneous": rest * leave,
-    })
-    picked = [classified[classified.type == t].assign(_s=score[t]).sort_values("_s").index[-1]
-              for t in PATTERN_TYPES if (classified.type == t).any()]
+    score = pd.Series(
+        {
+            "vertical": classified.vertical,
+            "diagonal": classified.diagonal,
+            "vertical+diagonal": np.minimum(classified.vertical, classified.diagonal),
+            "block": classified.own_segment.fillna(0.0) * rest,
+            "heterogeneous": rest * leave,
+        }
+    )
+    picked = [
+        classified[classified.type == t].assign(_s=score[t]).sort_values("_s").index[-1]
+        for t in PATTERN_TYPES
+        if (classified.type == t).any()
+    ]
     return classified.loc[picked].reset_index(drop=True)
 
 
@@ -247,8 +270,9 @@ def _arcs(heads: Sequence[Sequence[int]], deprels: Sequence[Sequence[str]]) -> p
     return pd.DataFrame(rows, columns=["sentence", "dependent", "head", "relation"])
 
 
-def head_accuracy(patterns: Sequence[Sequence[torch.Tensor]], heads: Sequence[Sequence[int]],
-                  deprels: Sequence[Sequence[str]]) -> tuple[pd.DataFrame, np.ndarray]:
+def head_accuracy(
+    patterns: Sequence[Sequence[torch.Tensor]], heads: Sequence[Sequence[int]], deprels: Sequence[Sequence[str]]
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Whether each head's argmax points along each gold arc, in both directions.
 
     ``patterns[L][s]``: word-level maps (n_heads, n, n) (``cache.patterns``);
@@ -262,8 +286,10 @@ def head_accuracy(patterns: Sequence[Sequence[torch.Tensor]], heads: Sequence[Se
     dependent).
     """
     if len(patterns[0]) != len(heads) or len(heads) != len(deprels):
-        raise ParameterError(f"{len(patterns[0])} pattern sentences, {len(heads)} head lists and "
-                         f"{len(deprels)} relation lists; they must align")
+        raise ParameterError(
+            f"{len(patterns[0])} pattern sentences, {len(heads)} head lists and "
+            f"{len(deprels)} relation lists; they must align"
+        )
     arcs = _arcs(heads, deprels)
     n_layers, n_heads = len(patterns), patterns[0][0].shape[0]
     # argmax[s]: (n_layers, n_heads, n) most-attended other word of every word
@@ -282,10 +308,15 @@ def head_accuracy(patterns: Sequence[Sequence[torch.Tensor]], heads: Sequence[Se
     return arcs, correct
 
 
-def syntactic_heads(patterns: Sequence[Sequence[torch.Tensor]], heads: Sequence[Sequence[int]],
-                    deprels: Sequence[Sequence[str]], select: Sequence[int] | None = None,
-                    evaluate: Sequence[int] | None = None, min_arcs: int = 10,
-                    relations: Sequence[str] | None = None) -> pd.DataFrame:
+def syntactic_heads(
+    patterns: Sequence[Sequence[torch.Tensor]],
+    heads: Sequence[Sequence[int]],
+    deprels: Sequence[Sequence[str]],
+    select: Sequence[int] | None = None,
+    evaluate: Sequence[int] | None = None,
+    min_arcs: int = 10,
+    relations: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """The best single head per dependency relation vs the best fixed-offset baseline (Clark et al. Table 1).
 
     For each relation (and ``"all"``, every arc), the (layer, head, direction)
@@ -313,18 +344,43 @@ def syntactic_heads(patterns: Sequence[Sequence[torch.Tensor]], heads: Sequence[
         dr, L, h = np.unravel_index(int(acc_sel.argmax()), acc_sel.shape)
         values, counts = np.unique(offset[ms], return_counts=True)
         k = int(values[counts.argmax()])
-        rows.append({"relation": rel, "n_arcs": int(me.sum()), "layer": int(L), "head": int(h),
-                     "direction": DIRECTIONS[dr], "accuracy": float(correct[me, dr, L, h].mean()),
-                     "selection_accuracy": float(acc_sel[dr, L, h]), "baseline_offset": k,
-                     "baseline_accuracy": float((offset[me] == k).mean())})
-    out = pd.DataFrame(rows, columns=["relation", "n_arcs", "layer", "head", "direction", "accuracy",
-                                      "selection_accuracy", "baseline_offset", "baseline_accuracy"])
+        rows.append(
+            {
+                "relation": rel,
+                "n_arcs": int(me.sum()),
+                "layer": int(L),
+                "head": int(h),
+                "direction": DIRECTIONS[dr],
+                "accuracy": float(correct[me, dr, L, h].mean()),
+                "selection_accuracy": float(acc_sel[dr, L, h]),
+                "baseline_offset": k,
+                "baseline_accuracy": float((offset[me] == k).mean()),
+            }
+        )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            "relation",
+            "n_arcs",
+            "layer",
+            "head",
+            "direction",
+            "accuracy",
+            "selection_accuracy",
+            "baseline_offset",
+            "baseline_accuracy",
+        ],
+    )
     return out.sort_values("n_arcs", ascending=False, kind="stable").reset_index(drop=True)
 
 
-def relation_head_matrix(patterns: Sequence[Sequence[torch.Tensor]], heads: Sequence[Sequence[int]],
-                         deprels: Sequence[Sequence[str]], relation: str,
-                         direction: str = DIRECTIONS[0]) -> pd.DataFrame:
+def relation_head_matrix(
+    patterns: Sequence[Sequence[torch.Tensor]],
+    heads: Sequence[Sequence[int]],
+    deprels: Sequence[Sequence[str]],
+    relation: str,
+    direction: str = DIRECTIONS[0],
+) -> pd.DataFrame:
     """(layers x heads) accuracy of every head for one relation and direction (for a heatmap)."""
     if direction not in DIRECTIONS:
         raise ParameterError(f"direction={direction!r} is not allowed; allowed: {', '.join(DIRECTIONS)}")
@@ -333,8 +389,9 @@ def relation_head_matrix(patterns: Sequence[Sequence[torch.Tensor]], heads: Sequ
     if not m.any():
         raise KeyError(f"relation {relation!r} has no arcs; allowed: all, {', '.join(sorted(set(arcs.relation)))}")
     acc = correct[m, DIRECTIONS.index(direction)].mean(0)
-    return pd.DataFrame(acc, index=pd.Index(range(acc.shape[0]), name="layer"),
-                        columns=pd.Index(range(acc.shape[1]), name="head"))
+    return pd.DataFrame(
+        acc, index=pd.Index(range(acc.shape[0]), name="layer"), columns=pd.Index(range(acc.shape[1]), name="head")
+    )
 
 
 # -- Clark et al. 2019 §6: heads that attend alike ---------------------------------------------------
@@ -370,8 +427,10 @@ def _layer_of(similarity: np.ndarray, n_heads: int) -> np.ndarray:
         raise ParameterError(f"similarity has shape {sim.shape}; expected (S, L*H, L*H) from head_similarity")
     N = sim.shape[1]
     if not isinstance(n_heads, int) or n_heads < 2 or N % n_heads or N // n_heads < 2:
-        raise ParameterError(f"n_heads={n_heads!r} for {N} heads; allowed: an int >= 2 dividing them into at "
-                             "least 2 layers (within- and across-layer pairs both needed)")
+        raise ParameterError(
+            f"n_heads={n_heads!r} for {N} heads; allowed: an int >= 2 dividing them into at "
+            "least 2 layers (within- and across-layer pairs both needed)"
+        )
     return np.arange(N) // n_heads
 
 
@@ -393,7 +452,15 @@ def layer_similarity(similarity: np.ndarray, n_heads: int) -> pd.DataFrame:
     mean = np.asarray(similarity).mean(0)
     n_layers = int(layer.max()) + 1
     distinct = ~np.eye(len(layer), dtype=bool)
-    out = np.array([[mean[np.ix_(layer == a, layer == b)][distinct[np.ix_(layer == a, layer == b)]].mean()
-                     for b in range(n_layers)] for a in range(n_layers)])
-    return pd.DataFrame(out, index=pd.Index(range(n_layers), name="layer"),
-                        columns=pd.Index(range(n_layers), name="layer"))
+    out = np.array(
+        [
+            [
+                mean[np.ix_(layer == a, layer == b)][distinct[np.ix_(layer == a, layer == b)]].mean()
+                for b in range(n_layers)
+            ]
+            for a in range(n_layers)
+        ]
+    )
+    return pd.DataFrame(
+        out, index=pd.Index(range(n_layers), name="layer"), columns=pd.Index(range(n_layers), name="layer")
+    )

@@ -30,8 +30,9 @@ ATTENTION, GRADIENT = 0, 1
 
 def _check_texts(texts: Sequence[Sequence[str]]) -> None:
     if isinstance(texts, str) or not texts:
-        raise ParameterError(f"texts={texts!r} is not allowed; allowed: a non-empty list of sentences, "
-                             "each a non-empty list of words")
+        raise ParameterError(
+            f"texts={texts!r} is not allowed; allowed: a non-empty list of sentences, each a non-empty list of words"
+        )
     for i, t in enumerate(texts):
         if isinstance(t, str) or not t or not all(isinstance(w, str) for w in t):
             raise ParameterError(f"texts[{i}]={t!r} is not allowed; allowed: a non-empty list of words (str)")
@@ -43,8 +44,15 @@ def _mask_positions(rng: np.random.Generator, candidates: np.ndarray, mask_prob:
     return np.sort(rng.choice(candidates, size=n, replace=False))
 
 
-def sep_attention_and_gradient(model, tokenizer, texts: Sequence[Sequence[str]], mask_prob: float = 0.15,
-                               seed: int = 0, batch_size: int = 32, max_length: int = 512) -> np.ndarray:
+def sep_attention_and_gradient(
+    model,
+    tokenizer,
+    texts: Sequence[Sequence[str]],
+    mask_prob: float = 0.15,
+    seed: int = 0,
+    batch_size: int = 32,
+    max_length: int = 512,
+) -> np.ndarray:
     """(sentences, layers, 2) array: per sentence and layer, ``[..., 0]`` the attention share to [SEP] and
     ``[..., 1]`` the gradient share to [SEP].
 
@@ -75,8 +83,9 @@ def sep_attention_and_gradient(model, tokenizer, texts: Sequence[Sequence[str]],
     batch_size = check_int("batch_size", batch_size, minimum=1)
     max_length = check_int("max_length", max_length, minimum=3)
     if getattr(tokenizer, "mask_token_id", None) is None:
-        raise ParameterError(f"tokenizer {type(tokenizer).__name__} has no mask token; allowed: a masked-LM "
-                             "tokenizer (with [MASK])")
+        raise ParameterError(
+            f"tokenizer {type(tokenizer).__name__} has no mask token; allowed: a masked-LM tokenizer (with [MASK])"
+        )
     embeddings = getattr(getattr(model, "base_model", model), "embeddings", None)
     if not isinstance(embeddings, torch.nn.Module):
         raise TypeError(f"{type(model).__name__} has no embeddings module; a BERT-family masked LM is needed")
@@ -90,9 +99,15 @@ def sep_attention_and_gradient(model, tokenizer, texts: Sequence[Sequence[str]],
     try:
         with torch.enable_grad():
             for start in range(0, len(texts), batch_size):
-                batch = [list(t) for t in texts[start:start + batch_size]]
-                enc = tokenizer(batch, is_split_into_words=True, return_tensors="pt", padding=True,
-                                truncation=True, max_length=max_length)
+                batch = [list(t) for t in texts[start : start + batch_size]]
+                enc = tokenizer(
+                    batch,
+                    is_split_into_words=True,
+                    return_tensors="pt",
+                    padding=True,
+                    truncation=True,
+                    max_length=max_length,
+                )
                 ids = enc["input_ids"].clone()
                 labels = torch.full_like(ids, -100)
                 lengths, seps = [], []
@@ -101,8 +116,10 @@ def sep_attention_and_gradient(model, tokenizer, texts: Sequence[Sequence[str]],
                     roles = token_roles(tokenizer.convert_ids_to_tokens(ids[i][:T].tolist()), cls_token, sep_token)
                     candidates = np.flatnonzero(~roles["special"])
                     if len(candidates) == 0 or not roles["sep"].any():
-                        raise ParameterError(f"texts[{start + i}]={batch[i]!r} gives no maskable token or no "
-                                             f"{sep_token}; allowed: sentences with at least one word")
+                        raise ParameterError(
+                            f"texts[{start + i}]={batch[i]!r} gives no maskable token or no "
+                            f"{sep_token}; allowed: sentences with at least one word"
+                        )
                     pos = torch.as_tensor(_mask_positions(rng, candidates, mask_prob))
                     labels[i, pos] = ids[i, pos]
                     ids[i, pos] = tokenizer.mask_token_id
@@ -111,8 +128,9 @@ def sep_attention_and_gradient(model, tokenizer, texts: Sequence[Sequence[str]],
                 inputs = {k: v.to(device) for k, v in enc.items() if k in ("attention_mask", "token_type_ids")}
                 out = model(input_ids=ids.to(device), **inputs, output_attentions=True)
                 labels = labels.to(device)
-                ce = torch.nn.functional.cross_entropy(out.logits.float().transpose(1, 2), labels,
-                                                       ignore_index=-100, reduction="none")  # (B, T)
+                ce = torch.nn.functional.cross_entropy(
+                    out.logits.float().transpose(1, 2), labels, ignore_index=-100, reduction="none"
+                )  # (B, T)
                 loss = (ce.sum(1) / (labels != -100).sum(1)).sum()
                 grads = torch.autograd.grad(loss, list(out.attentions))
                 for i, (T, sep) in enumerate(zip(lengths, seps)):
@@ -133,8 +151,9 @@ def sep_attention_and_gradient(model, tokenizer, texts: Sequence[Sequence[str]],
 def _check_array(arr: np.ndarray) -> np.ndarray:
     a = np.asarray(arr, dtype=float)
     if a.ndim != 3 or a.shape[2] != 2 or a.shape[0] == 0 or a.shape[1] == 0:
-        raise ParameterError(f"array of shape {a.shape} is not allowed; allowed: (sentences, layers, 2) from "
-                             "sep_attention_and_gradient")
+        raise ParameterError(
+            f"array of shape {a.shape} is not allowed; allowed: (sentences, layers, 2) from sep_attention_and_gradient"
+        )
     return a
 
 
@@ -145,8 +164,9 @@ def sep_layer_profile(arr: np.ndarray) -> pd.DataFrame:
     att, grad = np.nanmean(a[..., ATTENTION], 0), np.nanmean(a[..., GRADIENT], 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = grad / att
-    return pd.DataFrame({"layer": np.arange(a.shape[1]), "attention_share": att, "gradient_share": grad,
-                         "ratio": ratio})
+    return pd.DataFrame(
+        {"layer": np.arange(a.shape[1]), "attention_share": att, "gradient_share": grad, "ratio": ratio}
+    )
 
 
 def peak_layer(arr: np.ndarray) -> int:
@@ -154,8 +174,9 @@ def peak_layer(arr: np.ndarray) -> int:
     return int(np.argmax(np.nanmean(_check_array(arr)[..., ATTENTION], 0)))
 
 
-def noop_gap(arr: np.ndarray, layer: int | None = None, n_resamples: int = 2000, seed: int = 0,
-             confidence: float = 0.95) -> tuple[float, float, float]:
+def noop_gap(
+    arr: np.ndarray, layer: int | None = None, n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> tuple[float, float, float]:
     """(gap, low, high): at ``layer`` (default :func:`peak_layer`), the mean over sentences of attention
     share − gradient share to [SEP], with a percentile bootstrap interval resampling sentences.
 

@@ -79,8 +79,11 @@ class HeadSums:
 
     @staticmethod
     def concat(parts: Sequence["HeadSums"]) -> "HeadSums":
-        return HeadSums(np.concatenate([p.sums for p in parts]), np.concatenate([p.n_tokens for p in parts]),
-                        np.concatenate([p.uniform for p in parts]))
+        return HeadSums(
+            np.concatenate([p.sums for p in parts]),
+            np.concatenate([p.n_tokens for p in parts]),
+            np.concatenate([p.uniform for p in parts]),
+        )
 
 
 def _column(column: str) -> int:
@@ -96,8 +99,12 @@ def _rows(sentences, n: int) -> np.ndarray:
     return s
 
 
-def head_sums(patterns: Sequence[Sequence[torch.Tensor]], tokens: Sequence[Sequence[str]],
-              cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> HeadSums:
+def head_sums(
+    patterns: Sequence[Sequence[torch.Tensor]],
+    tokens: Sequence[Sequence[str]],
+    cls_token: str = "[CLS]",
+    sep_token: str = "[SEP]",
+) -> HeadSums:
     """:class:`HeadSums` of subword maps ``patterns[L][s]`` (n_heads, T, T), ``tokens[s]`` with specials."""
     if not patterns or not patterns[0] or len(patterns[0]) != len(tokens):
         raise ParameterError("patterns[layer][sentence] must hold one (n_heads, T, T) map per sentence of tokens")
@@ -120,14 +127,23 @@ def head_sums(patterns: Sequence[Sequence[torch.Tensor]], tokens: Sequence[Seque
     return HeadSums(sums, np.array([len(t) for t in tokens], dtype=float), uniform)
 
 
-def sentence_ratio_interval(num: np.ndarray, den: np.ndarray, seed: int = 0, n_resamples: int = 2000) -> tuple[float, float, float]:
+def sentence_ratio_interval(
+    num: np.ndarray, den: np.ndarray, seed: int = 0, n_resamples: int = 2000
+) -> tuple[float, float, float]:
     """sum(num) / sum(den) over sentences, with a percentile-bootstrap interval resampling sentences."""
     data = np.stack([np.asarray(num, float), np.asarray(den, float)], 1)
     return stats.bootstrap_ci(data, lambda x: x[:, 0].sum() / x[:, 1].sum(), n_resamples, seed)
 
 
-def chosen_share(sums: HeadSums, columns: str | Sequence[str], select: Sequence[int], evaluate: Sequence[int],
-                 by: str = "layer", seed: int = 0, n_resamples: int = 2000) -> dict:
+def chosen_share(
+    sums: HeadSums,
+    columns: str | Sequence[str],
+    select: Sequence[int],
+    evaluate: Sequence[int],
+    by: str = "layer",
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> dict:
     """The layer (``by="layer"``: mean over its heads) or single head (``by="head"``) and column with the
     largest mean attention share on the ``select`` sentences, scored on the ``evaluate`` sentences.
 
@@ -149,12 +165,22 @@ def chosen_share(sums: HeadSums, columns: str | Sequence[str], select: Sequence[
     k = _column(c)
     num = sums.sums[ev, L, :, k].mean(-1) if by == "layer" else sums.sums[ev, L, h, k]
     share, low, high = sentence_ratio_interval(num, sums.rows(c)[ev], seed, n_resamples)
-    return {"share": share, "low": low, "high": high, "column": c, "layer": L, "head": h if by == "head" else None,
-            "selection_share": sel_share, "uniform": sums.uniform_share(c, ev), "n_sentences": int(len(ev))}
+    return {
+        "share": share,
+        "low": low,
+        "high": high,
+        "column": c,
+        "layer": L,
+        "head": h if by == "head" else None,
+        "selection_share": sel_share,
+        "uniform": sums.uniform_share(c, ev),
+        "n_sentences": int(len(ev)),
+    }
 
 
-def type_share(classified: pd.DataFrame, types: Sequence[str], seed: int = 0,
-               n_resamples: int = 2000) -> tuple[float, float, float]:
+def type_share(
+    classified: pd.DataFrame, types: Sequence[str], seed: int = 0, n_resamples: int = 2000
+) -> tuple[float, float, float]:
     """Share of the maps of ``classified`` (:func:`~bertology_lib.analysis.attention.classify_maps`, one row
     per layer, head and sentence) whose type is one of ``types``, with an interval resampling sentences."""
     hit = classified.type.isin(list(types)).to_numpy(float)
@@ -168,8 +194,9 @@ def _best(acc: np.ndarray) -> tuple[int, int, int]:
     return int(dr), int(L), int(h)
 
 
-def _macro_interval(diff: np.ndarray, rel: np.ndarray, sent: np.ndarray, seed: int,
-                    n_resamples: int) -> tuple[float, float, float]:
+def _macro_interval(
+    diff: np.ndarray, rel: np.ndarray, sent: np.ndarray, seed: int, n_resamples: int
+) -> tuple[float, float, float]:
     """Mean over relations of the mean ``diff`` of each relation's arcs, with an interval resampling
     sentences (an arc goes with its sentence)."""
     _, s_idx = np.unique(sent, return_inverse=True)
@@ -188,9 +215,17 @@ def _macro_interval(diff: np.ndarray, rel: np.ndarray, sent: np.ndarray, seed: i
     return macro(np.ones(n_s)), float(np.quantile(reps, 0.025)), float(np.quantile(reps, 0.975))
 
 
-def syntactic_gain(patterns, heads: Sequence[Sequence[int]], deprels: Sequence[Sequence[str]],
-                   select: Sequence[int], evaluate: Sequence[int], twin_patterns=None, min_arcs: int = 10,
-                   seed: int = 0, n_resamples: int = 2000) -> tuple[pd.DataFrame, dict]:
+def syntactic_gain(
+    patterns,
+    heads: Sequence[Sequence[int]],
+    deprels: Sequence[Sequence[str]],
+    select: Sequence[int],
+    evaluate: Sequence[int],
+    twin_patterns=None,
+    min_arcs: int = 10,
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> tuple[pd.DataFrame, dict]:
     """Clark et al.'s Table 1, held out, against the strongest baseline.
 
     Per relation with at least ``min_arcs`` arcs in both sets: the model's best (direction, layer, head) on
@@ -219,24 +254,54 @@ def syntactic_gain(patterns, heads: Sequence[Sequence[int]], deprels: Sequence[S
             if twin[ms][:, tdr, tL, th].mean() > base_sel:
                 base_name, base_ev = f"twin head {tL}-{th} ({DIRECTIONS[tdr]})", twin[me][:, tdr, tL, th]
         c = correct[me][:, dr, L, h]
-        rows.append({"relation": rel, "n_arcs": int(me.sum()), "layer": L, "head": h, "direction": DIRECTIONS[dr],
-                     "accuracy": float(c.mean()), "baseline": base_name,
-                     "baseline_accuracy": float(base_ev.mean()), "gain": float(c.mean() - base_ev.mean())})
+        rows.append(
+            {
+                "relation": rel,
+                "n_arcs": int(me.sum()),
+                "layer": L,
+                "head": h,
+                "direction": DIRECTIONS[dr],
+                "accuracy": float(c.mean()),
+                "baseline": base_name,
+                "baseline_accuracy": float(base_ev.mean()),
+                "gain": float(c.mean() - base_ev.mean()),
+            }
+        )
         diff.append(c.astype(float) - base_ev.astype(float))
         rel_of.append(np.full(int(me.sum()), len(rows) - 1))
         sent_of.append(arcs.sentence.to_numpy()[me])
-    table = pd.DataFrame(rows, columns=["relation", "n_arcs", "layer", "head", "direction", "accuracy", "baseline",
-                                        "baseline_accuracy", "gain"])
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "relation",
+            "n_arcs",
+            "layer",
+            "head",
+            "direction",
+            "accuracy",
+            "baseline",
+            "baseline_accuracy",
+            "gain",
+        ],
+    )
     if not rows:
         return table, {"gain": float("nan"), "low": float("nan"), "high": float("nan"), "n_relations": 0, "n_arcs": 0}
-    g, low, high = _macro_interval(np.concatenate(diff), np.concatenate(rel_of), np.concatenate(sent_of), seed,
-                                   n_resamples)
+    g, low, high = _macro_interval(
+        np.concatenate(diff), np.concatenate(rel_of), np.concatenate(sent_of), seed, n_resamples
+    )
     return table, {"gain": g, "low": low, "high": high, "n_relations": len(rows), "n_arcs": int(table.n_arcs.sum())}
 
 
-def specialists_vs_single(patterns, heads: Sequence[Sequence[int]], deprels: Sequence[Sequence[str]],
-                          select: Sequence[int], evaluate: Sequence[int], min_arcs: int = 10, seed: int = 0,
-                          n_resamples: int = 2000) -> dict:
+def specialists_vs_single(
+    patterns,
+    heads: Sequence[Sequence[int]],
+    deprels: Sequence[Sequence[str]],
+    select: Sequence[int],
+    evaluate: Sequence[int],
+    min_arcs: int = 10,
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> dict:
     """Is the tree spread over heads? On the ``evaluate`` arcs of the relations with at least ``min_arcs``
     arcs in both sets: the accuracy of reading each arc with its relation's best head (chosen on ``select``)
     minus that of the single head that is best over all arcs (chosen on ``select`` too), paired by arc, with
@@ -262,6 +327,15 @@ def specialists_vs_single(patterns, heads: Sequence[Sequence[int]], deprels: Seq
     te = scored & ev
     single = correct[te, dr, L, h]
     gap, low, high = stats.paired_gap(spec[te], single, arcs.sentence.to_numpy()[te], n_resamples, seed)
-    return {"gap": gap, "low": low, "high": high, "specialists": float(spec[te].mean()), "single": float(single.mean()),
-            "single_layer": L, "single_head": h, "single_direction": DIRECTIONS[dr], "n_arcs": int(te.sum()),
-            "n_relations": n_rel}
+    return {
+        "gap": gap,
+        "low": low,
+        "high": high,
+        "specialists": float(spec[te].mean()),
+        "single": float(single.mean()),
+        "single_layer": L,
+        "single_head": h,
+        "single_direction": DIRECTIONS[dr],
+        "n_arcs": int(te.sum()),
+        "n_relations": n_rel,
+    }

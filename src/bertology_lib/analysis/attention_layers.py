@@ -22,13 +22,19 @@ from bertology_lib.errors import ParameterError
 TARGETS = ("cls", "sep", "punct")
 
 
-def target_profiles(patterns: Sequence[Sequence[torch.Tensor]], tokens: Sequence[Sequence[str]],
-                    cls_token: str = "[CLS]", sep_token: str = "[SEP]") -> np.ndarray:
+def target_profiles(
+    patterns: Sequence[Sequence[torch.Tensor]],
+    tokens: Sequence[Sequence[str]],
+    cls_token: str = "[CLS]",
+    sep_token: str = "[SEP]",
+) -> np.ndarray:
     """(sentences, layers, 3) array: per sentence and layer, the mean over heads and query tokens of the
     attention that goes to [CLS], [SEP] and punctuation (``patterns[layer][sentence]``: (heads, T, T))."""
     if not patterns or not tokens or len(patterns[0]) != len(tokens):
-        raise ParameterError(f"{len(patterns)} layers of {len(patterns[0]) if patterns else 0} sentences for "
-                             f"{len(tokens)} token lists; allowed: patterns[layer][sentence] aligned with tokens")
+        raise ParameterError(
+            f"{len(patterns)} layers of {len(patterns[0]) if patterns else 0} sentences for "
+            f"{len(tokens)} token lists; allowed: patterns[layer][sentence] aligned with tokens"
+        )
     roles = [token_roles(t, cls_token, sep_token) for t in tokens]
     out = np.zeros((len(tokens), len(patterns), len(TARGETS)))
     for L, per_sent in enumerate(patterns):
@@ -58,8 +64,9 @@ def order_gaps(profiles: np.ndarray, idx: Sequence[int] | None = None) -> tuple[
     return float(c[1] - c[0]), float(c[2] - c[1])
 
 
-def order_interval(profiles: np.ndarray, n_resamples: int = 2000, seed: int = 0,
-                   confidence: float = 0.95) -> tuple[float, float, float]:
+def order_interval(
+    profiles: np.ndarray, n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> tuple[float, float, float]:
     """(smaller of the two :func:`order_gaps`, low, high): positive when [CLS] < [SEP] < punctuation, with a
     percentile bootstrap over sentences. A model whose centres coincide (uniform attention) scores about 0, on
     either side by a hair: a rule on it needs a margin (the survey §4.2 claims ask for 0.05 of the depth)."""
@@ -68,5 +75,10 @@ def order_interval(profiles: np.ndarray, n_resamples: int = 2000, seed: int = 0,
     n = len(profiles)
     if n < 2:
         raise ParameterError(f"{n} sentence(s); allowed: at least 2")
-    return stats.bootstrap_ci(np.arange(n), lambda idx: min(order_gaps(profiles, idx)), n_resamples=n_resamples,
-                              seed=seed, confidence=confidence)
+    return stats.bootstrap_ci(
+        np.arange(n),
+        lambda idx: min(order_gaps(profiles, idx)),
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )

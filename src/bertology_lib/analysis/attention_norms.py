@@ -52,11 +52,17 @@ class AttentionMaps:
 def _attention_blocks(model) -> list:
     base = getattr(model, "base_model", model)
     layers = getattr(getattr(base, "encoder", None), "layer", None)
-    if layers is None or not all(hasattr(b, "attention") and hasattr(b.attention, "self")
-                                 and hasattr(b.attention.self, "value") and hasattr(b.attention, "output")
-                                 for b in layers):
-        raise TypeError(f"{type(model).__name__} is not a BERT-family encoder (encoder.layer[L].attention."
-                        "self.value / .output.dense); attention norms need one")
+    if layers is None or not all(
+        hasattr(b, "attention")
+        and hasattr(b.attention, "self")
+        and hasattr(b.attention.self, "value")
+        and hasattr(b.attention, "output")
+        for b in layers
+    ):
+        raise TypeError(
+            f"{type(model).__name__} is not a BERT-family encoder (encoder.layer[L].attention."
+            "self.value / .output.dense); attention norms need one"
+        )
     return list(layers)
 
 
@@ -67,8 +73,11 @@ def _value_hooks(blocks):
     handles = []
     try:
         for L, b in enumerate(blocks):
-            handles.append(b.attention.self.value.register_forward_hook(
-                lambda mod, inp, out, L=L: store.__setitem__(L, out.detach())))
+            handles.append(
+                b.attention.self.value.register_forward_hook(
+                    lambda mod, inp, out, L=L: store.__setitem__(L, out.detach())
+                )
+            )
         yield store
     finally:
         for h in handles:
@@ -90,9 +99,15 @@ def transformed_values(values: torch.Tensor, w_out: torch.Tensor, n_heads: int) 
 
 
 @torch.no_grad()
-def attention_maps(model, tokenizer, texts: Sequence[Sequence[str]],
-                   text_pairs: Sequence[Sequence[str]] | None = None, with_norms: bool = True,
-                   batch_size: int = 32, max_length: int = 512) -> AttentionMaps:
+def attention_maps(
+    model,
+    tokenizer,
+    texts: Sequence[Sequence[str]],
+    text_pairs: Sequence[Sequence[str]] | None = None,
+    with_norms: bool = True,
+    batch_size: int = 32,
+    max_length: int = 512,
+) -> AttentionMaps:
     """One forward pass per batch: subword attention weights (and value norms) of words or word pairs.
 
     ``texts``: sentences as lists of words; ``text_pairs``: optional second
@@ -113,10 +128,16 @@ def attention_maps(model, tokenizer, texts: Sequence[Sequence[str]],
     tokens, segments, calls = [], [], 0
     with _value_hooks(blocks) as store:
         for start in range(0, len(texts), batch_size):
-            a = [list(t) for t in texts[start:start + batch_size]]
-            args = (a,) if text_pairs is None else (a, [list(t) for t in text_pairs[start:start + batch_size]])
-            enc = tokenizer(*args, is_split_into_words=True, return_tensors="pt", padding=True,
-                            truncation=True, max_length=max_length)
+            a = [list(t) for t in texts[start : start + batch_size]]
+            args = (a,) if text_pairs is None else (a, [list(t) for t in text_pairs[start : start + batch_size]])
+            enc = tokenizer(
+                *args,
+                is_split_into_words=True,
+                return_tensors="pt",
+                padding=True,
+                truncation=True,
+                max_length=max_length,
+            )
             inputs = {k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
             out = model(**inputs, output_attentions=True)
             calls += 1
@@ -126,8 +147,9 @@ def attention_maps(model, tokenizer, texts: Sequence[Sequence[str]],
                     vnorms.extend([] for _ in out.attentions)
             norms = []
             for L, b in enumerate(blocks):
-                f = transformed_values(store[L].float(), b.attention.output.dense.weight.float(),
-                                       out.attentions[L].shape[1])
+                f = transformed_values(
+                    store[L].float(), b.attention.output.dense.weight.float(), out.attentions[L].shape[1]
+                )
                 norms.append(f.norm(dim=-1).cpu())  # (B, H, T)
             for i in range(len(a)):
                 T = int(enc["attention_mask"][i].sum())
@@ -139,8 +161,7 @@ def attention_maps(model, tokenizer, texts: Sequence[Sequence[str]],
                     weights[L].append(att[i, :, :T, :T].float().cpu().clone())
                     if vnorms is not None:
                         vnorms[L].append(norms[L][i, :, :T].clone())
-    return AttentionMaps(weights=weights, value_norms=vnorms, tokens=tokens, segments=segments,
-                         n_forward_calls=calls)
+    return AttentionMaps(weights=weights, value_norms=vnorms, tokens=tokens, segments=segments, n_forward_calls=calls)
 
 
 def norm_maps(maps: AttentionMaps, normalize: bool = True) -> list[list[torch.Tensor]]:
@@ -176,8 +197,7 @@ def value_norms_by_role(maps: AttentionMaps, cls_token: str = "[CLS]", sep_token
             r = token_roles(toks, cls_token, sep_token)
             other = ~(r["special"] | r["punct"])
             m = n.mean(0).numpy()  # (T,)
-            for name, mask in (("[CLS]", r["cls"]), ("[SEP]", r["sep"]), ("punctuation", r["punct"]),
-                               ("other", other)):
+            for name, mask in (("[CLS]", r["cls"]), ("[SEP]", r["sep"]), ("punctuation", r["punct"]), ("other", other)):
                 acc[name].extend(m[mask].tolist())
         for name, v in acc.items():
             if v:
@@ -195,15 +215,17 @@ def special_focus(maps: AttentionMaps, cls_token: str = "[CLS]", sep_token: str 
     """
     w = head_stats(maps.weights, maps.tokens, cls_token, sep_token)
     n = head_stats(norm_maps(maps), maps.tokens, cls_token, sep_token)
-    out = pd.DataFrame({"layer": w.layer, "head": w["head"], "weight_share": w.cls + w.sep,
-                        "norm_share": n.cls + n.sep})
+    out = pd.DataFrame(
+        {"layer": w.layer, "head": w["head"], "weight_share": w.cls + w.sep, "norm_share": n.cls + n.sep}
+    )
     per = out.groupby("layer")[["weight_share", "norm_share"]].mean().reset_index()
     per["disappears"] = 1 - per.norm_share / per.weight_share.clip(lower=1e-12)
     return per
 
 
-def focus_lost(maps: AttentionMaps, seed: int = 0, n_resamples: int = 2000, cls_token: str = "[CLS]",
-               sep_token: str = "[SEP]") -> tuple[float, float, float]:
+def focus_lost(
+    maps: AttentionMaps, seed: int = 0, n_resamples: int = 2000, cls_token: str = "[CLS]", sep_token: str = "[SEP]"
+) -> tuple[float, float, float]:
     """The share of the attention on [CLS] and [SEP] that does not survive weighting by the vectors' norms,
     all layers and heads pooled, with a 95% interval resampling sentences: ``(lost, low, high)``.
 
@@ -219,12 +241,13 @@ def focus_lost(maps: AttentionMaps, seed: int = 0, n_resamples: int = 2000, cls_
     return stats.bootstrap_ci(per, lambda x: 1 - x[:, 1].sum() / x[:, 0].sum(), n_resamples, seed)
 
 
-def collect_head_sums(model, tokenizer, texts: Sequence[Sequence[str]], chunk: int = 256,
-                      batch_size: int = 32) -> HeadSums:
+def collect_head_sums(
+    model, tokenizer, texts: Sequence[Sequence[str]], chunk: int = 256, batch_size: int = 32
+) -> HeadSums:
     """:func:`~bertology_lib.analysis.attention_heldout.head_sums` of every sentence of ``texts``, computed
     ``chunk`` sentences at a time so that the attention maps of a large set never sit in memory together."""
     parts = []
     for start in range(0, len(texts), chunk):
-        m = attention_maps(model, tokenizer, texts[start:start + chunk], with_norms=False, batch_size=batch_size)
+        m = attention_maps(model, tokenizer, texts[start : start + chunk], with_norms=False, batch_size=batch_size)
         parts.append(head_sums(m.weights, m.tokens))
     return HeadSums.concat(parts)

@@ -54,8 +54,9 @@ def score_items(model, tokenizer, items: Sequence[Any], batch_size: int = 64) ->
             w[it.mask_index] = tokenizer.mask_token
             batch.append(w)
         enc = tokenizer(batch, is_split_into_words=True, return_tensors="pt", padding=True)
-        logits = model(**{k: v.to(device) for k, v in enc.items()
-                          if k in ("input_ids", "attention_mask", "token_type_ids")}).logits
+        logits = model(
+            **{k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+        ).logits
         for b_i, (idx, it, a, b) in enumerate(chunk):
             pos = (enc["input_ids"][b_i] == tokenizer.mask_token_id).nonzero()
             if len(pos) != 1:
@@ -63,10 +64,20 @@ def score_items(model, tokenizer, items: Sequence[Any], batch_size: int = 64) ->
                 continue
             lg = logits[b_i, int(pos[0])]
             la, lb = float(lg[a]), float(lg[b])
-            rows.append({"item": idx, "suite": it.suite, "text": " ".join(it.words), "correct_word": it.correct,
-                         "incorrect_word": it.incorrect, "logit_correct": la, "logit_incorrect": lb,
-                         "margin": la - lb, "correct": la > lb,
-                         **{k: v for k, v in it.meta.items() if isinstance(v, (str, int, float, bool))}})
+            rows.append(
+                {
+                    "item": idx,
+                    "suite": it.suite,
+                    "text": " ".join(it.words),
+                    "correct_word": it.correct,
+                    "incorrect_word": it.incorrect,
+                    "logit_correct": la,
+                    "logit_incorrect": lb,
+                    "margin": la - lb,
+                    "correct": la > lb,
+                    **{k: v for k, v in it.meta.items() if isinstance(v, (str, int, float, bool))},
+                }
+            )
     df = pd.DataFrame(rows)
     df.attrs["skipped"] = skipped
     return df
@@ -96,9 +107,15 @@ def insensitivity(model, tokenizer, items: Sequence[Any], transforms: dict[str, 
         t = score_items(model, tokenizer, [b for _, b in pairs]).set_index("item")
         both = base.index.intersection(t.index)
         same = float((base.loc[both, "correct"] == t.loc[both, "correct"]).mean()) if len(both) else float("nan")
-        rows.append({"transform": name, "accuracy_original": float(base.loc[both, "correct"].mean()),
-                     "accuracy_transformed": float(t.loc[both, "correct"].mean()),
-                     "same_preference": same, "n": len(both)})
+        rows.append(
+            {
+                "transform": name,
+                "accuracy_original": float(base.loc[both, "correct"].mean()),
+                "accuracy_transformed": float(t.loc[both, "correct"].mean()),
+                "same_preference": same,
+                "n": len(both),
+            }
+        )
     return pd.DataFrame(rows)
 
 

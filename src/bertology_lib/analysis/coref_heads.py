@@ -41,15 +41,19 @@ def head_correct(maps: AttentionMaps, items: Sequence[CorefItem], tokenizer) -> 
     earlier word."""
     if not items or not maps.weights or len(maps.weights[0]) != len(items) or len(maps.tokens) != len(items):
         n_maps = len(maps.weights[0]) if maps.weights else 0
-        raise ParameterError(f"{n_maps} attention maps for {len(items)} items; allowed: one map per item, "
-                             "in the same order (at least one)")
+        raise ParameterError(
+            f"{n_maps} attention maps for {len(items)} items; allowed: one map per item, "
+            "in the same order (at least one)"
+        )
     n_layers, n_heads = maps.n_layers, int(maps.weights[0][0].shape[0])
     out = np.zeros((len(items), n_layers, n_heads), dtype=bool)
     for s, it in enumerate(items):
         wid = word_ids(tokenizer, it.words)
         if len(wid) != len(maps.tokens[s]):
-            raise ParameterError(f"item {s}: the tokenizer gives {len(wid)} tokens but the map has "
-                                 f"{len(maps.tokens[s])}; allowed: maps made with this tokenizer from item.words")
+            raise ParameterError(
+                f"item {s}: the tokenizer gives {len(wid)} tokens but the map has "
+                f"{len(maps.tokens[s])}; allowed: maps made with this tokenizer from item.words"
+            )
         keys = np.array([w is not None for w in wid])
         owner = np.array([w for w in wid if w is not None])  # word of each non-special token
         query = wid.index(it.pronoun)
@@ -70,8 +74,10 @@ def nearest_mention_correct(items: Sequence[CorefItem]) -> np.ndarray:
 def _indices(name: str, idx: Sequence[int], n: int) -> np.ndarray:
     a = np.asarray(idx, dtype=int).ravel()
     if len(a) < 2 or a.min() < 0 or a.max() >= n:
-        raise ParameterError(f"{name} has {len(a)} indices (range {a.min() if len(a) else '-'}.."
-                             f"{a.max() if len(a) else '-'}); allowed: at least 2 item indices in 0..{n - 1}")
+        raise ParameterError(
+            f"{name} has {len(a)} indices (range {a.min() if len(a) else '-'}.."
+            f"{a.max() if len(a) else '-'}); allowed: at least 2 item indices in 0..{n - 1}"
+        )
     return a
 
 
@@ -89,8 +95,15 @@ def _choose(c: np.ndarray, select: np.ndarray) -> tuple[int, int, float]:
     return int(L), int(h), float(acc[L, h])
 
 
-def best_head_heldout(correct: np.ndarray, select: Sequence[int], test: Sequence[int], seed: int = 0,
-                      n_resamples: int = 2000, *, items: Sequence[CorefItem]) -> dict:
+def best_head_heldout(
+    correct: np.ndarray,
+    select: Sequence[int],
+    test: Sequence[int],
+    seed: int = 0,
+    n_resamples: int = 2000,
+    *,
+    items: Sequence[CorefItem],
+) -> dict:
     """The head with the highest accuracy on the ``select`` items, scored on the ``test`` items.
 
     ``correct``: (items, layers, heads) from :func:`head_correct`; ``items``: the items it scored (for the
@@ -107,13 +120,31 @@ def best_head_heldout(correct: np.ndarray, select: Sequence[int], test: Sequence
     base = nearest_mention_correct(items)[ev].astype(float)
     acc, low, high = stats.bootstrap_ci(hit, np.mean, n_resamples, seed)
     gap, g_low, g_high = stats.paired_gap(hit, base, n_resamples=n_resamples, seed=seed)
-    return {"layer": L, "head": h, "selection_accuracy": sel_acc, "accuracy": acc, "low": low, "high": high,
-            "baseline": float(base.mean()), "gap": gap, "gap_low": g_low, "gap_high": g_high,
-            "n_select": len(sel), "n_test": len(ev)}
+    return {
+        "layer": L,
+        "head": h,
+        "selection_accuracy": sel_acc,
+        "accuracy": acc,
+        "low": low,
+        "high": high,
+        "baseline": float(base.mean()),
+        "gap": gap,
+        "gap_low": g_low,
+        "gap_high": g_high,
+        "n_select": len(sel),
+        "n_test": len(ev),
+    }
 
 
-def coref_gap(correct: np.ndarray, twin_correct: np.ndarray, items: Sequence[CorefItem], select: Sequence[int],
-              test: Sequence[int], seed: int = 0, n_resamples: int = 2000) -> dict:
+def coref_gap(
+    correct: np.ndarray,
+    twin_correct: np.ndarray,
+    items: Sequence[CorefItem],
+    select: Sequence[int],
+    test: Sequence[int],
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> dict:
     """The trained model's held-out best head minus the stronger baseline, on the ``test`` items.
 
     Both models' heads are chosen on the ``select`` items (:func:`best_head_heldout`'s rule); the baseline is
@@ -125,8 +156,10 @@ def coref_gap(correct: np.ndarray, twin_correct: np.ndarray, items: Sequence[Cor
     accuracies) and ``n_test``."""
     c, t = _check_correct(correct), _check_correct(twin_correct, "twin_correct")
     if len(items) != len(c) or len(t) != len(c):
-        raise ParameterError(f"correct, twin_correct and items have {len(c)}, {len(t)} and {len(items)} items; "
-                             "allowed: the same items in the same order")
+        raise ParameterError(
+            f"correct, twin_correct and items have {len(c)}, {len(t)} and {len(items)} items; "
+            "allowed: the same items in the same order"
+        )
     sel, ev = _indices("select", select, len(c)), _indices("test", test, len(c))
     L, h, _ = _choose(c, sel)
     tL, th, t_sel = _choose(t, sel)
@@ -137,6 +170,18 @@ def coref_gap(correct: np.ndarray, twin_correct: np.ndarray, items: Sequence[Cor
         name, base = "nearest mention", near[ev]
     hit = c[ev, L, h]
     gap, low, high = stats.paired_gap(hit, base, n_resamples=n_resamples, seed=seed)
-    return {"gap": gap, "low": low, "high": high, "accuracy": float(hit.mean()), "layer": L, "head": h,
-            "baseline": name, "baseline_accuracy": float(base.mean()), "nearest_accuracy": float(near[ev].mean()),
-            "twin_accuracy": float(t[ev, tL, th].mean()), "twin_layer": tL, "twin_head": th, "n_test": len(ev)}
+    return {
+        "gap": gap,
+        "low": low,
+        "high": high,
+        "accuracy": float(hit.mean()),
+        "layer": L,
+        "head": h,
+        "baseline": name,
+        "baseline_accuracy": float(base.mean()),
+        "nearest_accuracy": float(near[ev].mean()),
+        "twin_accuracy": float(t[ev, tL, th].mean()),
+        "twin_layer": tL,
+        "twin_head": th,
+        "n_test": len(ev),
+    }

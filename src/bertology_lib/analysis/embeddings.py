@@ -52,8 +52,9 @@ def _unit(X: torch.Tensor) -> torch.Tensor:
     return X / X.norm(dim=-1, keepdim=True).clamp_min(1e-12)
 
 
-def _type_index(words: Sequence[str], min_count: int, max_occurrences: int | None,
-                seed: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _type_index(
+    words: Sequence[str], min_count: int, max_occurrences: int | None, seed: int
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Rows kept (≤ max_occurrences per type, sampled) and their type index, for types with ≥ min_count rows."""
     rng = np.random.default_rng(seed)
     by_type: dict[str, list[int]] = {}
@@ -99,8 +100,9 @@ def anisotropy(X: torch.Tensor, sentence_ids: Sequence[int], n_pairs: int = 2000
     return pair_cosines(X, sentence_ids, n_pairs, seed).mean(-1)
 
 
-def self_similarity_by_type(X: torch.Tensor, words: Sequence[str], min_count: int = 5,
-                            max_occurrences: int | None = 100, seed: int = 0) -> tuple[np.ndarray, list[str]]:
+def self_similarity_by_type(
+    X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100, seed: int = 0
+) -> tuple[np.ndarray, list[str]]:
     """(n_layers + 1, n_types): each word type's mean pairwise cosine of its occurrences (types with at least
     ``min_count`` rows, at most ``max_occurrences`` sampled with ``seed``), and the types' names."""
     _check(X, len(words), "words")
@@ -114,8 +116,9 @@ def self_similarity_by_type(X: torch.Tensor, words: Sequence[str], min_count: in
     return (((S**2).sum(-1) - k) / (k * (k - 1))).numpy(), names
 
 
-def self_similarity(X: torch.Tensor, words: Sequence[str], min_count: int = 5,
-                    max_occurrences: int | None = 100, seed: int = 0) -> np.ndarray:
+def self_similarity(
+    X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100, seed: int = 0
+) -> np.ndarray:
     """Per layer: mean over word types (≥ ``min_count`` occurrences) of the mean pairwise cosine of its occurrences.
 
     Ethayarajh (2019) SelfSim: 1 for a static embedding, lower the more a
@@ -148,8 +151,9 @@ def _mev(M: torch.Tensor) -> torch.Tensor:
     return s[:, 0] / s.sum(-1).clamp_min(1e-12)
 
 
-def mev_by_type(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100,
-                seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def mev_by_type(
+    X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """(n_layers + 1, n_types) each: every word type's MEV and that of as many random rows (see :func:`mev`)."""
     _check(X, len(words), "words")
     rows, idx, names = _type_index(words, min_count, max_occurrences, seed)
@@ -164,8 +168,9 @@ def mev_by_type(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_o
     return torch.stack(ours, -1).numpy(), torch.stack(base, -1).numpy()
 
 
-def mev(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100,
-        seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def mev(
+    X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrences: int | None = 100, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Per layer: mean maximum explainable variance of word types, and of random rows of the same counts.
 
     MEV(w) = σ₁² / Σ σᵢ² of the (uncentred) matrix of w's occurrence vectors
@@ -178,8 +183,15 @@ def mev(X: torch.Tensor, words: Sequence[str], min_count: int = 5, max_occurrenc
     return ours.mean(-1), base.mean(-1)
 
 
-def contextuality(X: torch.Tensor, words: Sequence[str], sentence_ids: Sequence[int], min_count: int = 5,
-                  n_pairs: int = 2000, max_occurrences: int | None = 100, seed: int = 0) -> pd.DataFrame:
+def contextuality(
+    X: torch.Tensor,
+    words: Sequence[str],
+    sentence_ids: Sequence[int],
+    min_count: int = 5,
+    n_pairs: int = 2000,
+    max_occurrences: int | None = 100,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Ethayarajh (2019)'s measures per layer, raw and corrected for anisotropy.
 
     Columns: ``anisotropy``, ``self_similarity``, ``intra_similarity``,
@@ -193,11 +205,20 @@ def contextuality(X: torch.Tensor, words: Sequence[str], sentence_ids: Sequence[
     intra = intra_similarity(X, sentence_ids)
     m, mb = mev(X, words, min_count, max_occurrences, seed)
     n_types = len(_type_index(words, min_count, max_occurrences, seed)[2])
-    return pd.DataFrame({
-        "layer": range(X.shape[0]), "anisotropy": aniso, "self_similarity": ss, "intra_similarity": intra,
-        "mev": m, "mev_baseline": mb, "self_similarity_adj": ss - aniso, "intra_similarity_adj": intra - aniso,
-        "mev_adj": m - mb, "n_types": n_types,
-    })
+    return pd.DataFrame(
+        {
+            "layer": range(X.shape[0]),
+            "anisotropy": aniso,
+            "self_similarity": ss,
+            "intra_similarity": intra,
+            "mev": m,
+            "mev_baseline": mb,
+            "self_similarity_adj": ss - aniso,
+            "intra_similarity_adj": intra - aniso,
+            "mev_adj": m - mb,
+            "n_types": n_types,
+        }
+    )
 
 
 # -- Lin et al. 2019: linear word order ------------------------------------------------------------
@@ -217,8 +238,9 @@ POOLINGS = ("cls", "mean")
 
 
 @torch.no_grad()
-def sentence_states(model, tokenizer, texts: Sequence[str], batch_size: int = 32,
-                    max_length: int = 128) -> dict[str, torch.Tensor]:
+def sentence_states(
+    model, tokenizer, texts: Sequence[str], batch_size: int = 32, max_length: int = 128
+) -> dict[str, torch.Tensor]:
     """Every layer's [CLS] state and mean of the non-special token states, for each text.
 
     Returns ``{"cls": (n_layers + 1, n, d), "mean": (n_layers + 1, n, d)}``;
@@ -230,8 +252,14 @@ def sentence_states(model, tokenizer, texts: Sequence[str], batch_size: int = 32
     device = next(model.parameters()).device
     cls, mean = [], []
     for start in range(0, len(texts), batch_size):
-        enc = tokenizer(list(texts[start:start + batch_size]), return_tensors="pt", padding=True,
-                        truncation=True, max_length=max_length, return_special_tokens_mask=True)
+        enc = tokenizer(
+            list(texts[start : start + batch_size]),
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=max_length,
+            return_special_tokens_mask=True,
+        )
         special = enc.pop("special_tokens_mask")
         inputs = {k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
         hs = torch.stack(model(**inputs, output_hidden_states=True).hidden_states).float().cpu()  # (L+1, B, T, d)
@@ -246,8 +274,9 @@ def concat_layers(X: torch.Tensor, layers: Sequence[int]) -> torch.Tensor:
     return torch.cat([X[i] for i in layers], dim=-1).unsqueeze(0)
 
 
-def pooling_comparison(states: dict[str, torch.Tensor], labels: Sequence, train_idx, test_idx,
-                       cfg=None, concat_last: int = 4) -> pd.DataFrame:
+def pooling_comparison(
+    states: dict[str, torch.Tensor], labels: Sequence, train_idx, test_idx, cfg=None, concat_last: int = 4
+) -> pd.DataFrame:
     """Probe accuracy of [CLS] vs mean pooling at every layer, and of the last layers' mean vectors concatenated.
 
     ``states``: :func:`sentence_states`; one linear probe per layer
@@ -289,8 +318,14 @@ def ambiguous_words(words: Sequence[str], senses: Sequence, min_per_sense: int =
     rows = []
     for w, c in counts.groupby(level=0):
         if len(c) >= 2:
-            rows.append({"word": w, "senses": "/".join(c.index.get_level_values(1)), "n": int(c.sum()),
-                         "minority": int(c.min())})
+            rows.append(
+                {
+                    "word": w,
+                    "senses": "/".join(c.index.get_level_values(1)),
+                    "n": int(c.sum()),
+                    "minority": int(c.min()),
+                }
+            )
     out = pd.DataFrame(rows, columns=["word", "senses", "n", "minority"])
     return out.sort_values(["minority", "n", "word"], ascending=[False, False, True]).reset_index(drop=True)
 
@@ -326,12 +361,20 @@ def sense_separability(X: torch.Tensor, senses: Sequence, n_folds: int = 5, seed
         gold = torch.as_tensor([classes.index(v) for v in y[te]])
         correct += (pred == gold).double().sum(-1)
     majority = max((y == c).mean() for c in classes)
-    return pd.DataFrame({"layer": range(X.shape[0]), "accuracy": (correct / len(y)).numpy(),
-                         "majority": float(majority), "n": len(y)})
+    return pd.DataFrame(
+        {"layer": range(X.shape[0]), "accuracy": (correct / len(y)).numpy(), "majority": float(majority), "n": len(y)}
+    )
 
 
-def sense_report(X: torch.Tensor, words: Sequence[str], senses: Sequence, n_words: int = 5,
-                 min_per_sense: int = 5, n_folds: int = 5, seed: int = 0) -> pd.DataFrame:
+def sense_report(
+    X: torch.Tensor,
+    words: Sequence[str],
+    senses: Sequence,
+    n_words: int = 5,
+    min_per_sense: int = 5,
+    n_folds: int = 5,
+    seed: int = 0,
+) -> pd.DataFrame:
     """:func:`sense_separability` for the ``n_words`` most balanced :func:`ambiguous_words`.
 
     Only occurrences of each word's qualifying senses enter. One row per
@@ -351,8 +394,9 @@ def sense_report(X: torch.Tensor, words: Sequence[str], senses: Sequence, n_word
 
 
 # -- layer summaries (§4.3) --------------------------------------------------------------------------
-def centre_of_gravity(report: pd.DataFrame, score: str = "accuracy",
-                      by: Sequence[str] = ("target", "model")) -> pd.DataFrame:
+def centre_of_gravity(
+    report: pd.DataFrame, score: str = "accuracy", by: Sequence[str] = ("target", "model")
+) -> pd.DataFrame:
     """Tenney et al. (2019)'s expected layer of each probing target, from per-layer scores.
 
     Tenney et al. score probes on a *cumulative* mix of layers 0..ℓ and
@@ -372,8 +416,13 @@ def centre_of_gravity(report: pd.DataFrame, score: str = "accuracy",
         layers = d.layer.to_numpy()[1:]
         total = gain.sum()
         key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, key)),
-                     "expected_layer": float((layers * gain).sum() / total) if total > 0 else 0.0,
-                     "best_layer": int(d.layer.to_numpy()[int(np.argmax(d[score].to_numpy()))]),
-                     "best": float(d[score].max()), "layer0": float(d[score].iloc[0])})
+        rows.append(
+            {
+                **dict(zip(by, key)),
+                "expected_layer": float((layers * gain).sum() / total) if total > 0 else 0.0,
+                "best_layer": int(d.layer.to_numpy()[int(np.argmax(d[score].to_numpy()))]),
+                "best": float(d[score].max()),
+                "layer0": float(d[score].iloc[0]),
+            }
+        )
     return pd.DataFrame(rows)

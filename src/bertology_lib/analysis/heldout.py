@@ -46,16 +46,23 @@ def sentence_split3(table: pd.DataFrame, fractions: Sequence[float] = (0.6, 0.15
     same as a train/test split with the same test share)."""
     f = [float(x) for x in fractions]
     if len(f) != 3 or any(x <= 0 for x in f) or abs(sum(f) - 1) > 1e-9:
-        raise ParameterError(f"fractions={tuple(fractions)!r} are not allowed; allowed: three positive shares "
-                             "(train, validation, test) that sum to 1")
+        raise ParameterError(
+            f"fractions={tuple(fractions)!r} are not allowed; allowed: three positive shares "
+            "(train, validation, test) that sum to 1"
+        )
     sent = table["sentence"].to_numpy()
     n = int(sent.max()) + 1
     n_tr, n_val = int(round(f[0] * n)), int(round(f[1] * n))
     if n_tr < 1 or n_val < 1 or n - n_tr - n_val < 1:
-        raise ParameterError(f"{n} sentences are too few for fractions {tuple(f)}; allowed: at least one "
-                             "sentence in each split")
-    return Split(np.flatnonzero(sent < n_tr), np.flatnonzero((sent >= n_tr) & (sent < n_tr + n_val)),
-                 np.flatnonzero(sent >= n_tr + n_val), sent)
+        raise ParameterError(
+            f"{n} sentences are too few for fractions {tuple(f)}; allowed: at least one sentence in each split"
+        )
+    return Split(
+        np.flatnonzero(sent < n_tr),
+        np.flatnonzero((sent >= n_tr) & (sent < n_tr + n_val)),
+        np.flatnonzero(sent >= n_tr + n_val),
+        sent,
+    )
 
 
 @dataclass(frozen=True)
@@ -79,8 +86,9 @@ class LayerPredictions:
         return float(v[self.chosen_layer(val_mask)].mean())
 
 
-def probe_predictions(X: torch.Tensor, labels: Sequence, split: Split, cfg: ProbeConfig | None = None
-                      ) -> LayerPredictions:
+def probe_predictions(
+    X: torch.Tensor, labels: Sequence, split: Split, cfg: ProbeConfig | None = None
+) -> LayerPredictions:
     """Train a probe per layer of ``X`` ((P, N, d), rows aligned with ``labels``) on ``split.train``; return
     each layer's correctness on the validation and test rows."""
     cfg = cfg or ProbeConfig()
@@ -109,8 +117,10 @@ def majority_predictions(words: Sequence[str], labels: Sequence, split: Split) -
     default = overall.most_common(1)[0][0]
 
     def correct(rows: np.ndarray) -> np.ndarray:
-        return np.array([[(per[words[i]].most_common(1)[0][0] if words[i] in per else default) == labels[i]
-                          for i in rows]], dtype=bool)
+        return np.array(
+            [[(per[words[i]].most_common(1)[0][0] if words[i] in per else default) == labels[i] for i in rows]],
+            dtype=bool,
+        )
 
     return LayerPredictions(correct(split.val), correct(split.test))
 
@@ -125,13 +135,15 @@ def expected_layer(acc: np.ndarray) -> float:
     return float((np.arange(1, len(s)) * gain).sum() / total) if total > 0 else 0.0
 
 
-def expected_layer_gap(a: np.ndarray, b: np.ndarray, groups: np.ndarray, n_resamples: int = 2000,
-                       seed: int = 0) -> tuple[float, float, float]:
+def expected_layer_gap(
+    a: np.ndarray, b: np.ndarray, groups: np.ndarray, n_resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
     """Expected layer of target ``a`` minus that of target ``b`` from 0/1 test correctness per layer ((P, n) each,
     the same test items), with a 95% interval resampling ``groups`` (e.g. sentences): (gap, low, high)."""
     if a.shape != b.shape or len(groups) != a.shape[1]:
-        raise ParameterError(f"a {a.shape}, b {b.shape} and {len(groups)} groups differ; allowed: (P, n) each "
-                             "with one group per item")
+        raise ParameterError(
+            f"a {a.shape}, b {b.shape} and {len(groups)} groups differ; allowed: (P, n) each with one group per item"
+        )
     _, inv = np.unique(np.asarray(groups), return_inverse=True)
     n_g = int(inv.max()) + 1
     sa = np.stack([np.bincount(inv, weights=r, minlength=n_g) for r in a.astype(float)])
@@ -148,8 +160,13 @@ def expected_layer_gap(a: np.ndarray, b: np.ndarray, groups: np.ndarray, n_resam
     return diff(np.arange(n_g)), float(low), float(high)
 
 
-def chosen_depth(p: LayerPredictions, val_groups: np.ndarray, val_mask: np.ndarray | None = None,
-                 n_resamples: int = 2000, seed: int = 0) -> dict[str, float]:
+def chosen_depth(
+    p: LayerPredictions,
+    val_groups: np.ndarray,
+    val_mask: np.ndarray | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict[str, float]:
     """Where the layer chosen on validation sits in the network: its relative depth ℓ / L (0 = the embedding
     output, 1 = the last layer), with a 95% percentile interval that chooses the layer again on resampled
     validation sentences (``val_groups``: the sentence of each validation row; ``val_mask``: a subset of them).
@@ -161,8 +178,10 @@ def chosen_depth(p: LayerPredictions, val_groups: np.ndarray, val_mask: np.ndarr
     v = p.val if val_mask is None else p.val[:, val_mask]
     g = np.asarray(val_groups) if val_mask is None else np.asarray(val_groups)[val_mask]
     if v.shape[0] < 2 or v.shape[1] == 0 or len(g) != v.shape[1]:
-        raise ParameterError(f"validation correctness of shape {v.shape} with {len(g)} groups; allowed: at least "
-                             "2 layers, a non-empty subset, one group per validation row")
+        raise ParameterError(
+            f"validation correctness of shape {v.shape} with {len(g)} groups; allowed: at least "
+            "2 layers, a non-empty subset, one group per validation row"
+        )
     _, inv = np.unique(g, return_inverse=True)
     n_g = int(inv.max()) + 1
     sums = np.stack([np.bincount(inv, weights=r, minlength=n_g) for r in v.astype(float)])  # (P, n_groups)
@@ -171,6 +190,12 @@ def chosen_depth(p: LayerPredictions, val_groups: np.ndarray, val_mask: np.ndarr
     layers = np.argmax(counts @ sums.T, axis=1)  # (R,): the layer chosen in each resample (ties: the lowest)
     L = v.shape[0] - 1
     layer = p.chosen_layer(val_mask)
-    return {"depth": layer / L, "low": float(np.quantile(layers, 0.025, method="lower")) / L,
-            "high": float(np.quantile(layers, 0.975, method="higher")) / L, "layer": layer, "n_layers": L,
-            "val_accuracy": [float(x) for x in v.mean(1)], "n_val_sentences": n_g}
+    return {
+        "depth": layer / L,
+        "low": float(np.quantile(layers, 0.025, method="lower")) / L,
+        "high": float(np.quantile(layers, 0.975, method="higher")) / L,
+        "layer": layer,
+        "n_layers": L,
+        "val_accuracy": [float(x) for x in v.mean(1)],
+        "n_val_sentences": n_g,
+    }

@@ -14,8 +14,14 @@ from bertology_lib.training.encoding import Features, collate
 from bertology_lib.validation import check_int
 
 
-def measure_latency(models: Mapping[str, torch.nn.Module], feats: Features, pad_id: int, batch_size: int = 32,
-                    repeats: int = 5, threads: int = 1) -> pd.DataFrame:
+def measure_latency(
+    models: Mapping[str, torch.nn.Module],
+    feats: Features,
+    pad_id: int,
+    batch_size: int = 32,
+    repeats: int = 5,
+    threads: int = 1,
+) -> pd.DataFrame:
     """CPU time per batch of each model, measured side by side in one run.
 
     Rounds are interleaved (every model once per round, in rotating order) after one
@@ -27,7 +33,7 @@ def measure_latency(models: Mapping[str, torch.nn.Module], feats: Features, pad_
     check_int("repeats", repeats, minimum=1)
     batches = []
     for i in range(0, len(feats.rows), batch_size):
-        b = collate(feats.rows[i: i + batch_size], pad_id)
+        b = collate(feats.rows[i : i + batch_size], pad_id)
         b.pop("labels")
         batches.append(b)
     if not batches:
@@ -43,15 +49,27 @@ def measure_latency(models: Mapping[str, torch.nn.Module], feats: Features, pad_
                 for b in batches:
                     m(**b)
             for r in range(repeats):
-                for n in names[r % len(names):] + names[: r % len(names)]:
+                for n in names[r % len(names) :] + names[: r % len(names)]:
                     t0 = time.perf_counter()
                     for b in batches:
                         models[n](**b)
                     times[n].append((time.perf_counter() - t0) / len(batches) * 1000)
     finally:
         torch.set_num_threads(old)
-    return pd.DataFrame([{"model": n, "ms_per_batch": statistics.median(t), "ms_min": min(t), "ms_max": max(t),
-                          "batch_size": batch_size, "threads": threads, "rounds": list(t)} for n, t in times.items()])
+    return pd.DataFrame(
+        [
+            {
+                "model": n,
+                "ms_per_batch": statistics.median(t),
+                "ms_min": min(t),
+                "ms_max": max(t),
+                "batch_size": batch_size,
+                "threads": threads,
+                "rounds": list(t),
+            }
+            for n, t in times.items()
+        ]
+    )
 
 
 def speedup_interval(latency: pd.DataFrame, model: str, reference: str) -> tuple[float, float, float]:

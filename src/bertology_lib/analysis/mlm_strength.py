@@ -66,8 +66,9 @@ class NGramMLM:
                 right[ids[i + 1]][w] += 1
                 both[(ids[i - 1], ids[i + 1])][w] += 1
         if not uni:
-            raise ParameterError("train_texts has no word outside the special tokens; allowed: sentences in the "
-                                 "tokenizer's vocabulary")
+            raise ParameterError(
+                "train_texts has no word outside the special tokens; allowed: sentences in the tokenizer's vocabulary"
+            )
         self.top = _argmax(uni)
         self.both = {k: _argmax(c) for k, c in both.items()}
         self.left = {k: (_argmax(c), sum(c.values())) for k, c in left.items()}
@@ -109,9 +110,16 @@ def model_predictor(model: torch.nn.Module) -> Predictor:
     return run
 
 
-def masked_predictions(predictors: Mapping[str, Predictor], tokenizer, texts: Sequence[str], seed: int = 1234,
-                       batch_size: int = 128, bucket: int = 50, seq_len: int = 64,
-                       mask_prob: float = 0.15) -> pd.DataFrame:
+def masked_predictions(
+    predictors: Mapping[str, Predictor],
+    tokenizer,
+    texts: Sequence[str],
+    seed: int = 1234,
+    batch_size: int = 128,
+    bucket: int = 50,
+    seq_len: int = 64,
+    mask_prob: float = 0.15,
+) -> pd.DataFrame:
     """One row per masked word of ``texts`` (whole-word masking, every picked word ``[MASK]``, as
     :func:`~bertology_lib.training.pretrain.masked_accuracy` with the same arguments): ``text`` (index), ``gold``
     token and one column of guessed token ids per predictor."""
@@ -119,8 +127,17 @@ def masked_predictions(predictors: Mapping[str, Predictor], tokenizer, texts: Se
         raise ParameterError("predictors is empty; allowed: a mapping of names to predictors")
     if not texts:
         raise ParameterError("texts is empty; allowed: at least one sentence")
-    batches = MLMBatches(list(texts), tokenizer, batch_size=batch_size, seq_len=seq_len, mask_prob=mask_prob,
-                         whole_word=True, seed=seed, bucket=bucket, corruption="mask-only")
+    batches = MLMBatches(
+        list(texts),
+        tokenizer,
+        batch_size=batch_size,
+        seq_len=seq_len,
+        mask_prob=mask_prob,
+        whole_word=True,
+        seed=seed,
+        bucket=bucket,
+        corruption="mask-only",
+    )
     cols: dict[str, list] = {"text": [], "gold": [], **{name: [] for name in predictors}}
     for rows, b in batches.with_rows():
         sel = b["labels"] != IGNORE_INDEX
@@ -159,8 +176,7 @@ def strength_table(preds: pd.DataFrame, classes: Mapping[int, frozenset[str]] | 
     for name in names:
         row = {"predictor": name, "word": float((preds[name] == preds["gold"]).mean()), "masked": len(preds)}
         if classes is not None:
-            ok = [next(iter(g)) in classes.get(p, frozenset())
-                  for g, p in zip(gold_cls[unamb], preds.loc[unamb, name])]
+            ok = [next(iter(g)) in classes.get(p, frozenset()) for g, p in zip(gold_cls[unamb], preds.loc[unamb, name])]
             row["word_class"] = float(np.mean(ok)) if ok else float("nan")
             row["class_items"] = int(unamb.sum())
         rows.append(row)
@@ -171,6 +187,8 @@ def hits(preds: pd.DataFrame, name: str) -> np.ndarray:
     """0/1 per masked word: did predictor ``name`` guess the gold token (for paired intervals with
     :func:`bertology_lib.stats.paired_gap`, grouped by ``preds["text"]``)."""
     if name not in preds.columns or name in ("text", "gold"):
-        raise ParameterError(f"name={name!r} is not a predictor column; allowed: "
-                             f"{', '.join(c for c in preds.columns if c not in ('text', 'gold'))}")
+        raise ParameterError(
+            f"name={name!r} is not a predictor column; allowed: "
+            f"{', '.join(c for c in preds.columns if c not in ('text', 'gold'))}"
+        )
     return (preds[name] == preds["gold"]).to_numpy(dtype=float)

@@ -37,7 +37,7 @@ def number_features(model, tokenizer, numbers: Sequence[int], batch_size: int = 
     model.eval()
     out = []
     for start in range(0, len(numbers), batch_size):
-        texts = [str(int(n)) for n in numbers[start:start + batch_size]]
+        texts = [str(int(n)) for n in numbers[start : start + batch_size]]
         enc = tokenizer(texts, return_tensors="pt", padding=True)
         ids = enc["input_ids"]
         keep = enc["attention_mask"].clone()
@@ -45,8 +45,10 @@ def number_features(model, tokenizer, numbers: Sequence[int], batch_size: int = 
         for sid in tokenizer.all_special_ids:
             special |= ids == sid
         keep = (keep.bool() & ~special).float().unsqueeze(-1)  # (B, T, 1): the number's pieces
-        hs = model(**{k: v.to(device) for k, v in enc.items()
-                      if k in ("input_ids", "attention_mask", "token_type_ids")}, output_hidden_states=True).hidden_states
+        hs = model(
+            **{k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")},
+            output_hidden_states=True,
+        ).hidden_states
         keep = keep.to(device)
         out.append(torch.stack([(h * keep).sum(1) / keep.sum(1).clamp_min(1) for h in hs]).float().cpu())
     return torch.cat(out, dim=1)
@@ -66,7 +68,7 @@ def digit_features(numbers: Sequence[int], n_noise: int = 16, seed: int = 0) -> 
     if (v < 0).any():
         raise ParameterError("negative numbers have no digits here; allowed: integers >= 0")
     n_digits = len(str(int(v.max()))) if len(v) else 1
-    digits = np.stack([(v // 10 ** k) % 10 for k in range(n_digits)], axis=1).astype(np.float32)
+    digits = np.stack([(v // 10**k) % 10 for k in range(n_digits)], axis=1).astype(np.float32)
     noise = np.random.default_rng(seed).normal(size=(len(v), n_noise)).astype(np.float32)
     return torch.from_numpy(np.concatenate([digits, noise], axis=1))[None]
 
@@ -80,23 +82,28 @@ class NumberSplit:
     test: np.ndarray
 
 
-def number_split(ranges: Sequence[np.ndarray], fractions: Sequence[float] = (0.7, 0.15, 0.15),
-                 seed: int = 0) -> NumberSplit:
+def number_split(
+    ranges: Sequence[np.ndarray], fractions: Sequence[float] = (0.7, 0.15, 0.15), seed: int = 0
+) -> NumberSplit:
     """Split each array of indices in ``ranges`` into train / validation / test shares (``fractions``) at random,
     so that every range has numbers in every split; the splits of all ranges are concatenated."""
     f = [float(x) for x in fractions]
     if len(f) != 3 or any(x <= 0 for x in f) or abs(sum(f) - 1) > 1e-9:
-        raise ParameterError(f"fractions={tuple(fractions)!r} are not allowed; allowed: three positive shares "
-                             "(train, validation, test) that sum to 1")
+        raise ParameterError(
+            f"fractions={tuple(fractions)!r} are not allowed; allowed: three positive shares "
+            "(train, validation, test) that sum to 1"
+        )
     rng = np.random.default_rng(seed)
     parts: list[list[np.ndarray]] = [[], [], []]
     for r in ranges:
         r = rng.permutation(np.asarray(r))
         n_tr, n_val = int(round(f[0] * len(r))), int(round(f[1] * len(r)))
         if n_tr < 2 or n_val < 2 or len(r) - n_tr - n_val < 2:
-            raise ParameterError(f"a range of {len(r)} numbers is too small for fractions {tuple(f)}; allowed: "
-                                 "at least two numbers in each split")
-        for k, part in enumerate((r[:n_tr], r[n_tr:n_tr + n_val], r[n_tr + n_val:])):
+            raise ParameterError(
+                f"a range of {len(r)} numbers is too small for fractions {tuple(f)}; allowed: "
+                "at least two numbers in each split"
+            )
+        for k, part in enumerate((r[:n_tr], r[n_tr : n_tr + n_val], r[n_tr + n_val :])):
             parts[k].append(part)
     return NumberSplit(*(np.sort(np.concatenate(p)) for p in parts))
 
@@ -136,9 +143,13 @@ class ComparisonProbe:
         return int(np.argmax(self.accuracy(name)))
 
 
-def comparison_probe(X: torch.Tensor, values: Sequence[float], train_pairs: tuple[np.ndarray, np.ndarray],
-                     eval_pairs: Mapping[str, tuple[np.ndarray, np.ndarray]],
-                     cfg: ProbeConfig | None = None) -> ComparisonProbe:
+def comparison_probe(
+    X: torch.Tensor,
+    values: Sequence[float],
+    train_pairs: tuple[np.ndarray, np.ndarray],
+    eval_pairs: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    cfg: ProbeConfig | None = None,
+) -> ComparisonProbe:
     """Fit a linear probe per layer on ``X[:, a] - X[:, b]`` predicting ``values[a] > values[b]`` for the
     ``train_pairs`` (indices into ``X``'s second axis and ``values``), standardised with the training pairs'
     statistics; score it on every set of ``eval_pairs`` (name -> (a, b))."""
@@ -159,7 +170,7 @@ def comparison_probe(X: torch.Tensor, values: Sequence[float], train_pairs: tupl
         right = (probes.scores(D).argmax(1) == y).numpy()  # (P, n_all)
     out, start = {}, n_train
     for name, (pa, _) in eval_pairs.items():
-        out[name] = right[:, start:start + len(pa)].astype(float)
+        out[name] = right[:, start : start + len(pa)].astype(float)
         start += len(pa)
     return ComparisonProbe(out)
 
@@ -180,8 +191,13 @@ class AdditionProbe:
         return int(np.argmin(self.mean_error(name)))
 
 
-def addition_probe(X: torch.Tensor, values: Sequence[float], train_pairs: tuple[np.ndarray, np.ndarray],
-                   eval_pairs: Mapping[str, tuple[np.ndarray, np.ndarray]], l2: float = 1.0) -> AdditionProbe:
+def addition_probe(
+    X: torch.Tensor,
+    values: Sequence[float],
+    train_pairs: tuple[np.ndarray, np.ndarray],
+    eval_pairs: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    l2: float = 1.0,
+) -> AdditionProbe:
     """Wallace et al.'s addition task with a linear probe: per layer, ridge regression (penalty ``l2`` on
     standardised features) from ``[X[:, a], X[:, b]]`` to ``values[a] + values[b]``, fitted on ``train_pairs``
     and scored on every set of ``eval_pairs`` (name -> (a, b)) as the absolute error of each predicted sum."""
@@ -201,6 +217,6 @@ def addition_probe(X: torch.Tensor, values: Sequence[float], train_pairs: tuple[
     err = ((F @ w).squeeze(-1) + y[train].mean() - y).abs().numpy()  # (P, n_all)
     out, start = {}, len(train_pairs[0])
     for name, (pa, _) in eval_pairs.items():
-        out[name] = err[:, start:start + len(pa)]
+        out[name] = err[:, start : start + len(pa)]
         start += len(pa)
     return AdditionProbe(out)

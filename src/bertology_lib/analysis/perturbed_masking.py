@@ -50,7 +50,7 @@ def impact_matrix(model: torch.nn.Module, tokenizer, words: Sequence[str], batch
     dev = next(model.parameters()).device
     vecs = []
     for s in range(0, len(rows), batch_size):
-        x = torch.tensor(rows[s: s + batch_size], device=dev)
+        x = torch.tensor(rows[s : s + batch_size], device=dev)
         out = model(input_ids=x, attention_mask=torch.ones_like(x), output_hidden_states=True)
         h = out.hidden_states[-1].float().cpu()
         vecs += [h[b, pos[reads[s + b]]].mean(0) for b in range(len(x))]
@@ -111,13 +111,19 @@ def arc_gap(terms: Sequence[Sequence[tuple[int, float, float]]], idx: Sequence[i
     return float(sum(np.mean(v) * len(v) for v in by_d.values()) / total)
 
 
-def arc_gap_interval(trained: Sequence, baseline: Sequence, n_resamples: int = 2000, seed: int = 0,
-                     confidence: float = 0.95) -> tuple[float, float, float]:
+def arc_gap_interval(
+    trained: Sequence, baseline: Sequence, n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> tuple[float, float, float]:
     """(gap of ``trained`` - gap of ``baseline``, low, high): :func:`arc_gap` of two models' terms on the same
     sentences, with a percentile bootstrap over sentences (paired: the same resample for both)."""
     from bertology_lib import stats
 
     if len(trained) != len(baseline) or len(trained) < 2:
         raise ParameterError(f"{len(trained)} and {len(baseline)} sentences; allowed: the same sentences, at least 2")
-    return stats.bootstrap_ci(np.arange(len(trained)), lambda idx: arc_gap(trained, idx) - arc_gap(baseline, idx),
-                              n_resamples=n_resamples, seed=seed, confidence=confidence)
+    return stats.bootstrap_ci(
+        np.arange(len(trained)),
+        lambda idx: arc_gap(trained, idx) - arc_gap(baseline, idx),
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )

@@ -108,8 +108,7 @@ def standardize(X: torch.Tensor, train: torch.Tensor) -> torch.Tensor:
     return (X - Xtr.mean(1, keepdim=True)) / Xtr.std(1, keepdim=True).clamp_min(1e-6)
 
 
-def fit_probes(X: torch.Tensor, y: torch.Tensor, train: torch.Tensor, n_classes: int,
-               cfg: ProbeConfig) -> LayerProbes:
+def fit_probes(X: torch.Tensor, y: torch.Tensor, train: torch.Tensor, n_classes: int, cfg: ProbeConfig) -> LayerProbes:
     """Fit one probe per leading index of ``X`` (P, N, d; already standardised) on rows ``train``.
 
     Each probe minimises mean cross-entropy + ``l2`` * sum of squared weights on its own layer;
@@ -127,9 +126,15 @@ def fit_probes(X: torch.Tensor, y: torch.Tensor, train: torch.Tensor, n_classes:
         return ce + cfg.l2 * probes.penalty()
 
     if cfg.kind == "linear":
-        opt = torch.optim.LBFGS(probes.parameters(), lr=1, max_iter=cfg.max_iter,
-                                history_size=20, line_search_fn="strong_wolfe",
-                                tolerance_grad=1e-6, tolerance_change=1e-9)
+        opt = torch.optim.LBFGS(
+            probes.parameters(),
+            lr=1,
+            max_iter=cfg.max_iter,
+            history_size=20,
+            line_search_fn="strong_wolfe",
+            tolerance_grad=1e-6,
+            tolerance_change=1e-9,
+        )
 
         def closure():
             opt.zero_grad()
@@ -171,16 +176,24 @@ def probe_accuracy(probes: LayerProbes, X: torch.Tensor, y: torch.Tensor) -> tor
 def _fit_layers(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig):
     """One probe per layer fitted on the standardised ``train_idx`` rows: (probes, Xs, y, train, test)."""
     if X.dim() != 3 or X.shape[1] != len(labels):
-        raise ParameterError(f"X has shape {tuple(X.shape)}; allowed: (n_layers+1, N={len(labels)}, d), "
-                             "one row per label")
+        raise ParameterError(
+            f"X has shape {tuple(X.shape)}; allowed: (n_layers+1, N={len(labels)}, d), one row per label"
+        )
     y, classes = encode_labels(labels)
     tr, te = _as_index(train_idx), _as_index(test_idx)
     Xs = standardize(X.float(), tr)
     return fit_probes(Xs, y, tr, len(classes), cfg), Xs, y, tr, te
 
 
-def probe_sweep(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig | None = None,
-                layer_names: Sequence | None = None, val_idx=None) -> pd.DataFrame:
+def probe_sweep(
+    X: torch.Tensor,
+    labels: Sequence,
+    train_idx,
+    test_idx,
+    cfg: ProbeConfig | None = None,
+    layer_names: Sequence | None = None,
+    val_idx=None,
+) -> pd.DataFrame:
     """Accuracy of a probe per layer: one row per layer (``train_acc``, ``test_acc``; ``val_acc`` with
     ``val_idx``).
 
@@ -192,12 +205,14 @@ def probe_sweep(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: Pro
     cfg = cfg or ProbeConfig()
     probes, Xs, y, tr, te = _fit_layers(X, labels, train_idx, test_idx, cfg)
     names = list(layer_names) if layer_names is not None else list(range(X.shape[0]))
-    out = pd.DataFrame({
-        "layer": names,
-        "train_acc": probe_accuracy(probes, Xs[:, tr], y[tr]).numpy(),
-        "test_acc": probe_accuracy(probes, Xs[:, te], y[te]).numpy(),
-        "probe": cfg.kind,
-    })
+    out = pd.DataFrame(
+        {
+            "layer": names,
+            "train_acc": probe_accuracy(probes, Xs[:, tr], y[tr]).numpy(),
+            "test_acc": probe_accuracy(probes, Xs[:, te], y[te]).numpy(),
+            "probe": cfg.kind,
+        }
+    )
     if val_idx is not None:
         va = _as_index(val_idx)
         out["val_acc"] = probe_accuracy(probes, Xs[:, va], y[va]).numpy()
@@ -212,8 +227,9 @@ def control_labels(word_types: Sequence[str], labels: Sequence, seed: int = 0) -
     linguistic content.
     """
     if len(word_types) != len(labels):
-        raise ParameterError(f"{len(word_types)} word types but {len(labels)} labels; they must align "
-                             "(allowed: one word type per label)")
+        raise ParameterError(
+            f"{len(word_types)} word types but {len(labels)} labels; they must align (allowed: one word type per label)"
+        )
     rng = np.random.default_rng(seed)
     pool = list(labels)
     assign: dict[str, object] = {}
@@ -223,8 +239,7 @@ def control_labels(word_types: Sequence[str], labels: Sequence, seed: int = 0) -
 
 
 @torch.no_grad()
-def probe_correct(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig | None = None
-                  ) -> np.ndarray:
+def probe_correct(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: ProbeConfig | None = None) -> np.ndarray:
     """0/1 correctness of each layer's probe (trained on ``train_idx``) on the ``test_idx`` rows: (P, n_test).
 
     The per-item view of :func:`probe_sweep`'s test accuracy, for intervals that resample test items."""
@@ -233,22 +248,39 @@ def probe_correct(X: torch.Tensor, labels: Sequence, train_idx, test_idx, cfg: P
     return (probes.scores(Xs[:, te]).argmax(1) == y[te]).numpy()
 
 
-def selectivity(X: torch.Tensor, word_types: Sequence[str], labels: Sequence, train_idx, test_idx,
-                cfg: ProbeConfig | None = None, seed: int = 0) -> pd.DataFrame:
+def selectivity(
+    X: torch.Tensor,
+    word_types: Sequence[str],
+    labels: Sequence,
+    train_idx,
+    test_idx,
+    cfg: ProbeConfig | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Per layer: task accuracy, control-task accuracy, and selectivity (their difference)."""
     task = probe_sweep(X, labels, train_idx, test_idx, cfg)
     ctrl = probe_sweep(X, control_labels(word_types, labels, seed), train_idx, test_idx, cfg)
-    return pd.DataFrame({
-        "layer": task.layer, "probe": task.probe, "task_acc": task.test_acc,
-        "control_acc": ctrl.test_acc, "selectivity": task.test_acc - ctrl.test_acc,
-    })
+    return pd.DataFrame(
+        {
+            "layer": task.layer,
+            "probe": task.probe,
+            "task_acc": task.test_acc,
+            "control_acc": ctrl.test_acc,
+            "selectivity": task.test_acc - ctrl.test_acc,
+        }
+    )
 
 
 MDL_FRACTIONS = (0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.0625, 0.125, 0.25, 0.5, 1.0)
 
 
-def online_bits(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeConfig | None = None,
-                fractions: Sequence[float] = MDL_FRACTIONS) -> tuple[np.ndarray, np.ndarray]:
+def online_bits(
+    X: torch.Tensor,
+    labels: Sequence,
+    train_idx,
+    cfg: ProbeConfig | None = None,
+    fractions: Sequence[float] = MDL_FRACTIONS,
+) -> tuple[np.ndarray, np.ndarray]:
     """Online (prequential) code, item by item (Voita & Titov 2020): ``(bits, rows)``.
 
     ``rows`` are the training rows in transmission order; ``bits[p, i]`` is what row ``rows[i]`` costs at layer
@@ -273,8 +305,13 @@ def online_bits(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeConfig |
     return bits.numpy(), tr.numpy()
 
 
-def online_codelength(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeConfig | None = None,
-                      fractions: Sequence[float] = MDL_FRACTIONS) -> pd.DataFrame:
+def online_codelength(
+    X: torch.Tensor,
+    labels: Sequence,
+    train_idx,
+    cfg: ProbeConfig | None = None,
+    fractions: Sequence[float] = MDL_FRACTIONS,
+) -> pd.DataFrame:
     """Online (prequential) codelength per layer, in bits (Voita & Titov 2020).
 
     The first block is sent with the uniform code; each next block is sent
@@ -286,12 +323,14 @@ def online_codelength(X: torch.Tensor, labels: Sequence, train_idx, cfg: ProbeCo
     n, C = len(rows), len(set(labels))
     total = bits.sum(1)
     uniform = n * math.log2(C)
-    return pd.DataFrame({"layer": range(X.shape[0]), "codelength_bits": total,
-                         "uniform_bits": uniform, "compression": uniform / total})
+    return pd.DataFrame(
+        {"layer": range(X.shape[0]), "codelength_bits": total, "uniform_bits": uniform, "compression": uniform / total}
+    )
 
 
-def inlp_projection(X: torch.Tensor, labels: Sequence, n_iter: int = 10,
-                    cfg: ProbeConfig | None = None) -> tuple[torch.Tensor, list[float]]:
+def inlp_projection(
+    X: torch.Tensor, labels: Sequence, n_iter: int = 10, cfg: ProbeConfig | None = None
+) -> tuple[torch.Tensor, list[float]]:
     """Iterative nullspace projection (Ravfogel et al. 2020) on one layer's features.
 
     ``X``: (N, d). Returns the projection ``P`` (d, d) that removes the
@@ -336,15 +375,21 @@ def majority_baseline(word_types: Sequence[str], labels: Sequence, train_idx, te
         overall[labels[i]] += 1
     default = overall.most_common(1)[0][0]
     hits = [
-        (per[word_types[i]].most_common(1)[0][0] if word_types[i] in per else default) == labels[i]
-        for i in test_idx
+        (per[word_types[i]].most_common(1)[0][0] if word_types[i] in per else default) == labels[i] for i in test_idx
     ]
     return float(np.mean(hits))
 
 
-def layer_report(X: torch.Tensor, table: pd.DataFrame, targets: Sequence[str], train_idx, test_idx,
-                 cfg: ProbeConfig | None = None, subsets: dict[str, np.ndarray] | None = None,
-                 model_label: str = "model") -> pd.DataFrame:
+def layer_report(
+    X: torch.Tensor,
+    table: pd.DataFrame,
+    targets: Sequence[str],
+    train_idx,
+    test_idx,
+    cfg: ProbeConfig | None = None,
+    subsets: dict[str, np.ndarray] | None = None,
+    model_label: str = "model",
+) -> pd.DataFrame:
     """Probe every layer for every target; one row per (target, subset, layer).
 
     ``table`` is a :func:`bertology_lib.data.word_labels.word_table` aligned with
@@ -372,7 +417,16 @@ def layer_report(X: torch.Tensor, table: pd.DataFrame, targets: Sequence[str], t
             acc = (pred[:, keep] == y[_as_index(test_idx)][keep]).float().mean(1)
             maj = majority_baseline(words, labels, train_idx, test_idx[mask[test_idx]])
             for layer, a in enumerate(acc.tolist()):
-                out.append({"target": target, "subset": name, "layer": layer, "accuracy": a,
-                            "majority": maj, "model": model_label, "probe": cfg.kind,
-                            "n_test": int(keep.sum())})
+                out.append(
+                    {
+                        "target": target,
+                        "subset": name,
+                        "layer": layer,
+                        "accuracy": a,
+                        "majority": maj,
+                        "model": model_label,
+                        "probe": cfg.kind,
+                        "n_test": int(keep.sum()),
+                    }
+                )
     return pd.DataFrame(out)

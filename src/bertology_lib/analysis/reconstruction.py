@@ -29,8 +29,14 @@ class Reconstruction:
     def frame(self) -> pd.DataFrame:
         """One row per layer: ``reconstruction``, ``agrees_with_final`` and ``n_tokens``."""
         total = max(int(self.tokens.sum()), 1)
-        return pd.DataFrame({"layer": range(self.hits.shape[1]), "reconstruction": self.hits.sum(0) / total,
-                             "agrees_with_final": self.agree.sum(0) / total, "n_tokens": int(self.tokens.sum())})
+        return pd.DataFrame(
+            {
+                "layer": range(self.hits.shape[1]),
+                "reconstruction": self.hits.sum(0) / total,
+                "agrees_with_final": self.agree.sum(0) / total,
+                "n_tokens": int(self.tokens.sum()),
+            }
+        )
 
 
 @torch.no_grad()
@@ -67,16 +73,23 @@ def reconstruction_by_layer(mlm, tokenizer, texts: list[str], batch_size: int = 
     return reconstruction_counts(mlm, tokenizer, texts, batch_size).frame()
 
 
-def reconstruction_gap(model: Reconstruction, baseline: Reconstruction, layers: list[int] | None = None,
-                       n_resamples: int = 2000, seed: int = 0) -> dict[str, float]:
+def reconstruction_gap(
+    model: Reconstruction,
+    baseline: Reconstruction,
+    layers: list[int] | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict[str, float]:
     """The worst layer's reconstruction (over ``layers``, default every hidden layer) minus ``baseline``'s at
     that layer, with a 95% percentile interval from resampling sentences (both counted on the same ones).
 
     Returns ``gap``, ``low``, ``high``, ``layer`` (the model's worst layer), ``model`` and ``baseline`` rates.
     """
     if model.hits.shape != baseline.hits.shape:
-        raise ParameterError(f"counts of shape {model.hits.shape} and {baseline.hits.shape} differ; allowed: the "
-                             "same sentences through models of the same depth")
+        raise ParameterError(
+            f"counts of shape {model.hits.shape} and {baseline.hits.shape} differ; allowed: the "
+            "same sentences through models of the same depth"
+        )
     layers = list(range(1, model.hits.shape[1])) if layers is None else list(layers)
     rates, base = model.rates(), baseline.rates()
     worst = layers[int(np.argmin(rates[layers]))]
@@ -89,5 +102,11 @@ def reconstruction_gap(model: Reconstruction, baseline: Reconstruction, layers: 
         w = layers[int(np.argmin(r[layers]))]  # the worst layer is chosen again in every resample
         reps.append(r[w] - baseline.rates(rows)[w])
     low, high = np.quantile(reps, [0.025, 0.975])
-    return {"gap": float(rates[worst] - base[worst]), "low": float(low), "high": float(high), "layer": int(worst),
-            "model": float(rates[worst]), "baseline": float(base[worst])}
+    return {
+        "gap": float(rates[worst] - base[worst]),
+        "low": float(low),
+        "high": float(high),
+        "layer": int(worst),
+        "model": float(rates[worst]),
+        "baseline": float(base[worst]),
+    }

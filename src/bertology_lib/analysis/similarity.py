@@ -21,8 +21,10 @@ from bertology_lib.errors import ParameterError
 def linear_cka(X: torch.Tensor, Y: torch.Tensor) -> float:
     """Linear centred kernel alignment (Kornblith et al. 2019) of two (n, d) representations."""
     if X.shape[0] != Y.shape[0] or X.shape[0] < 2:
-        raise ParameterError(f"X has {X.shape[0]} rows and Y {Y.shape[0]}; they must describe the same items; "
-                             "allowed: the same number of rows, >= 2")
+        raise ParameterError(
+            f"X has {X.shape[0]} rows and Y {Y.shape[0]}; they must describe the same items; "
+            "allowed: the same number of rows, >= 2"
+        )
     X = X.double() - X.double().mean(0)
     Y = Y.double() - Y.double().mean(0)
     hsic = (X.T @ Y).norm() ** 2
@@ -57,15 +59,16 @@ def _centred_norms(stats, weights: torch.Tensor, n: torch.Tensor) -> torch.Tenso
     S, sx, sy = stats
     out = []
     flat = S.reshape(S.shape[0], -1)
-    for w in weights.split(max(1, 2 ** 22 // flat.shape[1])):  # about 32 MB of resampled cross-products at a time
+    for w in weights.split(max(1, 2**22 // flat.shape[1])):  # about 32 MB of resampled cross-products at a time
         A = (w @ flat).reshape(len(w), S.shape[1], S.shape[2])
         u, v, k = w @ sx, w @ sy, w @ n
         out.append((A - u[:, :, None] * v[:, None, :] / k[:, None, None]).flatten(1).norm(dim=1))
     return torch.cat(out)
 
 
-def adjacent_similarity(layers: torch.Tensor, offsets: Sequence[int], first: int = 1, n_blocks: int = 50,
-                        seed: int = 0) -> dict[str, Any]:
+def adjacent_similarity(
+    layers: torch.Tensor, offsets: Sequence[int], first: int = 1, n_blocks: int = 50, seed: int = 0
+) -> dict[str, Any]:
     """How similar neighbouring layers are, beyond unrelated representations: for every adjacent pair
     (ℓ, ℓ + 1) with ℓ >= ``first`` (default: hidden layers only, 0 being the embeddings), linear CKA of the
     two layers' word vectors minus linear CKA of the same two layers with the words of layer ℓ + 1 shuffled
@@ -81,14 +84,18 @@ def adjacent_similarity(layers: torch.Tensor, offsets: Sequence[int], first: int
     offsets = list(offsets)
     n_sent = len(offsets) - 1
     if layers.dim() != 3 or layers.shape[0] < first + 2 or n_sent < 2 or offsets[-1] != layers.shape[1]:
-        raise ParameterError(f"layers of shape {tuple(layers.shape)} with {n_sent} sentences ending at row "
-                             f"{offsets[-1] if offsets else None}; allowed: (L + 1, n_words, d) with at least "
-                             f"{first + 2} layers and offsets over >= 2 sentences covering every row")
+        raise ParameterError(
+            f"layers of shape {tuple(layers.shape)} with {n_sent} sentences ending at row "
+            f"{offsets[-1] if offsets else None}; allowed: (L + 1, n_words, d) with at least "
+            f"{first + 2} layers and offsets over >= 2 sentences covering every row"
+        )
     n_blocks = max(2, min(int(n_blocks), n_sent))
     sent_block = np.arange(n_sent) * n_blocks // n_sent
     block = torch.as_tensor(np.repeat(sent_block, np.diff(offsets)), dtype=torch.long)
     perm = torch.as_tensor(np.random.default_rng(seed).permutation(layers.shape[1]), dtype=torch.long)
-    w = torch.cat([torch.ones(1, n_blocks), 1 - torch.eye(n_blocks)]).double()  # the full sample, then without each block
+    w = torch.cat(
+        [torch.ones(1, n_blocks), 1 - torch.eye(n_blocks)]
+    ).double()  # the full sample, then without each block
     n = torch.bincount(block, minlength=n_blocks).to(torch.float64)
     X = [layers[i].double() for i in range(layers.shape[0])]
     norm: dict[Any, torch.Tensor] = {}
@@ -107,6 +114,14 @@ def adjacent_similarity(layers: torch.Tensor, offsets: Sequence[int], first: int
     loo = gaps[:, 1:].min(0)  # the least similar pair, chosen again without each block
     se = float(np.sqrt((n_blocks - 1) / n_blocks * ((loo - loo.mean()) ** 2).sum()))
     g = float(gaps[worst, 0])
-    return {"gap": g, "low": g - 1.96 * se, "high": g + 1.96 * se, "pair": first + worst,
-            "cka": [float(x) for x in same[:, 0]], "shuffled": [float(x) for x in shuf[:, 0]],
-            "mean_cka": float(same[:, 0].mean()), "n_blocks": n_blocks, "n_sentences": n_sent}
+    return {
+        "gap": g,
+        "low": g - 1.96 * se,
+        "high": g + 1.96 * se,
+        "pair": first + worst,
+        "cka": [float(x) for x in same[:, 0]],
+        "shuffled": [float(x) for x in shuf[:, 0]],
+        "mean_cka": float(same[:, 0].mean()),
+        "n_blocks": n_blocks,
+        "n_sentences": n_sent,
+    }

@@ -65,9 +65,17 @@ class DistanceStudy:
         b_layer = self.chosen_layer(base)
         d = (self._hits(model)[1][layer] - self._hits(base)[1][b_layer])[None]
         est, low, high = self._interval(d, n_resamples, seed)
-        return {"gap": est, "low": low, "high": high, "layer": layer, "uuas": self.uuas(model, layer),
-                "baseline": base, "baseline_layer": b_layer, "baseline_uuas": self.uuas(base, b_layer),
-                "n_test_sentences": len(self.test_total)}
+        return {
+            "gap": est,
+            "low": low,
+            "high": high,
+            "layer": layer,
+            "uuas": self.uuas(model, layer),
+            "baseline": base,
+            "baseline_layer": b_layer,
+            "baseline_uuas": self.uuas(base, b_layer),
+            "n_test_sentences": len(self.test_total),
+        }
 
     def middle(self, model: str, n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
         """Is the validation-chosen layer better than both the first (embedding) and the last layer on test?
@@ -77,8 +85,14 @@ class DistanceStudy:
         t = self._hits(model)[1]
         d = np.stack([t[layer] - t[0], t[layer] - t[-1]])
         est, low, high = self._interval(d, n_resamples, seed)
-        return {"gap": est, "low": low, "high": high, "layer": layer, "n_layers": t.shape[0] - 1,
-                "relative_depth": layer / max(t.shape[0] - 1, 1)}
+        return {
+            "gap": est,
+            "low": low,
+            "high": high,
+            "layer": layer,
+            "n_layers": t.shape[0] - 1,
+            "relative_depth": layer / max(t.shape[0] - 1, 1),
+        }
 
 
 def _sentence_hits(preds: Sequence[np.ndarray], heads, keeps) -> tuple[np.ndarray, np.ndarray]:
@@ -92,9 +106,16 @@ def _sentence_hits(preds: Sequence[np.ndarray], heads, keeps) -> tuple[np.ndarra
     return hits, totals
 
 
-def distance_study(states: dict[str, torch.Tensor], offsets: Sequence[int], sentences: Sequence,
-                   train: Sequence[int], val: Sequence[int], test: Sequence[int],
-                   cfg: sp.StructuralProbeConfig | None = None, exclude_punct: bool = True) -> DistanceStudy:
+def distance_study(
+    states: dict[str, torch.Tensor],
+    offsets: Sequence[int],
+    sentences: Sequence,
+    train: Sequence[int],
+    val: Sequence[int],
+    test: Sequence[int],
+    cfg: sp.StructuralProbeConfig | None = None,
+    exclude_punct: bool = True,
+) -> DistanceStudy:
     """Fit a distance probe per layer of every model in ``states`` (label -> (n_layers + 1, N, d) states of the
     same words, aligned with ``offsets``) on the ``train`` sentences; count recovered gold edges per
     ``val`` and ``test`` sentence, and the right-branching tree's."""
@@ -113,9 +134,11 @@ def distance_study(states: dict[str, torch.Tensor], offsets: Sequence[int], sent
         hits, totals[name] = _sentence_hits(preds, [heads[s] for s in rows], [keeps[s] for s in rows])
         start = 0
         for label, n in sizes.items():
-            out[name][label] = hits[start:start + n]
+            out[name][label] = hits[start : start + n]
             start += n
-        rb = [{e for e in sp.right_branching_edges(len(heads[s]), keeps[s]) if e in sp.gold_edges(heads[s], keeps[s])}
-              for s in rows]
+        rb = [
+            {e for e in sp.right_branching_edges(len(heads[s]), keeps[s]) if e in sp.gold_edges(heads[s], keeps[s])}
+            for s in rows
+        ]
         out[name][RIGHT_BRANCHING] = np.array([[len(e) for e in rb]], float)
     return DistanceStudy(out["val"], out["test"], totals["val"], totals["test"])

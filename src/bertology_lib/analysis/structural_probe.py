@@ -73,8 +73,7 @@ class StructuralProbeConfig:
     def for_profile(cls, profile, **overrides) -> "StructuralProbeConfig":
         """smoke: proves the code path; quick: minutes on 2 cores; full: closer to the paper (rank 128)."""
         name = getattr(profile, "name", profile)
-        base = {"smoke": dict(rank=32, epochs=10), "quick": dict(rank=64, epochs=12),
-                "full": dict(rank=128, epochs=40)}
+        base = {"smoke": dict(rank=32, epochs=10), "quick": dict(rank=64, epochs=12), "full": dict(rank=128, epochs=40)}
         if name not in base:
             raise ParameterError(f"profile={name!r} is not a profile; allowed: {', '.join(base)}")
         return cls(**{**base[name], **overrides})
@@ -163,8 +162,10 @@ def punct_mask(sentence) -> np.ndarray:
 def right_branching_uuas(sentences: Sequence, exclude_punct: bool = True) -> float:
     """UUAS of the linear-order (right-branching) baseline on sentences with ``heads`` (and ``upos``)."""
     keeps = [punct_mask(s) if exclude_punct else None for s in sentences]
-    return uuas([right_branching_edges(len(s.heads), k) for s, k in zip(sentences, keeps)],
-                [gold_edges(s.heads, k) for s, k in zip(sentences, keeps)])
+    return uuas(
+        [right_branching_edges(len(s.heads), k) for s, k in zip(sentences, keeps)],
+        [gold_edges(s.heads, k) for s, k in zip(sentences, keeps)],
+    )
 
 
 # -- the probe ---------------------------------------------------------------------------------------
@@ -232,9 +233,14 @@ def _check_inputs(X: torch.Tensor, offsets: Sequence[int], heads: Sequence[Seque
             raise ParameterError(f"sentence {s}: {offsets[s + 1] - offsets[s]} rows but {len(h)} heads")
 
 
-def fit_structural_probe(X: torch.Tensor, offsets: Sequence[int], heads: Sequence[Sequence[int]],
-                         train: Sequence[int], kind: str = "distance",
-                         cfg: StructuralProbeConfig | None = None) -> StructuralProbe:
+def fit_structural_probe(
+    X: torch.Tensor,
+    offsets: Sequence[int],
+    heads: Sequence[Sequence[int]],
+    train: Sequence[int],
+    kind: str = "distance",
+    cfg: StructuralProbeConfig | None = None,
+) -> StructuralProbe:
     """Train one ``kind`` probe per layer of ``X`` on the ``train`` sentences (L1 loss, Adam)."""
     _check_kind(kind)
     _check_inputs(X, offsets, heads)
@@ -250,13 +256,16 @@ def fit_structural_probe(X: torch.Tensor, offsets: Sequence[int], heads: Sequenc
     by_len = sorted(train, key=lambda s: (len(heads[s]), s))
     batches = []
     for i in range(0, len(by_len), cfg.batch_size):
-        batch = by_len[i:i + cfg.batch_size]
+        batch = by_len[i : i + cfg.batch_size]
         n = max(len(heads[s]) for s in batch)
         _, mask = _gather(X[:1], offsets, batch)
         lens = mask.sum(1).float()
         T = _targets(kind, heads, batch, n)
-        w = (mask[:, :, None] & mask[:, None, :]).float() / lens[:, None, None] ** 2 if kind == "distance" \
+        w = (
+            (mask[:, :, None] & mask[:, None, :]).float() / lens[:, None, None] ** 2
+            if kind == "distance"
             else mask.float() / lens[:, None]
+        )
         batches.append((batch, T, w / len(batch)))  # weights: the paper's per-sentence normalisation
     opt = torch.optim.Adam(probe.parameters(), lr=cfg.lr)
     n_steps = cfg.epochs * len(batches)
@@ -277,14 +286,20 @@ def fit_structural_probe(X: torch.Tensor, offsets: Sequence[int], heads: Sequenc
 
 
 @torch.no_grad()
-def predict(probe: StructuralProbe, X: torch.Tensor, offsets: Sequence[int], sents: Sequence[int],
-            kind: str = "distance", batch_size: int = 64) -> list[np.ndarray]:
+def predict(
+    probe: StructuralProbe,
+    X: torch.Tensor,
+    offsets: Sequence[int],
+    sents: Sequence[int],
+    kind: str = "distance",
+    batch_size: int = 64,
+) -> list[np.ndarray]:
     """Per sentence: predicted (P, n, n) squared distances or (P, n) squared norms (depths)."""
     _check_kind(kind)
     out = []
     sents = list(sents)
     for i in range(0, len(sents), batch_size):
-        batch = sents[i:i + batch_size]
+        batch = sents[i : i + batch_size]
         Xb, mask = _gather(X, offsets, batch)
         Z = probe.project(Xb.float())
         P = probe.squared_distances(Z) if kind == "distance" else probe.squared_norms(Z)
@@ -315,9 +330,13 @@ def _length_macro(values: dict[int, list[np.ndarray]], n_probes: int) -> np.ndar
     return np.nanmean(np.stack([np.nanmean(np.stack(v), 0) for v in values.values()]), 0)
 
 
-def evaluate(preds: Sequence[np.ndarray], heads: Sequence[Sequence[int]], kind: str = "distance",
-             keeps: Sequence[Sequence[bool]] | None = None,
-             cfg: StructuralProbeConfig | None = None) -> pd.DataFrame:
+def evaluate(
+    preds: Sequence[np.ndarray],
+    heads: Sequence[Sequence[int]],
+    kind: str = "distance",
+    keeps: Sequence[Sequence[bool]] | None = None,
+    cfg: StructuralProbeConfig | None = None,
+) -> pd.DataFrame:
     """Score predictions (:func:`predict`) against gold trees; one row per layer.
 
     Distance: ``uuas`` (MST over kept words vs gold edges between kept words)
@@ -347,9 +366,14 @@ def evaluate(preds: Sequence[np.ndarray], heads: Sequence[Sequence[int]], kind: 
                 pr = pred[:, k][:, :, k]  # (P, n, n)
                 rho = _row_pearson(_rank_rows(pr), _rank_rows(gold)[None])  # (P, n)
                 by_len.setdefault(n, []).append(np.nanmean(rho, -1))
-        return pd.DataFrame({"layer": range(P), "probe": "distance",
-                             "uuas": hits / total if total else np.nan,
-                             "spearman": _length_macro(by_len, P)})
+        return pd.DataFrame(
+            {
+                "layer": range(P),
+                "probe": "distance",
+                "uuas": hits / total if total else np.nan,
+                "spearman": _length_macro(by_len, P),
+            }
+        )
     right, n_roots = np.zeros(P), 0
     for pred, hs, keep in zip(preds, heads, keeps):
         root = [i for i, h in enumerate(hs) if h == 0][0]
@@ -362,14 +386,28 @@ def evaluate(preds: Sequence[np.ndarray], heads: Sequence[Sequence[int]], kind: 
             gold = tree_depths(hs)[k]
             rho = _row_pearson(_rank_rows(pred[:, k]), _rank_rows(gold)[None])
             by_len.setdefault(n, []).append(rho)
-    return pd.DataFrame({"layer": range(P), "probe": "depth", "root_acc": right / n_roots if n_roots else np.nan,
-                         "spearman": _length_macro(by_len, P)})
+    return pd.DataFrame(
+        {
+            "layer": range(P),
+            "probe": "depth",
+            "root_acc": right / n_roots if n_roots else np.nan,
+            "spearman": _length_macro(by_len, P),
+        }
+    )
 
 
-def probe_report(X: torch.Tensor | dict[str, torch.Tensor], offsets: Sequence[int], sentences: Sequence,
-                 train: Sequence[int], test: Sequence[int], cfg: StructuralProbeConfig | None = None,
-                 kinds: Sequence[str] = KINDS, ranks: Sequence[int] | None = None,
-                 model_label: str = "model", exclude_punct: bool = True) -> pd.DataFrame:
+def probe_report(
+    X: torch.Tensor | dict[str, torch.Tensor],
+    offsets: Sequence[int],
+    sentences: Sequence,
+    train: Sequence[int],
+    test: Sequence[int],
+    cfg: StructuralProbeConfig | None = None,
+    kinds: Sequence[str] = KINDS,
+    ranks: Sequence[int] | None = None,
+    model_label: str = "model",
+    exclude_punct: bool = True,
+) -> pd.DataFrame:
     """Distance and depth probes on every layer, for each rank; scored on held-out sentences.
 
     ``X``: (n_layers + 1, N, d) states, or a dict model label -> such states
@@ -383,8 +421,10 @@ def probe_report(X: torch.Tensor | dict[str, torch.Tensor], offsets: Sequence[in
     states = X if isinstance(X, dict) else {model_label: X}
     sizes = {label: x.shape[0] for label, x in states.items()}
     if len({x.shape[1:] for x in states.values()}) != 1:
-        raise ParameterError(f"states have shapes {[tuple(x.shape) for x in states.values()]}; "
-                         "they must describe the same words with the same width")
+        raise ParameterError(
+            f"states have shapes {[tuple(x.shape) for x in states.values()]}; "
+            "they must describe the same words with the same width"
+        )
     stacked = torch.cat([x.float() for x in states.values()]) if len(states) > 1 else next(iter(states.values()))
     model_of = [label for label, n in sizes.items() for _ in range(n)]
     layer_of = [layer for n in sizes.values() for layer in range(n)]
@@ -398,8 +438,9 @@ def probe_report(X: torch.Tensor | dict[str, torch.Tensor], offsets: Sequence[in
             probe = fit_structural_probe(stacked, offsets, heads, train, kind, c)
             preds = predict(probe, stacked, offsets, test, kind)
             df = evaluate(preds, [heads[s] for s in test], kind, [keeps[s] for s in test], c)
-            frames.append(df.assign(rank=int(rank), model=[model_of[i] for i in df.layer],
-                                    layer=[layer_of[i] for i in df.layer]))
+            frames.append(
+                df.assign(rank=int(rank), model=[model_of[i] for i in df.layer], layer=[layer_of[i] for i in df.layer])
+            )
     out = pd.concat(frames, ignore_index=True)
     for col in ("uuas", "root_acc"):
         if col not in out:
@@ -407,10 +448,18 @@ def probe_report(X: torch.Tensor | dict[str, torch.Tensor], offsets: Sequence[in
     return out[["model", "probe", "rank", "layer", "uuas", "root_acc", "spearman"]]
 
 
-def probe_models(models: dict[str, tuple], sentences: Sequence, train: Sequence[int], test: Sequence[int],
-                 cfg: StructuralProbeConfig | None = None, kinds: Sequence[str] = KINDS,
-                 ranks: Sequence[int] | None = None, lowercase: bool = False,
-                 batch_size: int = 64, cache: bool = False) -> pd.DataFrame:
+def probe_models(
+    models: dict[str, tuple],
+    sentences: Sequence,
+    train: Sequence[int],
+    test: Sequence[int],
+    cfg: StructuralProbeConfig | None = None,
+    kinds: Sequence[str] = KINDS,
+    ranks: Sequence[int] | None = None,
+    lowercase: bool = False,
+    batch_size: int = 64,
+    cache: bool = False,
+) -> pd.DataFrame:
     """:func:`probe_report` for models (label -> (model, tokenizer)) on the same sentences.
 
     One activation pass per model (from the artifact cache when ``cache``); the

@@ -11,10 +11,13 @@ train / validation / test split: layers chosen on validation, scored once on tes
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    import torch
 
 from bertology_lib import stats
 from bertology_lib.analysis import heldout, probing
@@ -23,9 +26,16 @@ from bertology_lib.data import word_labels
 from bertology_lib.errors import ParameterError
 
 
-def probe_models(models: dict[str, tuple], sentences, targets, train_frac: float = 0.75,
-                 probe_iter: int = 100, lowercase: bool = False,
-                 ambiguous_target: str | None = "upos", cache: bool = False) -> pd.DataFrame:
+def probe_models(
+    models: dict[str, tuple],
+    sentences,
+    targets,
+    train_frac: float = 0.75,
+    probe_iter: int = 100,
+    lowercase: bool = False,
+    ambiguous_target: str | None = "upos",
+    cache: bool = False,
+) -> pd.DataFrame:
     """Probe every layer of each model for each target on the same sentences and split.
 
     ``models``: label -> (model, tokenizer). One activation pass per model
@@ -44,8 +54,7 @@ def probe_models(models: dict[str, tuple], sentences, targets, train_frac: float
     frames = []
     for label, (model, tok) in models.items():
         acts = run_with_cache(model, tok, [s.words for s in sentences], batch_size=64, cache=cache)
-        frames.append(probing.layer_report(acts.resid, table, targets, tr, te, cfg,
-                                           subsets=subsets, model_label=label))
+        frames.append(probing.layer_report(acts.resid, table, targets, tr, te, cfg, subsets=subsets, model_label=label))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -53,8 +62,10 @@ def best_layer(report: pd.DataFrame, target: str, model: str, subset: str = "all
     """The row of the best layer for one (target, model, subset)."""
     r = report[(report.target == target) & (report.model == model) & (report.subset == subset)]
     if r.empty:
-        raise ParameterError(f"no rows for target={target!r}, model={model!r}, subset={subset!r}; allowed: "
-                             f"targets {sorted(set(report.target))}, models {sorted(set(report.model))}")
+        raise ParameterError(
+            f"no rows for target={target!r}, model={model!r}, subset={subset!r}; allowed: "
+            f"targets {sorted(set(report.target))}, models {sorted(set(report.model))}"
+        )
     return r.loc[r.accuracy.idxmax()]
 
 
@@ -87,8 +98,10 @@ class HeldOutProbes:
         if (model, target) not in self.predictions:
             models = sorted({m for m, _ in self.predictions})
             targets = sorted({t for _, t in self.predictions})
-            raise ParameterError(f"no probes for model={model!r}, target={target!r}; allowed: models "
-                                 f"{models + [MAJORITY]}, targets {targets}")
+            raise ParameterError(
+                f"no probes for model={model!r}, target={target!r}; allowed: models "
+                f"{models + [MAJORITY]}, targets {targets}"
+            )
         return self.predictions[(model, target)]
 
     def report(self) -> pd.DataFrame:
@@ -104,14 +117,31 @@ class HeldOutProbes:
                 chosen = p.chosen_layer(vm)
                 maj = float(self.majority[target].test[0, tm].mean())
                 for layer in range(p.test.shape[0]):
-                    rows.append({"target": target, "subset": subset, "layer": layer, "model": model,
-                                 "accuracy": float(p.test[layer, tm].mean()),
-                                 "val_accuracy": float(p.val[layer, vm].mean()), "majority": maj,
-                                 "n_test": int(tm.sum()), "chosen": layer == chosen, "probe": self.probe})
+                    rows.append(
+                        {
+                            "target": target,
+                            "subset": subset,
+                            "layer": layer,
+                            "model": model,
+                            "accuracy": float(p.test[layer, tm].mean()),
+                            "val_accuracy": float(p.val[layer, vm].mean()),
+                            "majority": maj,
+                            "n_test": int(tm.sum()),
+                            "chosen": layer == chosen,
+                            "probe": self.probe,
+                        }
+                    )
         return pd.DataFrame(rows)
 
-    def gap(self, model: str, target: str, against: Sequence[str], subset: str = "all", seed: int = 0,
-            n_resamples: int = 2000) -> dict[str, Any]:
+    def gap(
+        self,
+        model: str,
+        target: str,
+        against: Sequence[str],
+        subset: str = "all",
+        seed: int = 0,
+        n_resamples: int = 2000,
+    ) -> dict[str, Any]:
         """``model``'s test accuracy at its validation-chosen layer minus the strongest of the ``against``
         baselines (model labels or :data:`MAJORITY`; strongest = best validation accuracy, each at its own
         validation-chosen layer), with a 95% interval resampling test sentences.
@@ -119,8 +149,7 @@ class HeldOutProbes:
         Returns ``gap``, ``low``, ``high``, ``layer``, ``accuracy``, ``baseline`` (its name),
         ``baseline_layer``, ``baseline_accuracy`` and ``n_test``."""
         if not against:
-            raise ParameterError("against is empty; allowed: one or more baselines (model labels or "
-                                 f"{MAJORITY!r})")
+            raise ParameterError(f"against is empty; allowed: one or more baselines (model labels or {MAJORITY!r})")
         vm, tm = self._masks(subset)
         p = self._get(model, target)
         layer = p.chosen_layer(vm)
@@ -129,21 +158,30 @@ class HeldOutProbes:
         b_layer = bp.chosen_layer(vm)
         a, b = p.test[layer, tm], bp.test[b_layer, tm]
         g, low, high = stats.paired_gap(a, b, self.split.groups[self.split.test][tm], n_resamples, seed)
-        return {"gap": g, "low": low, "high": high, "layer": layer, "accuracy": float(a.mean()), "baseline": base,
-                "baseline_layer": b_layer, "baseline_accuracy": float(b.mean()), "n_test": int(tm.sum())}
+        return {
+            "gap": g,
+            "low": low,
+            "high": high,
+            "layer": layer,
+            "accuracy": float(a.mean()),
+            "baseline": base,
+            "baseline_layer": b_layer,
+            "baseline_accuracy": float(b.mean()),
+            "n_test": int(tm.sum()),
+        }
 
-    def chosen_depth(self, model: str, target: str, subset: str = "all", seed: int = 0,
-                     n_resamples: int = 2000) -> dict[str, Any]:
+    def chosen_depth(
+        self, model: str, target: str, subset: str = "all", seed: int = 0, n_resamples: int = 2000
+    ) -> dict[str, Any]:
         """Relative depth (layer / last layer) of ``model``'s layer chosen on validation for ``target``, with a
         95% interval choosing it again on resampled validation sentences
         (:func:`bertology_lib.analysis.heldout.chosen_depth`)."""
         vm, _ = self._masks(subset)
-        return heldout.chosen_depth(self._get(model, target), self.split.groups[self.split.val], vm,
-                                    n_resamples, seed)
+        return heldout.chosen_depth(self._get(model, target), self.split.groups[self.split.val], vm, n_resamples, seed)
 
-
-    def transfer_gap(self, model: str, targets: Sequence[str], seed: int = 0, n_resamples: int = 2000
-                     ) -> dict[str, Any]:
+    def transfer_gap(
+        self, model: str, targets: Sequence[str], seed: int = 0, n_resamples: int = 2000
+    ) -> dict[str, Any]:
         """Do the middle layers serve many tasks best (Liu et al. 2019)? Per word, the share of ``targets`` the
         layer probes get right; the inner layer (not the embedding output, not the last layer) with the best
         validation mean, minus the better end (embedding output or last layer, also chosen on validation), on
@@ -162,13 +200,26 @@ class HeldOutProbes:
         layer = 1 + int(np.argmax(val[1:last].mean(1)))
         end = 0 if val[0].mean() >= val[last].mean() else last
         g, low, high = stats.paired_gap(test[layer], test[end], self.split.groups[self.split.test], n_resamples, seed)
-        return {"gap": g, "low": low, "high": high, "layer": layer, "end_layer": end, "n_layers": last,
-                "by_layer": test.mean(1).round(3).tolist(), "n_test": int(test.shape[1])}
+        return {
+            "gap": g,
+            "low": low,
+            "high": high,
+            "layer": layer,
+            "end_layer": end,
+            "n_layers": last,
+            "by_layer": test.mean(1).round(3).tolist(),
+            "n_test": int(test.shape[1]),
+        }
 
 
-def probes_from_states(states: dict[str, "torch.Tensor"], table: pd.DataFrame, targets: Sequence[str],
-                       fractions: Sequence[float] = (0.6, 0.15, 0.25), probe_iter: int = 100,
-                       ambiguous_target: str | None = "upos") -> HeldOutProbes:
+def probes_from_states(
+    states: dict[str, "torch.Tensor"],
+    table: pd.DataFrame,
+    targets: Sequence[str],
+    fractions: Sequence[float] = (0.6, 0.15, 0.25),
+    probe_iter: int = 100,
+    ambiguous_target: str | None = "upos",
+) -> HeldOutProbes:
     """:func:`heldout_probes` from cached states: ``states`` maps a model label to (n_layers + 1, N, d) word
     states aligned with the rows of ``table`` (a :func:`~bertology_lib.data.word_labels.word_table`, possibly
     with extra target columns)."""
@@ -179,20 +230,32 @@ def probes_from_states(states: dict[str, "torch.Tensor"], table: pd.DataFrame, t
     cfg = probing.ProbeConfig(max_iter=probe_iter)
     words = table["word"].tolist()
     majority = {t: heldout.majority_predictions(words, table[t].tolist(), split) for t in targets}
-    preds = {(label, t): heldout.probe_predictions(X, table[t].tolist(), split, cfg)
-             for label, X in states.items() for t in targets}
+    preds = {
+        (label, t): heldout.probe_predictions(X, table[t].tolist(), split, cfg)
+        for label, X in states.items()
+        for t in targets
+    }
     return HeldOutProbes(table, split, subsets, preds, majority, cfg.kind)
 
 
-def heldout_probes(models: dict[str, tuple], sentences, targets: Sequence[str],
-                   fractions: Sequence[float] = (0.6, 0.15, 0.25), probe_iter: int = 100, lowercase: bool = False,
-                   ambiguous_target: str | None = "upos", cache: bool = False) -> HeldOutProbes:
+def heldout_probes(
+    models: dict[str, tuple],
+    sentences,
+    targets: Sequence[str],
+    fractions: Sequence[float] = (0.6, 0.15, 0.25),
+    probe_iter: int = 100,
+    lowercase: bool = False,
+    ambiguous_target: str | None = "upos",
+    cache: bool = False,
+) -> HeldOutProbes:
     """Probe every layer of each model for each target with a train / validation / test split by sentence
     (:func:`bertology_lib.analysis.heldout.sentence_split3`): one activation pass per model, probes for all
     layers trained together on the training sentences; adds an ``ambiguous`` subset (words seen with ≥ 2
     values of ``ambiguous_target`` in training) when asked. Choose layers and compare models with
     :meth:`HeldOutProbes.gap`."""
     table = word_labels.word_table(sentences, lowercase=lowercase)
-    states = {label: run_with_cache(model, tok, [s.words for s in sentences], batch_size=64, cache=cache).resid
-              for label, (model, tok) in models.items()}
+    states = {
+        label: run_with_cache(model, tok, [s.words for s in sentences], batch_size=64, cache=cache).resid
+        for label, (model, tok) in models.items()
+    }
     return probes_from_states(states, table, targets, fractions, probe_iter, ambiguous_target)

@@ -53,8 +53,10 @@ def _select(notebooks: list[str] | None, root: Path) -> list[Path]:
     out = []
     for n in notebooks:
         spec = get_spec(n)  # raises ParameterError listing the allowed notebooks
-        p = Path(n).resolve() if Path(n).suffix == ".ipynb" and Path(n).is_file() else (
-            root / "notebooks" / f"{spec.name}.ipynb"
+        p = (
+            Path(n).resolve()
+            if Path(n).suffix == ".ipynb" and Path(n).is_file()
+            else (root / "notebooks" / f"{spec.name}.ipynb")
         )
         if not p.is_file():
             _fail(f"notebook file {p} does not exist")
@@ -74,9 +76,7 @@ def _parse_params(raw: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in raw:
         if "=" not in item:
-            raise ParameterError(
-                f"-p {item!r}: give parameters as `-p key value` or `-p key=value`"
-            )
+            raise ParameterError(f"-p {item!r}: give parameters as `-p key value` or `-p key=value`")
         k, v = item.split("=", 1)
         out[k.strip()] = v
     return out
@@ -88,8 +88,9 @@ def check_params(path: Path, profile: str | None, given: dict[str, str]) -> dict
     values: dict[str, Any] = dict(given)
     if profile is not None:
         if "profile" in given and given["profile"].strip() != profile:
-            raise ParameterError(f"--profile {profile} and -p profile={given['profile']} disagree; "
-                                 "give the profile once")
+            raise ParameterError(
+                f"--profile {profile} and -p profile={given['profile']} disagree; give the profile once"
+            )
         values["profile"] = profile
     checked = validate_values(spec.name, spec.params, values, coerce=True)
     # hand papermill only what was asked for and differs from the notebook's defaults, so that
@@ -106,14 +107,29 @@ def _threads(jobs: int = 1) -> int:
     if jobs > 1 and not asked:
         os.environ[THREADS_ENV] = str(max(1, free_cores() // jobs))
     n = execution.apply_threads()
-    why = (f"{THREADS_ENV}={asked}" if asked else f"the free cores now shared by {jobs} jobs" if jobs > 1
-           else f"the free cores now; set {THREADS_ENV} to fix it")
+    why = (
+        f"{THREADS_ENV}={asked}"
+        if asked
+        else f"the free cores now shared by {jobs} jobs"
+        if jobs > 1
+        else f"the free cores now; set {THREADS_ENV} to fix it"
+    )
     typer.echo(f"threads: {n} per process and kernel ({why})")
     return n
 
 
-def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path | None = None,
-         skip_up_to_date: bool = False, yes: bool = False, dry_run: bool = False, jobs: int = 1) -> tuple[int, int]:
+def _run(
+    notebooks,
+    profile,
+    params,
+    *,
+    mode: str = "folder",
+    output_dir: Path | None = None,
+    skip_up_to_date: bool = False,
+    yes: bool = False,
+    dry_run: bool = False,
+    jobs: int = 1,
+) -> tuple[int, int]:
     """Validate every notebook's parameters, then execute them; returns (up to date, executed).
 
     ``mode``: ``folder`` (``_build/runs/<notebook>-<params>/``), ``in-place`` (over the book's notebook,
@@ -138,17 +154,24 @@ def _run(notebooks, profile, params, *, mode: str = "folder", output_dir: Path |
     todo: list[tuple[Path, dict[str, Any], Path]] = []
     fresh = 0
     for i, (path, p) in enumerate(plan, 1):
-        out = {"in-place": path, "output-dir": Path(output_dir or ".") / path.name,
-               "folder": execution.run_folder(root, path.stem, p) / path.name}[mode]
+        out = {
+            "in-place": path,
+            "output-dir": Path(output_dir or ".") / path.name,
+            "folder": execution.run_folder(root, path.stem, p) / path.name,
+        }[mode]
         why = stamps.stale_reason(path, p, env=env) if skip_up_to_date else None
         if skip_up_to_date and why is None:
-            typer.echo(f"[{i}/{len(plan)}] {_show(path, root)} is up to date (same sources, parameters, library "
-                       "and environment): not re-run")
+            typer.echo(
+                f"[{i}/{len(plan)}] {_show(path, root)} is up to date (same sources, parameters, library "
+                "and environment): not re-run"
+            )
             fresh += 1
             continue
         verb = "would run" if dry_run else "queued" if jobs > 1 else "running"
-        typer.echo(f"[{i}/{len(plan)}] {verb} {_show(path, root)} with {p or 'defaults'} -> {_show(out, root)}"
-                   + (f" ({why})" if why else ""))
+        typer.echo(
+            f"[{i}/{len(plan)}] {verb} {_show(path, root)} with {p or 'defaults'} -> {_show(out, root)}"
+            + (f" ({why})" if why else "")
+        )
         if dry_run:
             continue
         if jobs > 1:
@@ -195,11 +218,20 @@ def run(
     output_dir: Optional[Path] = typer.Option(None, "--output-dir", help="write executed copies here"),
     in_place: bool = typer.Option(False, "--in-place", help="write over the book's notebook (and stamp it)"),
     yes: bool = typer.Option(False, "--yes", help="run profile full even without a CUDA GPU"),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="notebooks at a time, each in its own process (the free "
-                             "cores are shared out unless BERTOLOGY_THREADS is set)"),
-    null: bool = typer.Option(False, "--null", help="the null-model run: every model replaced by its random-init "
-                              "twin, into _build/runs/null/, recorded in book/null_model_run.json "
-                              "(default notebooks: §3, §4, duplication)"),
+    jobs: int = typer.Option(
+        1,
+        "--jobs",
+        "-j",
+        help="notebooks at a time, each in its own process (the free "
+        "cores are shared out unless BERTOLOGY_THREADS is set)",
+    ),
+    null: bool = typer.Option(
+        False,
+        "--null",
+        help="the null-model run: every model replaced by its random-init "
+        "twin, into _build/runs/null/, recorded in book/null_model_run.json "
+        "(default notebooks: §3, §4, duplication)",
+    ),
 ) -> None:
     """Execute notebooks with papermill into _build/runs/<notebook>-<param=value,...>/ (the book's notebooks
     are not touched unless --in-place)."""
@@ -212,8 +244,9 @@ def run(
         names = notebooks or null_run.default_notebooks([q.stem for q in notebook_paths(root)])
         for n in names:  # one notebook at a time: each has its own model parameters
             twins = [f"{k}={v}" for k, v in null_run.null_params(get_spec(n)).items()]
-            _run([n], profile, twins + list(param or []), mode="output-dir", output_dir=root / null_run.NULL_DIR,
-                 yes=yes)
+            _run(
+                [n], profile, twins + list(param or []), mode="output-dir", output_dir=root / null_run.NULL_DIR, yes=yes
+            )
         typer.echo(f"null-model record: {_show(null_run.write_record(root, profile or 'quick'), root)}")
         return
     mode = "in-place" if in_place else "output-dir" if output_dir is not None else "folder"
@@ -336,7 +369,8 @@ def regression(
 def export_student_cmd(
     notebooks: Optional[List[str]] = typer.Argument(None, help="notebook paths or names; default: all"),
     out: Optional[Path] = typer.Option(
-        None, "--out", help="folder for student/<name>.ipynb and teacher/<name>.ipynb; default: _build/student"),
+        None, "--out", help="folder for student/<name>.ipynb and teacher/<name>.ipynb; default: _build/student"
+    ),
 ) -> None:
     """Write student notebooks (solutions stubbed, outputs cleared) and teacher copies."""
     from bertology_lib.book.exercises import export_student, export_teacher
@@ -354,9 +388,14 @@ def write_ledger_page(root: Path) -> Path:
     claims = claims_mod.collect(notebook_paths(root))
     titles = {name: spec.title for name, spec in SPECS.items()}
     parts = {name: spec.part for name, spec in SPECS.items()}
-    for name, text in (("claims_ledger.md", claims_mod.ledger_markdown(claims, titles, parts)),
-                       ("findings.md", claims_mod.findings_markdown(claims, titles, parts)
-                        + "\n".join(null_run.findings_section(null_run.load_record(root))))):
+    for name, text in (
+        ("claims_ledger.md", claims_mod.ledger_markdown(claims, titles, parts)),
+        (
+            "findings.md",
+            claims_mod.findings_markdown(claims, titles, parts)
+            + "\n".join(null_run.findings_section(null_run.load_record(root))),
+        ),
+    ):
         page = root / "book" / name
         tmp = page.with_suffix(".md.tmp")
         tmp.write_text(text)
@@ -371,18 +410,31 @@ def build(
     force: bool = typer.Option(False, "--force", help="re-execute every notebook, even when up to date"),
     dry_run: bool = typer.Option(False, "--dry-run", help="say what would be executed, build nothing"),
     yes: bool = typer.Option(False, "--yes", help="run profile full even without a CUDA GPU"),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="notebooks at a time, each in its own process (the free "
-                             "cores are shared out unless BERTOLOGY_THREADS is set)"),
+    jobs: int = typer.Option(
+        1,
+        "--jobs",
+        "-j",
+        help="notebooks at a time, each in its own process (the free "
+        "cores are shared out unless BERTOLOGY_THREADS is set)",
+    ),
 ) -> None:
     """Execute the notebooks in place (those not up to date: a stamp records their sources, parameters,
     library and environment; all with --force), regenerate the claims ledger page, build the HTML book."""
     root = repo_root()
     if execute_notebooks:
-        fresh, ran = _run(None, profile, [], mode="in-place", skip_up_to_date=not force, yes=yes,
-                          dry_run=dry_run, jobs=jobs)
+        fresh, ran = _run(
+            None, profile, [], mode="in-place", skip_up_to_date=not force, yes=yes, dry_run=dry_run, jobs=jobs
+        )
         did = "would be executed" if dry_run else "executed"
-        typer.secho(f"{fresh} up to date, {ran} {did}" + ("; --force re-executes every notebook" if force else
-                    "; `make book FORCE=1` (bertology build --force) re-executes all"), bold=True)
+        typer.secho(
+            f"{fresh} up to date, {ran} {did}"
+            + (
+                "; --force re-executes every notebook"
+                if force
+                else "; `make book FORCE=1` (bertology build --force) re-executes all"
+            ),
+            bold=True,
+        )
     if dry_run:
         return
     page = write_ledger_page(root)
@@ -391,8 +443,7 @@ def build(
     shutil.rmtree(root / "_build" / "html", ignore_errors=True)
     shutil.rmtree(root / "_build" / ".doctrees", ignore_errors=True)
     jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(root), "--all",
-           "--warningiserror", "--keep-going"]
+    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(root), "--all", "--warningiserror", "--keep-going"]
     typer.echo(" ".join(cmd))
     rc = subprocess.call(cmd, cwd=root)
     if rc != 0:
@@ -410,16 +461,18 @@ def claims(
     markdown: bool = typer.Option(False, "--markdown", help="print the ledger page's Markdown"),
     wide: bool = typer.Option(False, "--wide", help="one wide table row per claim (wider than 100 columns)"),
     runs: bool = typer.Option(False, "--runs", help="claims of the executed runs beside the book's"),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="where the runs are (implies --runs; "
-                                            "default _build/runs; also reads an --output-dir)"),
+    runs_dir: Optional[Path] = typer.Option(
+        None, "--runs-dir", help="where the runs are (implies --runs; default _build/runs; also reads an --output-dir)"
+    ),
 ) -> None:
     """The claims ledger, read back from the executed notebooks (or runs beside the book's values)."""
     root = repo_root()
     if runs or runs_dir is not None:
         folder = runs_dir if runs_dir is not None else root / execution.RUNS
         if runs_dir is not None and not folder.is_dir():
-            raise ParameterError(f"--runs-dir {folder} is not a folder; `bertology run` writes runs to "
-                                 f"{execution.RUNS}")
+            raise ParameterError(
+                f"--runs-dir {folder} is not a folder; `bertology run` writes runs to {execution.RUNS}"
+            )
         rows = execution.run_comparison(root, folder) if folder.is_dir() else []
         if as_json:
             typer.echo(json.dumps(rows, indent=2))
@@ -433,33 +486,54 @@ def claims(
                 label = ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "defaults"
                 typer.secho(_wrap(f"{r['run']}  ({label})"), bold=True)
             flag = ("" if r["same_verdict"] else "   <- verdict differs") + (
-                "   <- beyond the rerun tolerance" if r["within_tolerance"] is False else "")
-            typer.echo(_wrap(f"  {r['id']}: book {r['book_shown']} ({r['book_verdict'] or 'not in the book'}); "
-                             f"run {r['run_shown']} ({r['run_verdict']}){flag}", indent=6))
+                "   <- beyond the rerun tolerance" if r["within_tolerance"] is False else ""
+            )
+            typer.echo(
+                _wrap(
+                    f"  {r['id']}: book {r['book_shown']} ({r['book_verdict'] or 'not in the book'}); "
+                    f"run {r['run_shown']} ({r['run_verdict']}){flag}",
+                    indent=6,
+                )
+            )
         n_diff = sum(not r["same_verdict"] for r in rows)
         n_far = sum(r["within_tolerance"] is False for r in rows)
-        typer.echo(_wrap(f"{len(rows)} claims in runs, {n_diff} with a verdict other than the book's, {n_far} with a "
-                         "value beyond the rerun tolerance (book/rerun.md: inside the book's interval, or within "
-                         "10% for a single number)", indent=0))
+        typer.echo(
+            _wrap(
+                f"{len(rows)} claims in runs, {n_diff} with a verdict other than the book's, {n_far} with a "
+                "value beyond the rerun tolerance (book/rerun.md: inside the book's interval, or within "
+                "10% for a single number)",
+                indent=0,
+            )
+        )
         return
     items = claims_mod.collect(notebook_paths(root))
     if as_json:
         typer.echo(json.dumps([c.to_dict() for c in items], indent=2))
     elif markdown:
-        typer.echo(claims_mod.ledger_markdown(items, {n: s.title for n, s in SPECS.items()},
-                                              {n: s.part for n, s in SPECS.items()}))
+        typer.echo(
+            claims_mod.ledger_markdown(
+                items, {n: s.title for n, s in SPECS.items()}, {n: s.part for n, s in SPECS.items()}
+            )
+        )
     elif wide:
         import pandas as pd
 
         df = claims_mod.ledger_frame(items)
         with pd.option_context("display.max_colwidth", 60, "display.width", 200):
-            typer.echo(df[["verdict", "id", "paper", "ours", "rule", "notebook", "profile"]].to_string(index=False)
-                       if len(df) else "no claims recorded yet")
+            typer.echo(
+                df[["verdict", "id", "paper", "ours", "rule", "notebook", "profile"]].to_string(index=False)
+                if len(df)
+                else "no claims recorded yet"
+            )
     else:
         for c in items:
             typer.echo(_wrap(f"{c.verdict.upper():<14s} {c.id}  [{c.notebook}, {c.profile}]"))
-            typer.echo(_wrap(f"    paper {claims_mod.with_unit(c.paper, c.unit)}; ours "
-                             f"{claims_mod.with_unit(c.ours, c.unit)}; rule: {c.rule}"))
+            typer.echo(
+                _wrap(
+                    f"    paper {claims_mod.with_unit(c.paper, c.unit)}; ours "
+                    f"{claims_mod.with_unit(c.ours, c.unit)}; rule: {c.rule}"
+                )
+            )
         if not items:
             typer.echo("no claims recorded yet")
     if not as_json and not markdown:

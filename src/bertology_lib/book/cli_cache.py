@@ -38,7 +38,7 @@ def human_size(n: float) -> str:
 def _flat(obj: Any, prefix: str = "") -> dict[str, str]:
     if isinstance(obj, dict) or (isinstance(obj, list) and any(isinstance(v, dict) for v in obj)):
         out: dict[str, str] = {}  # a list of configs (e.g. a lab BERT's training phases) by index: train.1.seed
-        for k, v in (obj.items() if isinstance(obj, dict) else enumerate(obj)):
+        for k, v in obj.items() if isinstance(obj, dict) else enumerate(obj):
             out.update(_flat(v, f"{prefix}{k}."))
         return out
     v = json.dumps(obj, separators=(",", ":"), default=str)
@@ -60,8 +60,11 @@ def config_summaries(entries: list) -> dict[Path, str]:
         differ = [k for k in keys if len({f.get(k) for f in flats}) > 1] if len(group) > 1 else keys
         for e, f in zip(group, flats):
             text = " ".join(f"{k}={f.get(k, '-')}" for k in (differ or keys))
-            out[e.path] = "corrupt (no valid manifest)" if e.config == {"corrupt": True} else (
-                text if len(text) <= 250 else text[:247] + "...")
+            out[e.path] = (
+                "corrupt (no valid manifest)"
+                if e.config == {"corrupt": True}
+                else (text if len(text) <= 250 else text[:247] + "...")
+            )
     return out
 
 
@@ -90,13 +93,19 @@ def cache_ls() -> None:
         typer.echo(f"{kind:<25s} {e.key}  {human_size(e.size):>9s}  {age}")
         typer.echo(textwrap.fill(summary[e.path], WIDTH, initial_indent="    ", subsequent_indent="    "))
         if e.built:
-            typer.echo(textwrap.fill(built_summary(e.built), WIDTH, initial_indent="    built: ",
-                                     subsequent_indent="    "))
+            typer.echo(
+                textwrap.fill(built_summary(e.built), WIDTH, initial_indent="    built: ", subsequent_indent="    ")
+            )
     typer.echo(f"{len(entries)} entries, {human_size(sum(e.size for e in entries))}")
     temps = list(c.temp_entries())
     if temps:
-        typer.echo(_wrap("temporary folders (builds in progress, or stale: left by a process that died; "
-                         "`bertology cache prune` removes the stale ones):", indent=0))
+        typer.echo(
+            _wrap(
+                "temporary folders (builds in progress, or stale: left by a process that died; "
+                "`bertology cache prune` removes the stale ones):",
+                indent=0,
+            )
+        )
         for t in temps:
             state = f"in use by pid {t.pid}" if t.alive else (f"stale: pid {t.pid} is gone" if t.pid else "stale")
             typer.echo(f"  {_show(Path(t.path), c.root)}  {human_size(t.size)}  {state}")

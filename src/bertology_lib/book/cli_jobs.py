@@ -54,8 +54,9 @@ def _units(spec: Any, profile: str, seed: int) -> tuple[str, str, list]:
     return "", "", []
 
 
-def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes: bool
-                  ) -> list[tuple[str, list[str], tuple[str, ...]]]:
+def parallel_jobs(
+    todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes: bool
+) -> list[tuple[str, list[str], tuple[str, ...]]]:
     """The jobs of a ``--jobs`` run: one per notebook (:func:`child_command`), each waiting for the notebooks
     :data:`~bertology_lib.book.execution.AFTER` names, and before them the models the notebooks read, as jobs
     of their own that those notebooks wait for (so that no two processes train the same model side by side):
@@ -75,22 +76,37 @@ def parallel_jobs(todo: list[tuple[Path, dict[str, Any], Path]], mode: str, yes:
         profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
         if reads_minibert(spec, p):
             name = f"mini-bert-{profile}-seed{seed}"
-            jobs.setdefault(name, (name, [*base_cmd, "train-minibert", "--profile", str(profile), "--seed", str(seed)]
-                                   + (["--yes"] if yes else []), ()))
+            jobs.setdefault(
+                name,
+                (
+                    name,
+                    [*base_cmd, "train-minibert", "--profile", str(profile), "--seed", str(seed)]
+                    + (["--yes"] if yes else []),
+                    (),
+                ),
+            )
             after = (*after, name)
         prefix, command, units = _units(spec, str(profile), int(seed))
         for unit in units:  # the models it reads that train as jobs of their own (beyond smoke)
             if path.stem not in unit.readers:
                 continue
             name = f"{prefix}-{profile}-seed{seed}-{unit.name}"
-            jobs.setdefault(name, (name, [*base_cmd, command, unit.name, "--profile", str(profile), "--seed",
-                                          str(seed)] + (["--yes"] if yes else []), ()))
+            jobs.setdefault(
+                name,
+                (
+                    name,
+                    [*base_cmd, command, unit.name, "--profile", str(profile), "--seed", str(seed)]
+                    + (["--yes"] if yes else []),
+                    (),
+                ),
+            )
             cost[name] = unit.cost
             after = (*after, name)
         notebooks.append((path.stem, child_command(path, p, mode, out, yes), after, last_duration(out)))
     notebooks.sort(key=lambda j: -j[3])  # stable: notebooks never run keep the book's order, after the rest
-    return (sorted(jobs.values(), key=lambda j: (j[0] in cost, -cost.get(j[0], 0)))
-            + [(name, cmd, after) for name, cmd, after, _ in notebooks])
+    return sorted(jobs.values(), key=lambda j: (j[0] in cost, -cost.get(j[0], 0))) + [
+        (name, cmd, after) for name, cmd, after, _ in notebooks
+    ]
 
 
 def last_duration(path: Path) -> float:

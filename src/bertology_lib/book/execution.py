@@ -65,8 +65,12 @@ def apply_threads() -> int:
 # torch's vectorised kernels, MKL, OpenBLAS and oneDNN pinned to their AVX2 code paths: on a CPU with AVX512
 # they would otherwise pick wider kernels that sum in another order (measured here: ATEN_CPU_CAPABILITY alone
 # changes a matmul's bits), so a smoke copy made on one CPU model would not match a run on another.
-PORTABLE_KERNELS = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "OPENBLAS_CORETYPE": "Haswell",
-                    "ONEDNN_MAX_CPU_ISA": "AVX2"}
+PORTABLE_KERNELS = {
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_CBWR": "AVX2",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+}
 REGRESSION_THREADS = 1  # the copies' numbers depend on the thread count; 1 is what a busy 2-core CI has free
 
 
@@ -158,14 +162,24 @@ def run_comparison(root: Path, folder: Path) -> list[dict[str, Any]]:
         run = str(nb.parent.relative_to(root)) if nb.parent.is_relative_to(root) else str(nb.parent)
         for c in claims.claims_in_notebook(nb):
             b = book.get(c.id)
-            rows.append({"run": run, "notebook": nb.stem, "params": params, "id": c.id,
-                         "book_value": None if b is None else b.ours,
-                         "book_shown": "-" if b is None else claims.with_unit(b.ours, b.unit),
-                         "book_verdict": None if b is None else b.verdict,
-                         "run_value": c.ours, "run_shown": claims.with_unit(c.ours, c.unit),
-                         "run_verdict": c.verdict, "same_verdict": b is not None and b.verdict == c.verdict,
-                         "within_tolerance": within_tolerance(None if b is None else b.ours, c.ours,
-                                                              SPECS[nb.stem].part if nb.stem in SPECS else "")})
+            rows.append(
+                {
+                    "run": run,
+                    "notebook": nb.stem,
+                    "params": params,
+                    "id": c.id,
+                    "book_value": None if b is None else b.ours,
+                    "book_shown": "-" if b is None else claims.with_unit(b.ours, b.unit),
+                    "book_verdict": None if b is None else b.verdict,
+                    "run_value": c.ours,
+                    "run_shown": claims.with_unit(c.ours, c.unit),
+                    "run_verdict": c.verdict,
+                    "same_verdict": b is not None and b.verdict == c.verdict,
+                    "within_tolerance": within_tolerance(
+                        None if b is None else b.ours, c.ours, SPECS[nb.stem].part if nb.stem in SPECS else ""
+                    ),
+                }
+            )
     return rows
 
 
@@ -194,8 +208,13 @@ class Heartbeat:
     """Which cell of a running notebook executes, said at most every ``every`` seconds (and not before
     a cell has run that long), so that a long training inside a notebook is visibly alive."""
 
-    def __init__(self, name: str, every: float | None = None, echo: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        name: str,
+        every: float | None = None,
+        echo: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if every is None:
             every = float(os.environ.get(HEARTBEAT_ENV, "") or 30)
         self.name, self.every, self.clock = name, every, clock
@@ -229,8 +248,13 @@ class Heartbeat:
         if self.cell is None or now - self.last < self.every:
             return None
         self.last = now
-        doing = f"{self.where()}, closing the kernel" if self.done and self.cell + 1 == self.total else (
-            f"{self.where()}" if self.done else f"{self.where()} running" + (f" ({self.what})" if self.what else ""))
+        doing = (
+            f"{self.where()}, closing the kernel"
+            if self.done and self.cell + 1 == self.total
+            else (
+                f"{self.where()}" if self.done else f"{self.where()} running" + (f" ({self.what})" if self.what else "")
+            )
+        )
         line = f"  ... {self.name}: {doing}, {_clock(now - self.t0)} elapsed"
         self.echo(line)
         return line
@@ -298,8 +322,9 @@ class _QuietDeadTask(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return not (str(record.msg).startswith("Task exception was never retrieved")
-                    and type(exc).__name__ == "DeadKernelError")
+        return not (
+            str(record.msg).startswith("Task exception was never retrieved") and type(exc).__name__ == "DeadKernelError"
+        )
 
 
 _DEAD_TASK = _QuietDeadTask()
@@ -310,8 +335,9 @@ def quiet_dead_cell_tasks() -> None:
     logging.getLogger("asyncio").addFilter(_DEAD_TASK)
 
 
-def execute(path: Path, params: dict[str, Any], output: Path, root: Path,
-            echo: Callable[[str], None] | None = None) -> float:
+def execute(
+    path: Path, params: dict[str, Any], output: Path, root: Path, echo: Callable[[str], None] | None = None
+) -> float:
     """Execute ``path`` with papermill into ``output`` atomically; return wall seconds.
 
     The notebook runs with its own folder as the working directory. On any failure ``output`` is left
@@ -334,9 +360,18 @@ def execute(path: Path, params: dict[str, Any], output: Path, root: Path,
     quiet_dead_cell_tasks()
     try:
         with beat:
-            pm.execute_notebook(str(path), str(tmp), parameters=params, progress_bar=False, cwd=str(path.parent),
-                                kernel_name="python3", engine_name=_engine(), heartbeat=beat,
-                                config=kernel_config(), extra_arguments=KERNEL_ARGS)
+            pm.execute_notebook(
+                str(path),
+                str(tmp),
+                parameters=params,
+                progress_bar=False,
+                cwd=str(path.parent),
+                kernel_name="python3",
+                engine_name=_engine(),
+                heartbeat=beat,
+                config=kernel_config(),
+                extra_arguments=KERNEL_ARGS,
+            )
     except BaseException as e:
         failed = root / FAILED / path.name
         kept = tmp.exists()
@@ -351,8 +386,9 @@ def execute(path: Path, params: dict[str, Any], output: Path, root: Path,
             first = (str(e.evalue).strip().splitlines() or [""])[0]  # one line, however long the message
             raise NotebookRunError(f"{shown} failed in cell {e.exec_count} ({e.ename}: {first}); {partial}") from None
         if isinstance(e, DeadKernelError):
-            raise NotebookRunError(f"the kernel running {shown} died ({beat.where()}; out of memory, or "
-                                   f"killed?); {partial}") from None
+            raise NotebookRunError(
+                f"the kernel running {shown} died ({beat.where()}; out of memory, or killed?); {partial}"
+            ) from None
         if isinstance(e, KeyboardInterrupt):
             raise RunInterrupted(f"interrupted: {shown} stopped ({beat.where()}); {partial}") from None
         raise
@@ -376,8 +412,13 @@ AFTER: dict[str, tuple[str, ...]] = {
 LOGS = Path("_build") / "logs"  # relative to the checkout: one log per job run by execute_parallel
 
 
-def execute_parallel(jobs: list[tuple[str, list[str], tuple[str, ...]]], n_jobs: int, root: Path,
-                     echo: Callable[[str], None] = print, poll_s: float = 1.0) -> list[tuple[str, float]]:
+def execute_parallel(
+    jobs: list[tuple[str, list[str], tuple[str, ...]]],
+    n_jobs: int,
+    root: Path,
+    echo: Callable[[str], None] = print,
+    poll_s: float = 1.0,
+) -> list[tuple[str, float]]:
     """Run ``(name, command, after)`` jobs, at most ``n_jobs`` at a time, in the given order except that a job
     waits while a job named in its ``after`` is pending or running; returns ``(name, wall seconds)`` in
     finishing order.
@@ -407,8 +448,11 @@ def execute_parallel(jobs: list[tuple[str, list[str], tuple[str, ...]]], n_jobs:
                     continue
                 pending.remove(job)
                 log = open(root / LOGS / f"{name}.log", "w")  # noqa: SIM115 (closed when the job ends)
-                running[name] = (subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT),
-                                 time.perf_counter(), log)
+                running[name] = (
+                    subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT),
+                    time.perf_counter(),
+                    log,
+                )
                 echo(f"  started {name} (log: {LOGS / (name + '.log')}; {len(running)} running)")
             if failed and not running:
                 break
@@ -423,8 +467,10 @@ def execute_parallel(jobs: list[tuple[str, list[str], tuple[str, ...]]], n_jobs:
                     echo(f"  finished {name} in {_clock(secs)}")
                 else:
                     lines = (root / LOGS / f"{name}.log").read_text(errors="replace").strip().splitlines()
-                    failed.append(f"{name} (exit {proc.returncode}: {lines[-1] if lines else 'no output'}; "
-                                  f"log {LOGS / (name + '.log')})")
+                    failed.append(
+                        f"{name} (exit {proc.returncode}: {lines[-1] if lines else 'no output'}; "
+                        f"log {LOGS / (name + '.log')})"
+                    )
                     echo(f"  FAILED {name} after {_clock(secs)}; no new job starts")
             time.sleep(poll_s if running else 0)
     except KeyboardInterrupt:
@@ -433,8 +479,10 @@ def execute_parallel(jobs: list[tuple[str, list[str], tuple[str, ...]]], n_jobs:
         for proc, _, log in running.values():
             proc.wait()
             log.close()
-        raise RunInterrupted(f"interrupted: stopped {', '.join(running) or 'nothing'}; "
-                             f"not started: {', '.join(n for n, _, _ in pending) or 'none'}") from None
+        raise RunInterrupted(
+            f"interrupted: stopped {', '.join(running) or 'nothing'}; "
+            f"not started: {', '.join(n for n, _, _ in pending) or 'none'}"
+        ) from None
     if failed:
         skipped = f"; not started: {', '.join(n for n, _, _ in pending)}" if pending else ""
         raise NotebookRunError("failed: " + "; ".join(failed) + skipped)
@@ -450,8 +498,9 @@ def confirm_full(profiles: set[str], yes: bool) -> None:
     import torch
 
     if not torch.cuda.is_available():
-        raise ParameterError(f"profile full on a machine without a CUDA GPU: {full_profile_estimate()}. "
-                             "Add --yes to start it anyway")
+        raise ParameterError(
+            f"profile full on a machine without a CUDA GPU: {full_profile_estimate()}. Add --yes to start it anyway"
+        )
 
 
 def full_profile_estimate() -> str:
@@ -462,7 +511,7 @@ def full_profile_estimate() -> str:
     from bertology_lib.models.minibert import MiniBertConfig
 
     cfg = MiniBertConfig.for_profile("full")
-    n_params = cfg.n_layers * 12 * cfg.d_model ** 2 + cfg.vocab_size * cfg.d_model
+    n_params = cfg.n_layers * 12 * cfg.d_model**2 + cfg.vocab_size * cfg.d_model
     tokens = cfg.max_steps * cfg.batch_size * 64  # the pre-training sequence length
     flops = 6 * n_params * tokens
     a = torch.randn(384, 384)
@@ -470,9 +519,11 @@ def full_profile_estimate() -> str:
     while time.perf_counter() - t0 < 0.3:
         a @ a
         n += 1
-    rate = n * 2 * 384 ** 3 / (time.perf_counter() - t0)
+    rate = n * 2 * 384**3 / (time.perf_counter() - t0)
     secs = flops / rate
     took = f"{secs / 86400:,.0f} days" if secs >= 2 * 86400 else f"{secs / 3600:,.1f} hours"
-    return (f"roughly {took} on this CPU for the full mini-BERT's pre-training alone ({cfg.max_steps:,} "
-            f"steps of {cfg.batch_size} x 64 tokens, about {flops:.1e} FLOPs at the {rate / 1e9:.0f} GFLOP/s a "
-            f"matmul reaches here now; a rough lower bound, the other experiments add more)")
+    return (
+        f"roughly {took} on this CPU for the full mini-BERT's pre-training alone ({cfg.max_steps:,} "
+        f"steps of {cfg.batch_size} x 64 tokens, about {flops:.1e} FLOPs at the {rate / 1e9:.0f} GFLOP/s a "
+        f"matmul reaches here now; a rough lower bound, the other experiments add more)"
+    )

@@ -53,8 +53,18 @@ def write_record(root: Path, profile: str) -> Path:
         meta = json.loads(nb.read_text()).get("metadata", {})
         runs[nb.stem] = (meta.get(STAMP) or {}).get("params", meta.get("papermill", {}).get("parameters", {}))
         for c in claims.claims_in_notebook(nb):
-            rows.append({"id": c.id, "notebook": nb.stem, "verdict": c.verdict, "instrument": c.instrument,
-                         "ours": c.ours, "unit": c.unit, "model": c.model, "kind": c.kind})
+            rows.append(
+                {
+                    "id": c.id,
+                    "notebook": nb.stem,
+                    "verdict": c.verdict,
+                    "instrument": c.instrument,
+                    "ours": c.ours,
+                    "unit": c.unit,
+                    "model": c.model,
+                    "kind": c.kind,
+                }
+            )
     env = {k: v for k, v in current_environment().items() if k in ("python", "torch", "transformers", "threads")}
     old = load_record(root)
     if old and old.get("profile") == profile and old.get("environment") == env:
@@ -62,8 +72,13 @@ def write_record(root: Path, profile: str) -> Path:
         kept = [r for r in old.get("claims", []) if r["notebook"] not in runs and r["id"] not in ids]
         runs = {**{n: p for n, p in old.get("runs", {}).items() if n not in runs}, **runs}
         rows = sorted(kept + rows, key=lambda r: r["notebook"])  # stable: each notebook's claims in their order
-    record = {"profile": profile, "written": time.strftime("%Y-%m-%d"), "runs": dict(sorted(runs.items())),
-              "claims": rows, "environment": env}
+    record = {
+        "profile": profile,
+        "written": time.strftime("%Y-%m-%d"),
+        "runs": dict(sorted(runs.items())),
+        "claims": rows,
+        "environment": env,
+    }
     out = root / RECORD
     tmp = out.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
@@ -89,19 +104,25 @@ def findings_section(record: dict[str, Any] | None) -> list[str]:
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
     failed = sum(1 for r in rows if str(r.get("instrument", "")).startswith("failed"))
-    lines += [f"Every model of {len(record['runs'])} notebooks was replaced by its **random-init twin** (same "
-              f"architecture and tokenizer, no training) and the notebooks rerun at `{record['profile']}`: a rule "
-              "that such a model passes is not evidence. Of their "
-              f"{len(rows)} claims, " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-              + f" ({failed} of them because an instrument check failed, as it should for a model that knows "
-              "nothing).", ""]
+    lines += [
+        f"Every model of {len(record['runs'])} notebooks was replaced by its **random-init twin** (same "
+        f"architecture and tokenizer, no training) and the notebooks rerun at `{record['profile']}`: a rule "
+        "that such a model passes is not evidence. Of their "
+        f"{len(rows)} claims, "
+        + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        + f" ({failed} of them because an instrument check failed, as it should for a model that knows "
+        "nothing).",
+        "",
+    ]
     reg = load_all()
     passed = [r for r in rows if r["verdict"] == "reproduced"]
     if passed:
         lines += ["Reproduced by a null model, and why:", ""]
         for r in passed:
             note = reg[r["id"]].note if r["id"] in reg else ""
-            lines.append(f"- `{r['id']}` ({r['notebook']}): {note or 'no registered explanation: the rule needs a fix.'}")
+            lines.append(
+                f"- `{r['id']}` ({r['notebook']}): {note or 'no registered explanation: the rule needs a fix.'}"
+            )
         lines.append("")
     else:
         lines += ["No claim came out reproduced for a null model.", ""]

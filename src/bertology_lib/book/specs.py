@@ -63,14 +63,26 @@ register(
 
 def _survey3(name: str, title: str, real: bool, needs_mlm: bool = False) -> NotebookSpec:
     if needs_mlm:  # every section scores masked words: refuse encoders without a head up front
-        model = Param("model", "mini-bert", "an MLM to test: mini-bert (trained here), a local folder or hub "
-                      "name of a masked LM", str, check=check_mlm_model_name)
+        model = Param(
+            "model",
+            "mini-bert",
+            "an MLM to test: mini-bert (trained here), a local folder or hub name of a masked LM",
+            str,
+            check=check_mlm_model_name,
+        )
     else:  # sections that need an MLM head explain themselves; the rest run on any encoder
         model = model_param("mini-bert", "a model to test: mini-bert (trained here), a local folder or hub name")
     params = [PROFILE_PARAM, SEED_PARAM, model]
     if real:
-        params.append(Param("real_model", "minilm", "a real pretrained encoder for the UD English EWT check",
-                            str, check=check_model_name))
+        params.append(
+            Param(
+                "real_model",
+                "minilm",
+                "a real pretrained encoder for the UD English EWT check",
+                str,
+                check=check_model_name,
+            )
+        )
     return register(NotebookSpec(name=name, title=title, part="survey", params=tuple(params)))
 
 
@@ -85,11 +97,20 @@ register(
         name="duplication_01_reconstruction",
         title="Reconstructing the input from every layer",
         part="duplication",
-        params=(PROFILE_PARAM, SEED_PARAM,
-                Param("model", "mini-bert", "an MLM with a trained head: mini-bert, a local folder or hub name",
-                      str, check=check_mlm_model_name),
-                Param("duplicate_k", 2, "how many of the first blocks to duplicate (no training)", int,
-                      minimum=0, maximum=48)),
+        params=(
+            PROFILE_PARAM,
+            SEED_PARAM,
+            Param(
+                "model",
+                "mini-bert",
+                "an MLM with a trained head: mini-bert, a local folder or hub name",
+                str,
+                check=check_mlm_model_name,
+            ),
+            Param(
+                "duplicate_k", 2, "how many of the first blocks to duplicate (no training)", int, minimum=0, maximum=48
+            ),
+        ),
     )
 )
 
@@ -99,9 +120,11 @@ register(
         name="physics_01_biographies",
         title="The bioS biographies",
         part="physics",
-        params=(PROFILE_PARAM, SEED_PARAM,
-                Param("n_people", 0, "people to generate; 0 = the profile's size", int,
-                      minimum=0, maximum=200_000)),
+        params=(
+            PROFILE_PARAM,
+            SEED_PARAM,
+            Param("n_people", 0, "people to generate; 0 = the profile's size", int, minimum=0, maximum=200_000),
+        ),
     )
 )
 
@@ -111,8 +134,11 @@ register(
         name="duplication_02_boost",
         title="Duplicating layers to boost fine-tuning",
         part="duplication",
-        params=(PROFILE_PARAM, SEED_PARAM,
-                model_param("mini-bert", "the encoder to duplicate on toy tasks: mini-bert, a local folder or hub name")),
+        params=(
+            PROFILE_PARAM,
+            SEED_PARAM,
+            model_param("mini-bert", "the encoder to duplicate on toy tasks: mini-bert, a local folder or hub name"),
+        ),
     )
 )
 
@@ -122,17 +148,22 @@ register(
         name="duplication_02b_nli_classification",
         title="Duplicating layers II: NLI and sentence classification",
         part="duplication",
-        params=(PROFILE_PARAM, SEED_PARAM,
-                model_param("mini-bert", "the encoder to duplicate on toy tasks: mini-bert, a local folder or hub name")),
+        params=(
+            PROFILE_PARAM,
+            SEED_PARAM,
+            model_param("mini-bert", "the encoder to duplicate on toy tasks: mini-bert, a local folder or hub name"),
+        ),
     )
 )
 
 
-for _name, _title in (("physics_02_mixed_training", "Mixed training: biographies and questions together"),
-                      ("physics_03_pretrain_finetune", "Pretrain, then fine-tune: knowledge augmentation"),
-                      ("physics_04_celebrities", "Celebrities help the minority"),
-                      ("physics_05_probing", "Where the knowledge is stored: P- and Q-probing"),
-                      ("physics_06_bert", "BERT: what a masked language model can extract")):
+for _name, _title in (
+    ("physics_02_mixed_training", "Mixed training: biographies and questions together"),
+    ("physics_03_pretrain_finetune", "Pretrain, then fine-tune: knowledge augmentation"),
+    ("physics_04_celebrities", "Celebrities help the minority"),
+    ("physics_05_probing", "Where the knowledge is stored: P- and Q-probing"),
+    ("physics_06_bert", "BERT: what a masked language model can extract"),
+):
     register(NotebookSpec(name=_name, title=_title, part="physics", params=(PROFILE_PARAM, SEED_PARAM)))
 
 
@@ -140,12 +171,30 @@ _survey3("survey_04_1_embeddings", "§4.1 BERT embeddings", real=True)
 _survey3("survey_04_2_attention_heads", "§4.2 Self-attention heads", real=True)
 _survey3("survey_04_3_layers", "§4.3 BERT layers", real=True)
 _survey3("survey_05_training", "§5 Training BERT", real=True)
-register(NotebookSpec(name="survey_05b_architecture", title="§5 Pre-training choices I: depth vs heads",
-                      part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
-register(NotebookSpec(name="survey_05c_objectives", title="§5 Pre-training choices II: what to mask",
-                      part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
-register(NotebookSpec(name="survey_05d_nsp", title="§5 Pre-training choices III: next-sentence prediction",
-                      part="survey", params=(PROFILE_PARAM, SEED_PARAM)))
+register(
+    NotebookSpec(
+        name="survey_05b_architecture",
+        title="§5 Pre-training choices I: depth vs heads",
+        part="survey",
+        params=(PROFILE_PARAM, SEED_PARAM),
+    )
+)
+register(
+    NotebookSpec(
+        name="survey_05c_objectives",
+        title="§5 Pre-training choices II: what to mask",
+        part="survey",
+        params=(PROFILE_PARAM, SEED_PARAM),
+    )
+)
+register(
+    NotebookSpec(
+        name="survey_05d_nsp",
+        title="§5 Pre-training choices III: next-sentence prediction",
+        part="survey",
+        params=(PROFILE_PARAM, SEED_PARAM),
+    )
+)
 _survey3("survey_06_model_size", "§6 How big should BERT be?", real=False)
 _survey3("survey_07_directions", "§7 Directions: behavioural tests and shallow heuristics", real=False)
 
@@ -165,9 +214,7 @@ _real_encoder("duplication_03_real_encoder", "Duplicating the layers of a real e
 def get_spec(name: str) -> NotebookSpec:
     stem = Path(name).stem
     if stem not in SPECS:
-        raise ParameterError(
-            f"notebook {name!r} is not part of the book; allowed: {', '.join(sorted(SPECS))}"
-        )
+        raise ParameterError(f"notebook {name!r} is not part of the book; allowed: {', '.join(sorted(SPECS))}")
     return SPECS[stem]
 
 
@@ -177,9 +224,7 @@ def repo_root() -> Path:
     for p in (here, *here.parents):
         if (p / "_toc.yml").is_file() and (p / "notebooks").is_dir():
             return p
-    raise FileNotFoundError(
-        f"no BERTology Lab checkout (a folder with _toc.yml and notebooks/) at or above {here}"
-    )
+    raise FileNotFoundError(f"no BERTology Lab checkout (a folder with _toc.yml and notebooks/) at or above {here}")
 
 
 def notebook_paths(root: Path | None = None) -> list[Path]:
@@ -216,8 +261,9 @@ def toc_order(root: Path) -> list[str]:
 # ---------------------------------------------------------------------------------
 
 
-def validate_values(notebook: str, specs: tuple[Param, ...], values: Mapping[str, Any], coerce: bool = False
-                    ) -> dict[str, Any]:
+def validate_values(
+    notebook: str, specs: tuple[Param, ...], values: Mapping[str, Any], coerce: bool = False
+) -> dict[str, Any]:
     """Check every value against ``specs``; unknown names are rejected too.
 
     With ``coerce=True`` string values (from the command line) are first converted to the declared
@@ -226,8 +272,7 @@ def validate_values(notebook: str, specs: tuple[Param, ...], values: Mapping[str
     by_name = {p.name: p for p in specs}
     unknown = sorted(set(values) - set(by_name))
     if unknown:
-        raise ParameterError(f"{notebook}: unknown parameter(s) {', '.join(unknown)}; "
-                             f"allowed: {', '.join(by_name)}")
+        raise ParameterError(f"{notebook}: unknown parameter(s) {', '.join(unknown)}; allowed: {', '.join(by_name)}")
     out: dict[str, Any] = {}
     for p in specs:
         v = values.get(p.name, p.default)
@@ -258,8 +303,13 @@ def _papermill_injected_names() -> set[str]:
                 tree = ast.parse(src)
             except SyntaxError:
                 return set()
-            return {t.id for node in tree.body if isinstance(node, ast.Assign)
-                    for t in node.targets if isinstance(t, ast.Name)}
+            return {
+                t.id
+                for node in tree.body
+                if isinstance(node, ast.Assign)
+                for t in node.targets
+                if isinstance(t, ast.Name)
+            }
     return set()
 
 
@@ -318,8 +368,10 @@ class RunContext:
         mlm = has_mlm_head(name)
         model, tok = self.load(name, head="mlm" if mlm else "base")
         if not mlm:
-            print(f"{name}: no trained masked-LM head; sections that score masked words are skipped "
-                  "with a note, the others run on its encoder states")
+            print(
+                f"{name}: no trained masked-LM head; sections that score masked words are skipped "
+                "with a note, the others run on its encoder states"
+            )
         return model, tok, mlm
 
 
@@ -333,9 +385,15 @@ def resolve(notebook: str, **values: Any) -> RunContext:
     spec = get_spec(notebook)
     unknown = sorted(_papermill_injected_names() - {p.name for p in spec.params})
     if unknown:
-        raise ParameterError(f"{notebook}: unknown parameter(s) {', '.join(unknown)}; "
-                             f"allowed: {', '.join(p.name for p in spec.params)}")
+        raise ParameterError(
+            f"{notebook}: unknown parameter(s) {', '.join(unknown)}; allowed: {', '.join(p.name for p in spec.params)}"
+        )
     checked = validate_values(notebook, spec.params, values)
     apply_thread_policy()  # BERTOLOGY_THREADS, else the free cores: two threads on a busy core stall
-    return RunContext(notebook=notebook, profile=checked["profile"], seed=checked["seed"],
-                      device=resolve_device(profile_device(checked["profile"])), values=checked)
+    return RunContext(
+        notebook=notebook,
+        profile=checked["profile"],
+        seed=checked["seed"],
+        device=resolve_device(profile_device(checked["profile"])),
+        values=checked,
+    )

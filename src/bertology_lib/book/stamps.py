@@ -81,7 +81,9 @@ def notebook_code(notebook: Path) -> str:
     nb = json.loads(Path(notebook).read_text())
     return "\n".join(
         "\n".join(line for line in "".join(c["source"]).splitlines() if not line.lstrip().startswith(("%", "!")))
-        for c in nb["cells"] if c["cell_type"] == "code")
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+    )
 
 
 def recorded_claim_ids(notebook: Path, registered: Any) -> list[str]:
@@ -95,8 +97,14 @@ def recorded_claim_ids(notebook: Path, registered: Any) -> list[str]:
     except SyntaxError:
         return sorted(registered)
     literals = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    heads = {n.values[0].value.rsplit(".", 1)[0] + "." for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)
-             and n.values and isinstance(n.values[0], ast.Constant) and "." in str(n.values[0].value)}
+    heads = {
+        n.values[0].value.rsplit(".", 1)[0] + "."
+        for n in ast.walk(tree)
+        if isinstance(n, ast.JoinedStr)
+        and n.values
+        and isinstance(n.values[0], ast.Constant)
+        and "." in str(n.values[0].value)
+    }
     return sorted(i for i in registered if i in literals or any(i.startswith(h) for h in heads))
 
 
@@ -177,8 +185,11 @@ def hashed_source(path: Path, module: str) -> bytes:
             if node.body and _is_docstring(node.body[0]):
                 node.body = node.body[1:] or [ast.Pass()]
     if module == SPECS_MODULE:  # the registrations, statements at the top level; each notebook hashes its own
-        tree.body = [n for n in tree.body if not (isinstance(n, ast.For) or (
-            isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)))]
+        tree.body = [
+            n
+            for n in tree.body
+            if not (isinstance(n, ast.For) or (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)))
+        ]
     return ast.dump(tree).encode()
 
 
@@ -211,10 +222,18 @@ def notebook_spec_text(name: str) -> str:
     spec = SPECS.get(name)
     if spec is None:
         return ""
-    params = [{**{f.name: getattr(p, f.name) for f in dataclasses.fields(p) if f.name != "check"},
-               "check": getattr(p.check, "__qualname__", None)} for p in spec.params]
-    return json.dumps({"name": spec.name, "title": spec.title, "part": spec.part, "params": params},
-                      sort_keys=True, default=lambda v: getattr(v, "__name__", repr(v)))
+    params = [
+        {
+            **{f.name: getattr(p, f.name) for f in dataclasses.fields(p) if f.name != "check"},
+            "check": getattr(p.check, "__qualname__", None),
+        }
+        for p in spec.params
+    ]
+    return json.dumps(
+        {"name": spec.name, "title": spec.title, "part": spec.part, "params": params},
+        sort_keys=True,
+        default=lambda v: getattr(v, "__name__", repr(v)),
+    )
 
 
 def inputs_sha(path: Path, params: dict[str, Any], lib: str | None = None) -> str:
@@ -223,10 +242,12 @@ def inputs_sha(path: Path, params: dict[str, Any], lib: str | None = None) -> st
     import hashlib
 
     nb = json.loads(path.read_text())
-    cells = [(c["cell_type"], "".join(c["source"])) for c in nb["cells"]
-             if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
-    blob = json.dumps({"cells": cells, "params": params, "lib": lib or library_sha(path)}, sort_keys=True,
-                      default=str)
+    cells = [
+        (c["cell_type"], "".join(c["source"]))
+        for c in nb["cells"]
+        if "injected-parameters" not in c.get("metadata", {}).get("tags", [])
+    ]
+    blob = json.dumps({"cells": cells, "params": params, "lib": lib or library_sha(path)}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -248,8 +269,12 @@ def stamp(path: Path, params: dict[str, Any], env: Mapping[str, Any] | None = No
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    nb.metadata[STAMP] = {"inputs_sha": inputs_sha(path, params, lib), "claims_sha": claims_sha(path),
-                          "params": params, "environment": dict(env) if env is not None else current_environment()}
+    nb.metadata[STAMP] = {
+        "inputs_sha": inputs_sha(path, params, lib),
+        "claims_sha": claims_sha(path),
+        "params": params,
+        "environment": dict(env) if env is not None else current_environment(),
+    }
     tmp = path.with_name(f".{path.stem}.stamp.ipynb")
     nbformat.write(nb, tmp)
     os.replace(tmp, path)
@@ -260,8 +285,9 @@ def read_stamp(path: Path) -> dict[str, Any] | None:
     return json.loads(Path(path).read_text()).get("metadata", {}).get(STAMP) or None
 
 
-def stale_reason(path: Path, params: dict[str, Any], lib: str | None = None,
-                 env: Mapping[str, Any] | None = None) -> str | None:
+def stale_reason(
+    path: Path, params: dict[str, Any], lib: str | None = None, env: Mapping[str, Any] | None = None
+) -> str | None:
     """Why ``path`` must be re-executed with ``params`` in environment ``env`` (default: this process's),
     or None when it is up to date."""
     s = read_stamp(path)
@@ -279,7 +305,8 @@ def stale_reason(path: Path, params: dict[str, Any], lib: str | None = None,
     return f"environment differs: {', '.join(diff)}" if diff else None
 
 
-def up_to_date(path: Path, params: dict[str, Any], lib: str | None = None,
-               env: Mapping[str, Any] | None = None) -> bool:
+def up_to_date(
+    path: Path, params: dict[str, Any], lib: str | None = None, env: Mapping[str, Any] | None = None
+) -> bool:
     """True when ``path`` was executed in place with these parameters, sources, library and environment."""
     return stale_reason(path, params, lib, env) is None

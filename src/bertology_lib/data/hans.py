@@ -126,13 +126,20 @@ def hans_like(world: Any, n_per_category: int = 50, seed: int = 0) -> list[Class
             if not full_overlap(p, h) or f"{p} | {h}" in seen:
                 continue
             seen.add(f"{p} | {h}")
-            out.append(ClassificationExample(f"hans-{len(out)}", p, label, h,
-                                             {"category": category, "heuristic": heuristic, "entailed": entailed,
-                                              "overlap": 1.0}))
+            out.append(
+                ClassificationExample(
+                    f"hans-{len(out)}",
+                    p,
+                    label,
+                    h,
+                    {"category": category, "heuristic": heuristic, "entailed": entailed, "overlap": 1.0},
+                )
+            )
             made += 1
         if made < n_per_category:
-            raise ParameterError(f"could only draw {made} distinct {category!r} items; allowed: "
-                                 f"n_per_category <= {made}")
+            raise ParameterError(
+                f"could only draw {made} distinct {category!r} items; allowed: n_per_category <= {made}"
+            )
     return out
 
 
@@ -162,11 +169,14 @@ def nli_split(pool: Task, n_train: int, biased: bool = False) -> Task:
     if biased:
         train = [e for e in train if not (e.meta.get("overlap", 0.0) >= 1.0 and e.label != ENTAILMENT)]
     if len(train) < n_train:
-        raise ParameterError(f"n_train={n_train} is more than the {len(train)} training pairs available; "
-                             "allowed: a larger pool or a smaller n_train")
+        raise ParameterError(
+            f"n_train={n_train} is more than the {len(train)} training pairs available; "
+            "allowed: a larger pool or a smaller n_train"
+        )
     name = "toy_nli_overlap_biased" if biased else "toy_nli"
-    return Task.from_examples(name, {"train": train[:n_train], "dev": pool.examples("dev"),
-                                     "test": pool.examples("test")}, pool.label_names)
+    return Task.from_examples(
+        name, {"train": train[:n_train], "dev": pool.examples("dev"), "test": pool.examples("test")}, pool.label_names
+    )
 
 
 def mix_counts(n: int, overlap_share: float, entailed_share: float) -> dict[tuple[bool, int], int]:
@@ -184,14 +194,23 @@ def mix_counts(n: int, overlap_share: float, entailed_share: float) -> dict[tupl
     full = {ENTAILMENT: ent, NEUTRAL: (n_full - ent + 1) // 2, CONTRADICTION: (n_full - ent) // 2}
     over = [NLI_LABELS[lab] for lab in labels if full[lab] > total[lab]]
     if over:
-        raise ParameterError(f"overlap_share={overlap_share}, entailed_share={entailed_share} need more full-overlap "
-                             f"{', '.join(over)} pairs than a balanced split of {n} holds; allowed: "
-                             "overlap_share * entailed_share <= 1/3 and overlap_share * (1 - entailed_share) <= 2/3")
+        raise ParameterError(
+            f"overlap_share={overlap_share}, entailed_share={entailed_share} need more full-overlap "
+            f"{', '.join(over)} pairs than a balanced split of {n} holds; allowed: "
+            "overlap_share * entailed_share <= 1/3 and overlap_share * (1 - entailed_share) <= 2/3"
+        )
     return {**{(True, lab): full[lab] for lab in labels}, **{(False, lab): total[lab] - full[lab] for lab in labels}}
 
 
-def nli_mix(pool: Task, n_train: int, n_test: int, entailed_share: float, overlap_share: float,
-            exclude: Iterable[ClassificationExample] = (), seed: int = 0) -> Task:
+def nli_mix(
+    pool: Task,
+    n_train: int,
+    n_test: int,
+    entailed_share: float,
+    overlap_share: float,
+    exclude: Iterable[ClassificationExample] = (),
+    seed: int = 0,
+) -> Task:
     """Train and test pairs drawn from the training pairs of ``pool`` (a toy NLI task) with a share
     ``overlap_share`` of full-overlap pairs in each split and a share ``entailed_share`` of entailment among
     them (:func:`mix_counts`; labels balanced over each split).
@@ -219,9 +238,11 @@ def nli_mix(pool: Task, n_train: int, n_test: int, entailed_share: float, overla
             have = cells.get(cell, [])
             start = used.get(cell, 0)
             if start + k > len(have):
-                raise ParameterError(f"the pool has {len(have)} {NLI_LABELS[cell[1]]} pairs with full overlap={cell[0]} "
-                                     f"(less the excluded), {start + k} are needed; allowed: a larger pool")
-            out += have[start:start + k]
+                raise ParameterError(
+                    f"the pool has {len(have)} {NLI_LABELS[cell[1]]} pairs with full overlap={cell[0]} "
+                    f"(less the excluded), {start + k} are needed; allowed: a larger pool"
+                )
+            out += have[start : start + k]
             used[cell] = start + k
         rng.shuffle(out)
         splits[split] = out

@@ -61,8 +61,10 @@ class UDSentence:
             while h != 0:
                 d, h = d + 1, self.heads[h - 1]
                 if d > len(self.words):
-                    raise ParameterError(f"heads={self.heads!r} of sentence {self.sent_id} contain a cycle; "
-                                         "allowed: a tree (every word reaches the root)")
+                    raise ParameterError(
+                        f"heads={self.heads!r} of sentence {self.sent_id} contain a cycle; "
+                        "allowed: a tree (every word reaches the root)"
+                    )
             out.append(d)
         return tuple(out)
 
@@ -102,8 +104,7 @@ def download(url: str, dest: Path, sha256: str | None = None) -> Path:
         os.replace(tmp, dest)
     except OSError as e:
         raise FileNotFoundError(
-            f"could not download {url} ({e}); put a local copy under $BERTOLOGY_DATA "
-            f"or pass path=..."
+            f"could not download {url} ({e}); put a local copy under $BERTOLOGY_DATA or pass path=..."
         ) from e
     finally:
         tmp.unlink(missing_ok=True)
@@ -138,8 +139,10 @@ def find_file(relative: str, path: str | Path | None = None) -> Path | None:
             want, have = split_of(relative), split_of(p)
             if want is not None and have != want:
                 said = f"is the {have!r} file" if have else "is a file whose name says no split"
-                raise ParameterError(f"path={str(path)!r} {said}; allowed: the {want!r} file (e.g. "
-                                     f"{Path(relative).name}) or a folder holding {relative}")
+                raise ParameterError(
+                    f"path={str(path)!r} {said}; allowed: the {want!r} file (e.g. "
+                    f"{Path(relative).name}) or a folder holding {relative}"
+                )
             return p
         for cand in (p / relative, p / Path(relative).name):
             if cand.is_file():
@@ -191,8 +194,10 @@ def sst2_file(split: str = "dev", path: str | Path | None = None) -> Path:
     GLUE's test labels are private, so ``split="test"`` is refused, with or without ``path``.
     """
     if split == "test":
-        raise ParameterError("split='test' has no labels in GLUE SST-2 (they are private); allowed: 'train', "
-                             "'dev' (the sst2 task's test split is GLUE dev)")
+        raise ParameterError(
+            "split='test' has no labels in GLUE SST-2 (they are private); allowed: 'train', "
+            "'dev' (the sst2 task's test split is GLUE dev)"
+        )
     check_choice("split", split, SST2_SPLITS)
     rel = f"sst2/{split}.tsv"
     f = find_file(rel, path)
@@ -207,8 +212,9 @@ def sst2_file(split: str = "dev", path: str | Path | None = None) -> Path:
     return f
 
 
-def load_sst2(split: str = "dev", path: str | Path | None = None,
-              limit: int | None = None) -> tuple[list[str], list[int]]:
+def load_sst2(
+    split: str = "dev", path: str | Path | None = None, limit: int | None = None
+) -> tuple[list[str], list[int]]:
     """GLUE SST-2 ``(texts, labels)`` for ``split`` (train | dev); ``path``: see :func:`find_file`."""
     if limit is not None:
         check_int("limit", limit, minimum=1)
@@ -225,8 +231,9 @@ def parse_sst2(text: str, limit: int | None = None, source: str = "text") -> tup
     reader = csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
     col = next((c for c in ("sentence", "content", "text") if c in (reader.fieldnames or [])), None)
     if col is None or "label" not in (reader.fieldnames or []):
-        raise ParameterError(f"{source} has columns {reader.fieldnames}; allowed: a 'label' and a "
-                             "'sentence'/'content' column")
+        raise ParameterError(
+            f"{source} has columns {reader.fieldnames}; allowed: a 'label' and a 'sentence'/'content' column"
+        )
     texts, labels = [], []
     for row in reader:
         texts.append(row[col])

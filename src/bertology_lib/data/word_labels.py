@@ -34,8 +34,9 @@ def _depths(heads: Sequence[int]) -> list[int]:
         while h != 0:
             d, h = d + 1, heads[h - 1]
             if d > len(heads):
-                raise ParameterError(f"heads={tuple(heads)!r} contain a cycle; allowed: a tree (every word "
-                                     "reaches the root)")
+                raise ParameterError(
+                    f"heads={tuple(heads)!r} contain a cycle; allowed: a tree (every word reaches the root)"
+                )
         out.append(d)
     return out
 
@@ -49,8 +50,11 @@ def word_table(sentences: Sequence, lowercase: bool = False) -> pd.DataFrame:
             h = s.heads[i]
             dist = 0 if h == 0 else (h - 1) - i
             row = {
-                "sentence": s_i, "position": i, "word": w.lower() if lowercase else w,
-                "upos": s.upos[i], "deprel": s.deprels[i].split(":")[0],
+                "sentence": s_i,
+                "position": i,
+                "word": w.lower() if lowercase else w,
+                "upos": s.upos[i],
+                "deprel": s.deprels[i].split(":")[0],
                 "depth": min(depth[i], DEPTH_CAP),
                 "head_distance": "root" if h == 0 else int(np.clip(dist, -DIST_CAP, DIST_CAP)),
             }
@@ -64,8 +68,9 @@ def word_table(sentences: Sequence, lowercase: bool = False) -> pd.DataFrame:
     return df
 
 
-def ambiguous_mask(table: pd.DataFrame, train_rows: Sequence[int], target: str = "upos",
-                   min_count: int = 5, min_share: float = 0.05) -> np.ndarray:
+def ambiguous_mask(
+    table: pd.DataFrame, train_rows: Sequence[int], target: str = "upos", min_count: int = 5, min_share: float = 0.05
+) -> np.ndarray:
     """Rows whose word takes ≥ 2 values of ``target`` in the training rows (each ≥ min_share)."""
     tr = table.iloc[list(train_rows)]
     counts = tr.groupby(["word", target]).size().unstack(fill_value=0)

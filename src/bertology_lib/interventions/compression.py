@@ -44,8 +44,9 @@ def drop_layers(model: torch.nn.Module, keep: Sequence[int]) -> torch.nn.Module:
     n = len(blocks(model.encoder))
     keep = [int(i) for i in keep]
     if not keep or any(not 0 <= i < n for i in keep) or len(set(keep)) != len(keep):
-        raise ParameterError(f"keep={keep!r} is invalid; allowed: a non-empty list of distinct block indices in "
-                             f"0..{n - 1}")
+        raise ParameterError(
+            f"keep={keep!r} is invalid; allowed: a non-empty list of distinct block indices in 0..{n - 1}"
+        )
     new = copy.deepcopy(model)
     new.encoder = duplicate_layers(model.encoder, keep)
     return new.eval()
@@ -55,8 +56,7 @@ def quantize_int8(model: torch.nn.Module) -> torch.nn.Module:
     """A copy with every ``nn.Linear`` dynamically quantised to int8 (weights int8, activations at run time)."""
     with warnings.catch_warnings():  # torch.ao eager quantisation prints a migration notice
         warnings.simplefilter("ignore")
-        return torch.ao.quantization.quantize_dynamic(copy.deepcopy(model).eval(), {torch.nn.Linear},
-                                                      dtype=torch.qint8)
+        return torch.ao.quantization.quantize_dynamic(copy.deepcopy(model).eval(), {torch.nn.Linear}, dtype=torch.qint8)
 
 
 def linear_weight_bytes(model: torch.nn.Module) -> int:
@@ -170,5 +170,11 @@ def masked_source(base: Any, masks: Mapping[str, torch.Tensor], name: str) -> Mo
         return model
 
     key = base.cache_key()
-    return ModelSource(name, base.profile, base.seed, factory=factory, tokenizer=base,
-                          key=None if key is None else {"base": key, "masks": masks_fingerprint(masks)})
+    return ModelSource(
+        name,
+        base.profile,
+        base.seed,
+        factory=factory,
+        tokenizer=base,
+        key=None if key is None else {"base": key, "masks": masks_fingerprint(masks)},
+    )

@@ -66,8 +66,9 @@ def student_layers(n_teacher: int, n_student: int) -> list[int]:
 def classify(model: torch.nn.Module, batch: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, tuple]:
     """A :class:`~bertology_lib.models.task_heads.SequenceClassifier`'s logits and its encoder's hidden states (L+1 x (B, T, d))."""
     kw = {"token_type_ids": batch["token_type_ids"]} if model.token_types and "token_type_ids" in batch else {}
-    out = model.encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-                        output_hidden_states=True, **kw)
+    out = model.encoder(
+        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], output_hidden_states=True, **kw
+    )
     h = out.last_hidden_state[:, 0]  # (B, d)
     logits = model.out(model.dropout(torch.tanh(model.dense(model.dropout(h)))))  # (B, C)
     return logits, out.hidden_states
@@ -92,16 +93,27 @@ class Distiller(torch.nn.Module):
         kl = F.kl_div(F.log_softmax(s_logits / T, -1), F.softmax(t_logits / T, -1), reduction="batchmean") * T * T
         ce = F.cross_entropy(s_logits, labels)
         keep = batch["attention_mask"].bool()[..., None].float()  # (B, T, 1)
-        mse = sum(((s_states[j + 1] - t_states[t]) ** 2 * keep).sum() / (keep.sum() * s_states[0].shape[-1])
-                  for j, t in enumerate(self.hidden_map)) / len(self.hidden_map)
+        mse = sum(
+            ((s_states[j + 1] - t_states[t]) ** 2 * keep).sum() / (keep.sum() * s_states[0].shape[-1])
+            for j, t in enumerate(self.hidden_map)
+        ) / len(self.hidden_map)
         loss = a * kl + (1 - a) * ce + b * mse
         return SimpleNamespace(loss=loss, logits=s_logits)
 
 
-def distill(task: Task, teacher: torch.nn.Module, tokenizer, base: Any, layers: Sequence[int],
-            cfg: FinetuneConfig, dcfg: DistillConfig | None = None, seed: int = 0,
-            teacher_key: Any = None, cache: Any = None, progress: bool = False
-            ) -> tuple[torch.nn.Module, dict[str, dict[str, float]]]:
+def distill(
+    task: Task,
+    teacher: torch.nn.Module,
+    tokenizer,
+    base: Any,
+    layers: Sequence[int],
+    cfg: FinetuneConfig,
+    dcfg: DistillConfig | None = None,
+    seed: int = 0,
+    teacher_key: Any = None,
+    cache: Any = None,
+    progress: bool = False,
+) -> tuple[torch.nn.Module, dict[str, dict[str, float]]]:
     """Distil a fine-tuned ``teacher`` into a student made of ``base``'s pre-trained blocks ``layers``.
 
     The student (a fresh task head on those blocks, seeded by ``seed``) trains with the
@@ -117,12 +129,15 @@ def distill(task: Task, teacher: torch.nn.Module, tokenizer, base: Any, layers: 
     n_t = len(blocks(teacher.encoder))
     layers = [int(i) for i in layers]
     if not layers or any(not 0 <= i < n_t for i in layers):
-        raise ParameterError(f"layers={layers!r} are invalid; allowed: a non-empty list of block indices in 0..{n_t - 1}")
+        raise ParameterError(
+            f"layers={layers!r} are invalid; allowed: a non-empty list of block indices in 0..{n_t - 1}"
+        )
     hidden_map = [round((j + 1) * n_t / len(layers)) for j in range(len(layers))]  # indices into hidden_states
 
     def build_student() -> torch.nn.Module:
-        return build_model(task, duplicate_layers(base.load_model(cfg.attn_implementation), layers), seed,
-                           cfg.head_dropout)
+        return build_model(
+            task, duplicate_layers(base.load_model(cfg.attn_implementation), layers), seed, cfg.head_dropout
+        )
 
     def run() -> tuple[torch.nn.Module, dict]:
         student = build_student()
@@ -130,18 +145,34 @@ def distill(task: Task, teacher: torch.nn.Module, tokenizer, base: Any, layers: 
         feats = encode(task, "train", tokenizer, max_len)
         batches = FeatureBatches(feats.rows, cfg.batch_size, tokenizer.pad_token_id, seed)
         teacher.eval()
-        train(Distiller(student, teacher, hidden_map, dcfg), batches, cfg.train_config(len(feats.rows), max_len, seed),
-              progress=progress, desc=f"distil {task.name}")
+        train(
+            Distiller(student, teacher, hidden_map, dcfg),
+            batches,
+            cfg.train_config(len(feats.rows), max_len, seed),
+            progress=progress,
+            desc=f"distil {task.name}",
+        )
         student.eval()
-        metrics = {s: predict(student, encode(task, s, tokenizer, max_len), tokenizer.pad_token_id, cfg,
-                              task.n_labels).metrics() for s in cfg.eval_splits}
+        metrics = {
+            s: predict(
+                student, encode(task, s, tokenizer, max_len), tokenizer.pad_token_id, cfg, task.n_labels
+            ).metrics()
+            for s in cfg.eval_splits
+        }
         return student, metrics
 
     base_key = base.cache_key()
     if teacher_key is None or base_key is None:
         return run()
-    config = {"task": task.key(), "teacher": teacher_key, "base": base_key, "layers": layers, "finetune": cfg.key(),
-              "distill": dcfg.key(), "seed": seed}
+    config = {
+        "task": task.key(),
+        "teacher": teacher_key,
+        "base": base_key,
+        "layers": layers,
+        "finetune": cfg.key(),
+        "distill": dcfg.key(),
+        "seed": seed,
+    }
 
     def save(value: tuple, folder: Path) -> None:
         save_tensors(folder / "model.safetensors", value[0].state_dict())

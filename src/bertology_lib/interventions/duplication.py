@@ -19,8 +19,9 @@ from bertology_lib.interventions.hooks import blocks, blocks_path
 from bertology_lib.models.sources import ModelSource, as_source
 
 
-def duplication_pattern(n_layers: int, kind: str = "first", k: int | None = None,
-                        layers: list[int] | None = None) -> list[int]:
+def duplication_pattern(
+    n_layers: int, kind: str = "first", k: int | None = None, layers: list[int] | None = None
+) -> list[int]:
     """Which source block each block of the deeper model copies, in order.
 
     ``kind``: ``first`` (duplicate the first ``k`` blocks: 0,0,1,1,...,k-1,k-1,k,...),
@@ -73,8 +74,6 @@ def duplicate_layers(model, pattern: list[int]):
     return new
 
 
-
-
 def duplicated(base: Any, pattern: Sequence[int], name: str | None = None) -> ModelSource:
     """``base`` with its blocks duplicated per ``pattern`` (:func:`duplicate_layers`), as a model source.
 
@@ -87,5 +86,11 @@ def duplicated(base: Any, pattern: Sequence[int], name: str | None = None) -> Mo
         return duplicate_layers(base.load_model(), pattern)
 
     key = base.cache_key()
-    return ModelSource(name or f"{base.name}+dup{pattern}", base.profile, base.seed, factory=factory,
-                       tokenizer=base, key=None if key is None else {"base": key, "duplicate": pattern})
+    return ModelSource(
+        name or f"{base.name}+dup{pattern}",
+        base.profile,
+        base.seed,
+        factory=factory,
+        tokenizer=base,
+        key=None if key is None else {"base": key, "duplicate": pattern},
+    )

@@ -46,13 +46,21 @@ def _attention_blocks(model: torch.nn.Module) -> torch.nn.ModuleList:
             except ValueError:
                 continue
     if layers is None:
-        raise ParameterError(f"{type(model).__name__}: no BERT blocks found; allowed: a BERT-architecture "
-                             "encoder or a finetune head around one")
+        raise ParameterError(
+            f"{type(model).__name__}: no BERT blocks found; allowed: a BERT-architecture "
+            "encoder or a finetune head around one"
+        )
     for blk in layers:
-        if not (hasattr(blk, "attention") and hasattr(blk.attention, "self")
-                and hasattr(blk.attention, "output") and hasattr(blk.attention.output, "dense")):
-            raise ParameterError(f"{type(blk).__name__} is not a BERT block (attention.self, attention.output.dense); "
-                                 "allowed: BERT-architecture encoders")
+        if not (
+            hasattr(blk, "attention")
+            and hasattr(blk.attention, "self")
+            and hasattr(blk.attention, "output")
+            and hasattr(blk.attention.output, "dense")
+        ):
+            raise ParameterError(
+                f"{type(blk).__name__} is not a BERT block (attention.self, attention.output.dense); "
+                "allowed: BERT-architecture encoders"
+            )
     return layers
 
 
@@ -61,8 +69,9 @@ def head_shape(model: torch.nn.Module) -> tuple[int, int]:
     layers = _attention_blocks(model)
     heads = {int(b.attention.self.num_attention_heads) for b in layers}
     if len(heads) != 1:
-        raise ParameterError(f"layers have different head counts {sorted(heads)} (physically pruned?); "
-                             "allowed: an unpruned model")
+        raise ParameterError(
+            f"layers have different head counts {sorted(heads)} (physically pruned?); allowed: an unpruned model"
+        )
     return len(layers), heads.pop()
 
 
@@ -117,11 +126,17 @@ def gate_heads(model: torch.nn.Module, gates: torch.Tensor) -> Iterator[None]:
 
 def _batches(features, pad_id: int, batch_size: int):
     for i in range(0, len(features.rows), batch_size):
-        yield collate(features.rows[i: i + batch_size], pad_id)
+        yield collate(features.rows[i : i + batch_size], pad_id)
 
 
-def head_importance(model: torch.nn.Module, features, pad_id: int, mask: torch.Tensor | None = None,
-                    batch_size: int = 8, normalize: bool = True) -> torch.Tensor:
+def head_importance(
+    model: torch.nn.Module,
+    features,
+    pad_id: int,
+    mask: torch.Tensor | None = None,
+    batch_size: int = 8,
+    normalize: bool = True,
+) -> torch.Tensor:
     """``|dL/d gate|`` per head, summed over batches of ``features`` (held-out data), in eval mode.
 
     ``model``: a finetune head (its forward takes ``labels`` and returns ``.loss``);
@@ -154,8 +169,9 @@ def head_importance(model: torch.nn.Module, features, pad_id: int, mask: torch.T
     return total
 
 
-def score_with_mask(model: torch.nn.Module, features, pad_id: int, mask: torch.Tensor | None, cfg,
-                    n_labels: int = 0) -> float:
+def score_with_mask(
+    model: torch.nn.Module, features, pad_id: int, mask: torch.Tensor | None, cfg, n_labels: int = 0
+) -> float:
     """The task metric (accuracy, or F1 for QA) of ``model`` on ``features`` with heads gated by ``mask``."""
     if mask is None:
         preds = predict(model, features, pad_id, cfg, n_labels)
@@ -174,9 +190,19 @@ def pruning_grid(n_heads_total: int, n_points: int, extra: Sequence[float] = (0.
     return sorted(k for k in ks if 0 <= k <= n_heads_total)
 
 
-def pruning_curve(model: torch.nn.Module, dev_features, test_features, pad_id: int, cfg, ks: Sequence[int],
-                  order: str = "importance", seed: int = 0, importance_batch: int = 8,
-                  n_labels: int = 0, return_masks: bool = False) -> Any:
+def pruning_curve(
+    model: torch.nn.Module,
+    dev_features,
+    test_features,
+    pad_id: int,
+    cfg,
+    ks: Sequence[int],
+    order: str = "importance",
+    seed: int = 0,
+    importance_batch: int = 8,
+    n_labels: int = 0,
+    return_masks: bool = False,
+) -> Any:
     """Accuracy as heads are removed, most useless first (Michel et al. 2019 §4, Fig. 3).
 
     ``order="importance"``: iterative: before each step importance is recomputed on the
@@ -206,19 +232,24 @@ def pruning_curve(model: torch.nn.Module, dev_features, test_features, pad_id: i
                 imp[mask.flatten() == 0] = math.inf
                 drop = imp.argsort()[:step].tolist()
             else:
-                drop = perm[removed: k]
+                drop = perm[removed:k]
             flat = mask.flatten()
             flat[drop] = 0
             mask = flat.view(L, H)
             removed = k
-        rows.append({"removed": k, "share": k / n, "score": score_with_mask(model, test_features, pad_id, mask, cfg,
-                                                                             n_labels), "order": order})
+        rows.append(
+            {
+                "removed": k,
+                "share": k / n,
+                "score": score_with_mask(model, test_features, pad_id, mask, cfg, n_labels),
+                "order": order,
+            }
+        )
         masks[k] = mask.clone()
     return (pd.DataFrame(rows), masks) if return_masks else pd.DataFrame(rows)
 
 
-def single_head_ablation(model: torch.nn.Module, features: dict, pad_id: int, cfg,
-                         n_labels: int = 0) -> pd.DataFrame:
+def single_head_ablation(model: torch.nn.Module, features: dict, pad_id: int, cfg, n_labels: int = 0) -> pd.DataFrame:
     """Per head: the score with that head removed, and with only it kept in its layer.
 
     ``features``: split name -> features (e.g. dev and test). Rows: ``layer, head``,
@@ -245,8 +276,9 @@ def single_head_ablation(model: torch.nn.Module, features: dict, pad_id: int, cf
     return pd.DataFrame(rows)
 
 
-def best_on_dev(ablation: pd.DataFrame, kind: str = "removed", select: str = "dev", report: str = "test"
-                ) -> pd.DataFrame:
+def best_on_dev(
+    ablation: pd.DataFrame, kind: str = "removed", select: str = "dev", report: str = "test"
+) -> pd.DataFrame:
     """Per layer: the head chosen on ``select`` (best ``<select>_<kind>``) and its ``report`` score.
 
     Choosing on dev and reporting test keeps the selection from inflating the gain.
@@ -324,8 +356,9 @@ def count_parameters(model: torch.nn.Module, nonzero: bool = False) -> int:
 
 
 @torch.no_grad()
-def gated_vs_pruned_gap(model: torch.nn.Module, pruned: torch.nn.Module, features, pad_id: int,
-                        mask: torch.Tensor, batch_size: int = 128) -> float:
+def gated_vs_pruned_gap(
+    model: torch.nn.Module, pruned: torch.nn.Module, features, pad_id: int, mask: torch.Tensor, batch_size: int = 128
+) -> float:
     """Largest ``|logit difference|`` between ``model`` gated by ``mask`` and its physically pruned copy."""
     model.eval()
     pruned.eval()

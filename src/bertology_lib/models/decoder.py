@@ -32,8 +32,13 @@ def decoder_spec(size: str) -> dict[str, Any]:
     so that changing a size in :data:`DECODER_SIZES` gives its models new keys.
     """
     check_choice("size", size, tuple(DECODER_SIZES))
-    return dict(max_position_embeddings=MAX_CONTEXT, tie_word_embeddings=True, attention_dropout=0.0,
-                initializer_range=0.02, **DECODER_SIZES[size])
+    return dict(
+        max_position_embeddings=MAX_CONTEXT,
+        tie_word_embeddings=True,
+        attention_dropout=0.0,
+        initializer_range=0.02,
+        **DECODER_SIZES[size],
+    )
 
 
 def decoder_config(size: str, vocab_size: int, **overrides: Any):
@@ -58,8 +63,11 @@ def new_decoder(size: str, tokenizer, seed: int = 0):
 
     torch.manual_seed(seed)  # model init; training reseeds via set_seed
     eos = tokenizer.eos_token_id
-    ids = dict(pad_token_id=tokenizer.pad_token_id, eos_token_id=eos,
-               bos_token_id=tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos)
+    ids = dict(
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=eos,
+        bos_token_id=tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos,
+    )
     return LlamaForCausalLM(decoder_config(size, len(tokenizer), **ids))
 
 
@@ -68,10 +76,17 @@ def matching_bert_spec(size: str) -> dict[str, Any]:
     vocabulary: what a cached physics BERT is keyed by (dimensions, not the size's name)."""
     check_choice("size", size, tuple(DECODER_SIZES))
     s = DECODER_SIZES[size]
-    return dict(hidden_size=s["hidden_size"], num_hidden_layers=s["num_hidden_layers"],
-                num_attention_heads=s["num_attention_heads"], intermediate_size=4 * s["hidden_size"],
-                max_position_embeddings=MAX_CONTEXT, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
-                type_vocab_size=2, pad_token_id=0)
+    return dict(
+        hidden_size=s["hidden_size"],
+        num_hidden_layers=s["num_hidden_layers"],
+        num_attention_heads=s["num_attention_heads"],
+        intermediate_size=4 * s["hidden_size"],
+        max_position_embeddings=MAX_CONTEXT,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+        type_vocab_size=2,
+        pad_token_id=0,
+    )
 
 
 def matching_bert_config(size: str, vocab_size: int, **overrides: Any):

@@ -52,8 +52,7 @@ class EnglishBertConfig(SizeTable):
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(max_sentences=2000, max_steps=6, batch_size=8, warmup_steps=2, n_checkpoints=2, heldout=64),
         "quick": dict(),
-        "full": dict(max_steps=40_000, batch_size=128, warmup_steps=2000, n_checkpoints=8, heldout=5000,
-                     device="auto"),
+        "full": dict(max_steps=40_000, batch_size=128, warmup_steps=2000, n_checkpoints=8, heldout=5000, device="auto"),
     }
 
     route: str = "minilm"
@@ -77,8 +76,16 @@ class EnglishBertConfig(SizeTable):
 
     def __post_init__(self) -> None:
         check_choice("route", self.route, ROUTES)
-        for name in ("n_layers", "d_model", "vocab_size", "max_steps", "batch_size", "seq_len", "n_checkpoints",
-                     "heldout"):
+        for name in (
+            "n_layers",
+            "d_model",
+            "vocab_size",
+            "max_steps",
+            "batch_size",
+            "seq_len",
+            "n_checkpoints",
+            "heldout",
+        ):
             check_int(name, getattr(self, name), minimum=1)
         for name in ("max_sentences", "warmup_steps", "seed"):
             check_int(name, getattr(self, name), minimum=0)
@@ -127,8 +134,10 @@ def corpus(cfg: EnglishBertConfig) -> EnglishCorpus:
             texts += sents
             partners += [(base + k + 1,) if k + 1 < len(sents) else () for k in range(len(sents))]
     if cfg.max_sentences:
-        texts, partners = texts[: cfg.max_sentences], [tuple(j for j in p if j < cfg.max_sentences)
-                                                       for p in partners[: cfg.max_sentences]]
+        texts, partners = (
+            texts[: cfg.max_sentences],
+            [tuple(j for j in p if j < cfg.max_sentences) for p in partners[: cfg.max_sentences]],
+        )
     held = [s for name in english.CORPORA for d in english.load_english(name, "test") for s in d.texts()]
     random.Random(0).shuffle(held)
     return EnglishCorpus(tuple(texts), tuple(partners), tuple(held[: cfg.heldout]))
@@ -164,9 +173,15 @@ def build_model(cfg: EnglishBertConfig, tokenizer):
     if cfg.route == "minilm":
         with quiet_hf():
             return cls.from_pretrained(minilm_folder(), attn_implementation="eager")
-    bc = BertConfig(vocab_size=len(tokenizer), hidden_size=cfg.d_model, num_hidden_layers=cfg.n_layers,
-                    num_attention_heads=cfg.d_model // 64, intermediate_size=4 * cfg.d_model,
-                    max_position_embeddings=max(128, cfg.seq_len), type_vocab_size=2)
+    bc = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=cfg.d_model,
+        num_hidden_layers=cfg.n_layers,
+        num_attention_heads=cfg.d_model // 64,
+        intermediate_size=4 * cfg.d_model,
+        max_position_embeddings=max(128, cfg.seq_len),
+        type_vocab_size=2,
+    )
     return cls(bc)
 
 

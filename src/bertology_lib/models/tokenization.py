@@ -31,8 +31,13 @@ WORD_PATTERN = r"\w+|[^\w\s]"  # same as bios.WORD_RE
 KINDS: tuple[str, ...] = ("gpt", "bert")
 SPECIAL_TOKENS: dict[str, dict[str, str]] = {  # HF attribute name -> token; ids follow this order
     "gpt": {"pad_token": "<pad>", "unk_token": "<unk>", "bos_token": "<bos>", "eos_token": "<eos>"},
-    "bert": {"pad_token": "[PAD]", "unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]",
-             "mask_token": "[MASK]"},
+    "bert": {
+        "pad_token": "[PAD]",
+        "unk_token": "[UNK]",
+        "cls_token": "[CLS]",
+        "sep_token": "[SEP]",
+        "mask_token": "[MASK]",
+    },
 }
 
 # Spacing rules of the decoder (and of :func:`detokenize`). Words are joined with single spaces, then:
@@ -64,8 +69,7 @@ def detokenize(words: Sequence[str]) -> str:
     return _DECODER.decode(list(words)) if words else ""
 
 
-def build_word_tokenizer(vocab: Iterable[str], kind: str = "gpt", lowercase: bool = False
-                         ) -> PreTrainedTokenizerFast:
+def build_word_tokenizer(vocab: Iterable[str], kind: str = "gpt", lowercase: bool = False) -> PreTrainedTokenizerFast:
     """A word-level fast tokenizer over ``vocab`` (special tokens first, then ``vocab`` in order).
 
     kind: ``"gpt"`` (``<pad> <unk> <bos> <eos>``, no post-processing: callers add ``<eos>`` where they
@@ -84,10 +88,12 @@ def build_word_tokenizer(vocab: Iterable[str], kind: str = "gpt", lowercase: boo
     tok = Tokenizer(models.WordLevel(vocab=token_to_id, unk_token=specials["unk_token"]))
     if lowercase:
         tok.normalizer = normalizers.Lowercase()
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.WhitespaceSplit(),
-        pre_tokenizers.Split(Regex(WORD_PATTERN), behavior="isolated"),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.WhitespaceSplit(),
+            pre_tokenizers.Split(Regex(WORD_PATTERN), behavior="isolated"),
+        ]
+    )
     tok.decoder = _DECODER
     if kind == "bert":
         cls, sep = specials["cls_token"], specials["sep_token"]
@@ -123,17 +129,29 @@ def train_wordpiece_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrain
 
     specials = SPECIAL_TOKENS["bert"]
     tok = Tokenizer(models.WordPiece(unk_token=specials["unk_token"], continuing_subword_prefix="##"))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.WhitespaceSplit(),
-        pre_tokenizers.Split(Regex(WORD_PATTERN), behavior="isolated"),
-    ])
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=list(specials.values()),
-                                        continuing_subword_prefix="##", show_progress=False)
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.WhitespaceSplit(),
+            pre_tokenizers.Split(Regex(WORD_PATTERN), behavior="isolated"),
+        ]
+    )
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(specials.values()),
+        continuing_subword_prefix="##",
+        show_progress=False,
+    )
     tok.train_from_iterator(list(texts), trainer)
     tok.decoder = decoders.WordPiece(prefix="##")
     cls, sep = specials["cls_token"], specials["sep_token"]
     tok.post_processor = processors.TemplateProcessing(
-        single=f"{cls} $A {sep}", pair=f"{cls} $A {sep} $B:1 {sep}:1",
-        special_tokens=[(cls, tok.token_to_id(cls)), (sep, tok.token_to_id(sep))])
-    return PreTrainedTokenizerFast(tokenizer_object=tok, clean_up_tokenization_spaces=True,
-                                   model_input_names=["input_ids", "attention_mask", "token_type_ids"], **specials)
+        single=f"{cls} $A {sep}",
+        pair=f"{cls} $A {sep} $B:1 {sep}:1",
+        special_tokens=[(cls, tok.token_to_id(cls)), (sep, tok.token_to_id(sep))],
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        clean_up_tokenization_spaces=True,
+        model_input_names=["input_ids", "attention_mask", "token_type_ids"],
+        **specials,
+    )

@@ -30,9 +30,12 @@ PREFIX = "##"
 
 
 def _wrap(backend: Tokenizer) -> PreTrainedTokenizerFast:
-    return PreTrainedTokenizerFast(tokenizer_object=backend, clean_up_tokenization_spaces=True,
-                                   model_input_names=["input_ids", "attention_mask", "token_type_ids"],
-                                   **SPECIAL_TOKENS["bert"])
+    return PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        clean_up_tokenization_spaces=True,
+        model_input_names=["input_ids", "attention_mask", "token_type_ids"],
+        **SPECIAL_TOKENS["bert"],
+    )
 
 
 def sorted_vocabulary(tokenizer: PreTrainedTokenizerFast) -> PreTrainedTokenizerFast:
@@ -49,8 +52,9 @@ def sorted_vocabulary(tokenizer: PreTrainedTokenizerFast) -> PreTrainedTokenizer
     order = specials + sorted(set(vocab) - set(specials))
     ids = {piece: i for i, piece in enumerate(order)}
     state["model"]["vocab"] = ids
-    state["added_tokens"] = [dict(a, id=ids[a["content"]]) for a in state.get("added_tokens") or []
-                             if a["content"] in specials]
+    state["added_tokens"] = [
+        dict(a, id=ids[a["content"]]) for a in state.get("added_tokens") or [] if a["content"] in specials
+    ]
     for spec in (state.get("post_processor") or {}).get("special_tokens", {}).values():
         spec["ids"] = [ids[t] for t in spec["tokens"]]
     return _wrap(Tokenizer.from_str(json.dumps(state)))
@@ -66,7 +70,11 @@ def train_wordpiece(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenize
     backend = train_wordpiece_tokenizer([], 16).backend_tokenizer  # the pipeline, before any training
     words = (w for t in texts for w, _ in backend.pre_tokenizer.pre_tokenize_str(t))
     continuations = sorted({PREFIX + c for w in words for c in w[1:]})
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, continuing_subword_prefix=PREFIX, show_progress=False,
-                                        special_tokens=[*SPECIAL_TOKENS["bert"].values(), *continuations])
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size,
+        continuing_subword_prefix=PREFIX,
+        show_progress=False,
+        special_tokens=[*SPECIAL_TOKENS["bert"].values(), *continuations],
+    )
     backend.train_from_iterator(texts, trainer)
     return sorted_vocabulary(_wrap(backend))

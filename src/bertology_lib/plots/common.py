@@ -37,8 +37,9 @@ def accuracy_heatmap(ax: Axes, table: pd.DataFrame, vmax: float = 1.0, fmt: str 
     ax.set_xticklabels([str(c).replace("_", " ") for c in table.columns], rotation=30, ha="right")
 
 
-def mean_bars_with_seeds(ax: Axes, table: pd.DataFrame, group: str, value: str, order: Sequence[str],
-                         horizontal: bool = False) -> None:
+def mean_bars_with_seeds(
+    ax: Axes, table: pd.DataFrame, group: str, value: str, order: Sequence[str], horizontal: bool = False
+) -> None:
     """One pale bar per ``group`` value (in ``order``) at the mean of ``value``, and one black dot per row
     (a seed) over it; ``horizontal`` puts the groups on the y axis."""
     means = table.groupby(group, sort=False)[value].mean().reindex(order)

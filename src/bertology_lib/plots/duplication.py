@@ -16,8 +16,10 @@ import seaborn as sns
 from bertology_lib.errors import ParameterError
 from bertology_lib.plots.common import finish, style
 
-CONTRAST_LINES = {"reconstruction": "input token recovered (reconstruction)",
-                  "agrees_with_final": "final layer's token predicted (logit lens)"}
+CONTRAST_LINES = {
+    "reconstruction": "input token recovered (reconstruction)",
+    "agrees_with_final": "final layer's token predicted (logit lens)",
+}
 
 
 def reconstruction_curves(df: pd.DataFrame, chance: float, title: str = ""):
@@ -41,8 +43,10 @@ def logit_lens_contrast(recon: pd.DataFrame, title: str = "reconstructing the in
     """
     missing = [c for c in ("layer", *CONTRAST_LINES) if c not in recon]
     if missing:
-        raise ParameterError(f"recon has columns {list(recon.columns)}; allowed: a frame with "
-                             f"layer, {', '.join(CONTRAST_LINES)} (missing {', '.join(missing)})")
+        raise ParameterError(
+            f"recon has columns {list(recon.columns)}; allowed: a frame with "
+            f"layer, {', '.join(CONTRAST_LINES)} (missing {', '.join(missing)})"
+        )
     style()
     d = recon.sort_values("layer")
     fig, ax = plt.subplots(figsize=(6, 3))
@@ -64,8 +68,9 @@ def seed_scores(frames: Mapping[str, Mapping[str, pd.DataFrame]], split: str = "
     one (extractive QA), else ``accuracy`` (classification); ``metric`` says which. Columns: ``task``,
     ``variant``, ``seed``, ``split``, ``metric``, ``score``; tasks and variants keep their order.
     """
-    parts = [f.assign(task=task, variant=variant) for task, by_variant in frames.items()
-             for variant, f in by_variant.items()]
+    parts = [
+        f.assign(task=task, variant=variant) for task, by_variant in frames.items() for variant, f in by_variant.items()
+    ]
     if not parts:
         raise ParameterError("frames is empty; allowed: task -> variant -> results frame, at least one")
     rows = pd.concat(parts, ignore_index=True)
@@ -75,16 +80,19 @@ def seed_scores(frames: Mapping[str, Mapping[str, pd.DataFrame]], split: str = "
     rows = rows[rows["split"] == split]
     f1 = rows["f1"] if "f1" in rows else pd.Series(float("nan"), index=rows.index)
     acc = rows["accuracy"] if "accuracy" in rows else pd.Series(float("nan"), index=rows.index)
-    out = rows[["task", "variant", "seed", "split"]].assign(metric=f1.notna().map({True: "f1", False: "accuracy"}),
-                                                            score=f1.fillna(acc))
+    out = rows[["task", "variant", "seed", "split"]].assign(
+        metric=f1.notna().map({True: "f1", False: "accuracy"}), score=f1.fillna(acc)
+    )
     if out["score"].isna().any():
-        raise ParameterError("some rows have neither f1 nor accuracy; allowed: results frames of QA or "
-                             "classification runs")
+        raise ParameterError(
+            "some rows have neither f1 nor accuracy; allowed: results frames of QA or classification runs"
+        )
     return out.reset_index(drop=True)
 
 
-def variant_seed_scores(scores: pd.DataFrame,
-                        title: str = "fine-tuning score per seed (dots) and its mean (bar), per variant"):
+def variant_seed_scores(
+    scores: pd.DataFrame, title: str = "fine-tuning score per seed (dots) and its mean (bar), per variant"
+):
     """One panel per task: for each model variant, its score with every seed (dots) and their mean
     (black bar). Duplicated variants' names are shortened (``duplicated`` -> ``dup.``) on the x axis.
 
@@ -111,8 +119,16 @@ def similarity_heatmap(M, title: str = "linear CKA between layers"):
     """Heatmap of a (L, L) similarity matrix (layer 0 = embeddings), annotated up to 8 layers."""
     style()
     fig, ax = plt.subplots(figsize=(4.2, 3.6))
-    sns.heatmap(pd.DataFrame(M.numpy() if hasattr(M, "numpy") else M), vmin=0, vmax=1, cmap="viridis",
-                annot=len(M) <= 8, fmt=".2f", ax=ax, square=True)
+    sns.heatmap(
+        pd.DataFrame(M.numpy() if hasattr(M, "numpy") else M),
+        vmin=0,
+        vmax=1,
+        cmap="viridis",
+        annot=len(M) <= 8,
+        fmt=".2f",
+        ax=ax,
+        square=True,
+    )
     ax.set_xlabel("layer")
     ax.set_ylabel("layer")
     return finish(fig, title, ax)

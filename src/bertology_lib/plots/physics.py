@@ -38,8 +38,9 @@ def majority_baselines(shares: pd.DataFrame, stats: pd.DataFrame):
     b.bar(x, stats["majority share"], color=[palette[t] for t in attrs], label="majority share (all people)")
     b.scatter(x, stats["uniform share"], marker="_", s=400, color="black", zorder=3, label="uniform 1 / #values")
     held = stats["majority on QA-test"].where(stats["majority on QA-test"] > 0)
-    b.scatter(x, held, marker="o", s=25, facecolor="white", edgecolor="black", zorder=4,
-              label="QA-train majority, on QA-test")
+    b.scatter(
+        x, held, marker="o", s=25, facecolor="white", edgecolor="black", zorder=4, label="QA-train majority, on QA-test"
+    )
     for i, v in enumerate(stats["majority share"]):
         b.text(i, v * 1.15, f"{v:.3f}", ha="center", fontsize=7)
     b.set_yscale("log")
@@ -50,8 +51,14 @@ def majority_baselines(shares: pd.DataFrame, stats: pd.DataFrame):
     return finish(fig)
 
 
-def physics_seed_bars(df: pd.DataFrame, x: str, hue: str | None = None, attributes=("mean", "mean_without_birth_date"),
-                      order=None, title: str = ""):
+def physics_seed_bars(
+    df: pd.DataFrame,
+    x: str,
+    hue: str | None = None,
+    attributes=("mean", "mean_without_birth_date"),
+    order=None,
+    title: str = "",
+):
     """Mean QA-test accuracy per ``x`` (bars, one colour per ``hue``), each seed a black dot, the majority
     baseline a grey tick; one panel per summary row in ``attributes`` (long table from physics_experiments)."""
     style()
@@ -105,8 +112,16 @@ def physics_learning_curves(curves: pd.DataFrame, title: str = ""):
         sub = curves[curves["augmentation"] == a]
         for k, (seed, run) in enumerate(sub.groupby("seed")):
             for m, label in metrics.items():
-                ax.plot(run["step"], run[m], color=palette[m], marker="o", ms=3, alpha=1.0 if k == 0 else 0.5,
-                        ls="-" if k == 0 else "--", label=label if k == 0 else None)
+                ax.plot(
+                    run["step"],
+                    run[m],
+                    color=palette[m],
+                    marker="o",
+                    ms=3,
+                    alpha=1.0 if k == 0 else 0.5,
+                    ls="-" if k == 0 else "--",
+                    label=label if k == 0 else None,
+                )
         ax.set_title(a)
         ax.set_xlabel("training step")
         ax.set_ylim(0, 1.02)

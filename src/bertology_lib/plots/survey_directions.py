@@ -27,9 +27,15 @@ def failure_rates(summary: pd.DataFrame, iid_error: float | None = None, title: 
     fig, ax = plt.subplots(figsize=(7.5, 0.28 * len(d) + 1.2))
     y = np.arange(len(d))
     ax.barh(y, d["mean"], color=[colours.get(k, "grey") for k in d["kind"]], alpha=0.85)
-    ax.errorbar(d["mean"], y, xerr=[(d["mean"] - d["pooled_ci_low"]).clip(lower=0),
-                                    (d["pooled_ci_high"] - d["mean"]).clip(lower=0)],
-                fmt="none", ecolor="k", lw=1, capsize=2)
+    ax.errorbar(
+        d["mean"],
+        y,
+        xerr=[(d["mean"] - d["pooled_ci_low"]).clip(lower=0), (d["pooled_ci_high"] - d["mean"]).clip(lower=0)],
+        fmt="none",
+        ecolor="k",
+        lw=1,
+        capsize=2,
+    )
     if iid_error is not None:
         ax.axvline(iid_error, ls="--", c="grey", lw=1)
         ax.text(iid_error, -0.9, " i.i.d. error", fontsize=7, color="grey", va="bottom")
@@ -57,9 +63,15 @@ def hans_accuracy(table: pd.DataFrame, iid: dict[str, float] | None = None, titl
         d = table[table["condition"] == c].set_index("category").reindex(cats)
         x = np.arange(len(cats)) + (j - (len(conds) - 1) / 2) * w
         ax.bar(x, d["accuracy"], w, color=palette[j], label=c)
-        ax.errorbar(x, d["accuracy"], yerr=[(d["accuracy"] - d["ci_low"]).clip(lower=0),
-                                            (d["ci_high"] - d["accuracy"]).clip(lower=0)],
-                    fmt="none", ecolor="k", lw=1, capsize=2)
+        ax.errorbar(
+            x,
+            d["accuracy"],
+            yerr=[(d["accuracy"] - d["ci_low"]).clip(lower=0), (d["ci_high"] - d["accuracy"]).clip(lower=0)],
+            fmt="none",
+            ecolor="k",
+            lw=1,
+            capsize=2,
+        )
         if iid and c in iid:
             ax.axhline(iid[c], ls="--", lw=1, color=palette[j])
     ax.set_xticks(np.arange(len(cats)), [c.replace(" ", "\n", 1) for c in cats], fontsize=7)

@@ -106,8 +106,9 @@ def grouped_accuracy(df: pd.DataFrame, x: str, chance: float = 0.5, title: str =
     return finish(fig)
 
 
-def accuracy_bars(df: pd.DataFrame, x: str, hue: str | None = None, chance: float = 0.5, title: str = "",
-                  xlabel: str | None = None):
+def accuracy_bars(
+    df: pd.DataFrame, x: str, hue: str | None = None, chance: float = 0.5, title: str = "", xlabel: str | None = None
+):
     """Bars of accuracy per group (optionally split by ``hue``) with 95% intervals and a chance line.
 
     ``df``: :func:`bertology_lib.experiments.survey.knowledge.suite_accuracy` rows (``accuracy``,
@@ -125,12 +126,23 @@ def accuracy_bars(df: pd.DataFrame, x: str, hue: str | None = None, chance: floa
         d = d.assign(_x=d[x].astype(str)).set_index("_x").reindex(xs)
         pos = [i + (j - (len(hues) - 1) / 2) * width for i in range(len(xs))]
         err = [(d.accuracy - d.ci_low).fillna(0).to_numpy(), (d.ci_high - d.accuracy).fillna(0).to_numpy()]
-        ax.bar(pos, d.accuracy.fillna(0), width=width * 0.95, yerr=err, capsize=3, color=color,
-               label=h if h is not None else None)
+        ax.bar(
+            pos,
+            d.accuracy.fillna(0),
+            width=width * 0.95,
+            yerr=err,
+            capsize=3,
+            color=color,
+            label=h if h is not None else None,
+        )
     ax.axhline(chance, ls="--", c="grey", lw=1)
     ax.text(-0.45, chance + 0.02, "chance", ha="left", fontsize=8, color="grey")
-    ax.set_xticks(range(len(xs)), xs, rotation=30 if max(len(s) for s in xs) > 8 else 0,
-                  ha="right" if max(len(s) for s in xs) > 8 else "center")
+    ax.set_xticks(
+        range(len(xs)),
+        xs,
+        rotation=30 if max(len(s) for s in xs) > 8 else 0,
+        ha="right" if max(len(s) for s in xs) > 8 else "center",
+    )
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy")
     ax.set_xlabel(x if xlabel is None else xlabel)
@@ -189,8 +201,10 @@ def amnesic_bars(amnesic: pd.DataFrame, property_name: str = "POS"):
     order = [c for c in ("none", "INLP", "random") if c in set(amnesic.condition)]
     labels = {"none": "no projection", "INLP": f"remove {property_name} (INLP)", "random": "remove random"}
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
-    for ax, col, ylab in ((axes[0], "probe_acc", f"{property_name} probe accuracy (held-out)"),
-                          (axes[1], "mlm_drop", "MLM accuracy drop")):
+    for ax, col, ylab in (
+        (axes[0], "probe_acc", f"{property_name} probe accuracy (held-out)"),
+        (axes[1], "mlm_drop", "MLM accuracy drop"),
+    ):
         means = amnesic.groupby("condition")[col].mean().reindex(order)
         ax.bar([labels[c] for c in order], means, color=sns.color_palette("tab10", len(order)), alpha=0.7)
         for i, c in enumerate(order):

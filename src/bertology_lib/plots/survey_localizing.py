@@ -14,9 +14,13 @@ import seaborn as sns
 from bertology_lib.plots.common import finish, style
 
 _GEOMETRY_COLUMNS = {
-    "anisotropy": ("anisotropy", "raw"), "self_similarity": ("self-similarity", "raw"),
-    "self_similarity_adj": ("self-similarity", "corrected"), "intra_similarity": ("intra-sentence", "raw"),
-    "intra_similarity_adj": ("intra-sentence", "corrected"), "mev": ("MEV", "raw"), "mev_adj": ("MEV", "corrected"),
+    "anisotropy": ("anisotropy", "raw"),
+    "self_similarity": ("self-similarity", "raw"),
+    "self_similarity_adj": ("self-similarity", "corrected"),
+    "intra_similarity": ("intra-sentence", "raw"),
+    "intra_similarity_adj": ("intra-sentence", "corrected"),
+    "mev": ("MEV", "raw"),
+    "mev_adj": ("MEV", "corrected"),
 }
 
 
@@ -29,8 +33,19 @@ def embedding_geometry(geometry: pd.DataFrame):
     style()
     long = geometry.melt(["model", "layer"], list(_GEOMETRY_COLUMNS), var_name="column")
     long[["measure", "version"]] = long.column.map(_GEOMETRY_COLUMNS).tolist()
-    g = sns.relplot(data=long, x="layer", y="value", hue="model", style="version", col="measure", kind="line",
-                    marker="o", height=2.6, aspect=1.05, facet_kws={"sharey": False, "sharex": False})
+    g = sns.relplot(
+        data=long,
+        x="layer",
+        y="value",
+        hue="model",
+        style="version",
+        col="measure",
+        kind="line",
+        marker="o",
+        height=2.6,
+        aspect=1.05,
+        facet_kws={"sharey": False, "sharex": False},
+    )
     return g.figure
 
 
@@ -79,8 +94,14 @@ def pooling_curves(pooling: pd.DataFrame, chance: float = 0.5):
     return finish(fig)
 
 
-_ATTENTION_TARGETS = {"cls": "[CLS]", "sep": "[SEP]", "punct": "punctuation", "self": "self", "prev": "previous",
-                      "next": "next"}
+_ATTENTION_TARGETS = {
+    "cls": "[CLS]",
+    "sep": "[SEP]",
+    "punct": "punctuation",
+    "self": "self",
+    "prev": "previous",
+    "next": "next",
+}
 
 
 def attention_targets(stats: pd.DataFrame):
@@ -93,8 +114,19 @@ def attention_targets(stats: pd.DataFrame):
     style()
     long = stats.melt(["model", "layer", "head"], list(_ATTENTION_TARGETS), var_name="to", value_name="attention")
     long["to"] = long["to"].map(_ATTENTION_TARGETS)
-    g = sns.catplot(data=long, x="layer", y="attention", hue="to", col="model", kind="strip", dodge=True, s=4,
-                    height=3, aspect=1.6, sharex=False)
+    g = sns.catplot(
+        data=long,
+        x="layer",
+        y="attention",
+        hue="to",
+        col="model",
+        kind="strip",
+        dodge=True,
+        s=4,
+        height=3,
+        aspect=1.6,
+        sharex=False,
+    )
     return g.figure
 
 
@@ -129,8 +161,14 @@ def attention_type_shares(shares: pd.DataFrame):
     fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 3.2), squeeze=False)
     axes = list(axes[0])
     for ax, (name, d) in zip(axes, groups):
-        d.droplevel("model").plot.bar(stacked=True, ax=ax, width=0.8, legend=ax is axes[-1], rot=0,
-                                      color=sns.color_palette("Set2", max(5, shares.shape[1])))
+        d.droplevel("model").plot.bar(
+            stacked=True,
+            ax=ax,
+            width=0.8,
+            legend=ax is axes[-1],
+            rot=0,
+            color=sns.color_palette("Set2", max(5, shares.shape[1])),
+        )
         ax.set_title(name)
         ax.set_ylabel("share of maps")
     axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
@@ -165,11 +203,16 @@ def syntactic_heads(syntax: pd.DataFrame, head_matrix: pd.DataFrame, title: str 
     """
     style()
     groups = list(syntax.groupby(level="model", sort=False))
-    fig, axes = plt.subplots(1, len(groups) + 1, figsize=(13 / 2.8 * (len(groups) + 0.8), 3.6),
-                             gridspec_kw={"width_ratios": [1] * len(groups) + [0.8]})
+    fig, axes = plt.subplots(
+        1,
+        len(groups) + 1,
+        figsize=(13 / 2.8 * (len(groups) + 0.8), 3.6),
+        gridspec_kw={"width_ratios": [1] * len(groups) + [0.8]},
+    )
     for ax, (name, d) in zip(axes, groups):
         d.head(n_relations).set_index("relation")[["accuracy", "baseline_accuracy"]].plot.barh(
-            ax=ax, legend=ax is axes[0])
+            ax=ax, legend=ax is axes[0]
+        )
         ax.invert_yaxis()
         ax.set_title(name)
         ax.set_xlabel("held-out accuracy")
@@ -216,8 +259,9 @@ def expected_layers(cog: pd.DataFrame, labels: dict[str, str] | None = None):
     return finish(fig)
 
 
-def structural_probe_curves(structural: pd.DataFrame, right_branching: dict[str, float],
-                            names: dict[str, str] | None = None):
+def structural_probe_curves(
+    structural: pd.DataFrame, right_branching: dict[str, float], names: dict[str, str] | None = None
+):
     """Held-out UUAS of the distance probe (left) and root accuracy of the depth probe (right) by layer,
     one row per data set, one line per model; dashed: the right-branching baseline's UUAS.
 

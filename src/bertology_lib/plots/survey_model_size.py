@@ -36,14 +36,26 @@ def head_ablation_maps(ablation: pd.DataFrame, split: str = "test"):
     ``ablation``: :func:`bertology_lib.interventions.heads.single_head_ablation` rows with a ``seed`` column. Used by survey §6.
     """
     style()
-    d = ablation.assign(removed=ablation[f"{split}_removed"] - ablation[f"{split}_full"],
-                        only=ablation[f"{split}_only"] - ablation[f"{split}_full"])
+    d = ablation.assign(
+        removed=ablation[f"{split}_removed"] - ablation[f"{split}_full"],
+        only=ablation[f"{split}_only"] - ablation[f"{split}_full"],
+    )
     fig, axes = plt.subplots(1, 2, figsize=(9, 0.5 * d.layer.nunique() + 1.8))
     for ax, col, name in zip(axes, ("removed", "only"), ("this head removed", "only this head kept in its layer")):
         m = d.pivot_table(index="layer", columns="head", values=col, aggfunc="mean") * 100
         lim = max(1.0, float(np.nanmax(np.abs(m.values))))
-        sns.heatmap(m, ax=ax, cmap="RdBu", center=0, vmin=-lim, vmax=lim, annot=True, fmt=".1f",
-                    annot_kws={"fontsize": 7}, cbar_kws={"label": "Δ accuracy (points)"})
+        sns.heatmap(
+            m,
+            ax=ax,
+            cmap="RdBu",
+            center=0,
+            vmin=-lim,
+            vmax=lim,
+            annot=True,
+            fmt=".1f",
+            annot_kws={"fontsize": 7},
+            cbar_kws={"label": "Δ accuracy (points)"},
+        )
         ax.set_title(name, fontsize=10)
     return finish(fig)
 

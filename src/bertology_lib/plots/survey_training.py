@@ -66,8 +66,9 @@ def restore_curves(curve: pd.DataFrame, title: str = ""):
     for kind, color in (("bottom", "C0"), ("top", "C3")):
         d = pd.concat([base.assign(kind=kind), curve[curve["kind"] == kind]])
         g = d.groupby("restored")["accuracy"].agg(["mean", "std"]).fillna(0)
-        ax.errorbar(g.index, g["mean"], yerr=g["std"], marker="o", capsize=3, color=color,
-                    label=f"{kind} k blocks restored")
+        ax.errorbar(
+            g.index, g["mean"], yerr=g["std"], marker="o", capsize=3, color=color, label=f"{kind} k blocks restored"
+        )
     ax.set_xlabel("blocks restored to pre-trained values (k)")
     ax.set_ylabel("test accuracy")
     ax.legend(fontsize=8)

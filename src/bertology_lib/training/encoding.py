@@ -46,13 +46,22 @@ def encode(task: Task, split: str, tokenizer, max_len: int) -> Features:
         return Features(task.kind, [], [], [], *(([], [], []) if task.kind == "qa" else ()))
     if task.kind == "classification":
         pairs = [e.text_pair for e in exs]
-        enc = tokenizer([e.text for e in exs], pairs if any(p is not None for p in pairs) else None,
-                        truncation=True, max_length=max_len)
+        enc = tokenizer(
+            [e.text for e in exs],
+            pairs if any(p is not None for p in pairs) else None,
+            truncation=True,
+            max_length=max_len,
+        )
         keys = [k for k in ("input_ids", "token_type_ids") if k in enc]
         rows = [{**{k: enc[k][i] for k in keys}, "labels": e.label} for i, e in enumerate(exs)]
         return Features("classification", ids, rows, [e.label for e in exs])
-    enc = tokenizer([list(e.question) for e in exs], [list(e.context) for e in exs], is_split_into_words=True,
-                    truncation="only_second", max_length=max_len)
+    enc = tokenizer(
+        [list(e.question) for e in exs],
+        [list(e.context) for e in exs],
+        is_split_into_words=True,
+        truncation="only_second",
+        max_length=max_len,
+    )
     keys = [k for k in ("input_ids", "token_type_ids") if k in enc]
     rows, firsts, lasts = [], [], []
     for i, e in enumerate(exs):
@@ -77,8 +86,10 @@ def encode(task: Task, split: str, tokenizer, max_len: int) -> Features:
 def collate(rows: Sequence[Mapping[str, Any]], pad_id: int) -> dict[str, torch.Tensor]:
     """Pad token lists to the longest row; ``attention_mask`` marks real tokens."""
     t = max(len(r["input_ids"]) for r in rows)
-    out = {"input_ids": torch.full((len(rows), t), pad_id, dtype=torch.long),
-           "attention_mask": torch.zeros((len(rows), t), dtype=torch.long)}
+    out = {
+        "input_ids": torch.full((len(rows), t), pad_id, dtype=torch.long),
+        "attention_mask": torch.zeros((len(rows), t), dtype=torch.long),
+    }
     if "token_type_ids" in rows[0]:
         out["token_type_ids"] = torch.zeros((len(rows), t), dtype=torch.long)
     for i, r in enumerate(rows):
@@ -106,4 +117,4 @@ class FeatureBatches:
     def __iter__(self) -> Iterator[dict[str, torch.Tensor]]:
         order = torch.randperm(len(self.rows), generator=self._g).tolist()
         for i in range(0, len(order), self.batch_size):
-            yield collate([self.rows[j] for j in order[i: i + self.batch_size]], self.pad_id)
+            yield collate([self.rows[j] for j in order[i : i + self.batch_size]], self.pad_id)

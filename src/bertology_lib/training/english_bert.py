@@ -38,9 +38,19 @@ HEADS = r"(^|\.)cls\."  # the heads added to a pretrained body (route minilm): t
 def train_config(cfg: EnglishBertConfig) -> TrainConfig:
     """The loop's settings for ``cfg``: warm-up then linear decay to 0; new heads at ``head_lr`` x ``lr``."""
     scale = ((HEADS, cfg.head_lr),) if cfg.route == "minilm" and cfg.head_lr != 1.0 else ()
-    return TrainConfig(lr=cfg.lr, weight_decay=cfg.weight_decay, warmup_steps=cfg.warmup_steps,
-                       max_steps=cfg.max_steps, batch_size=cfg.batch_size, seq_len=cfg.seq_len, schedule="linear",
-                       min_lr_ratio=0.0, seed=cfg.seed, device=cfg.device, lr_scale=scale)
+    return TrainConfig(
+        lr=cfg.lr,
+        weight_decay=cfg.weight_decay,
+        warmup_steps=cfg.warmup_steps,
+        max_steps=cfg.max_steps,
+        batch_size=cfg.batch_size,
+        seq_len=cfg.seq_len,
+        schedule="linear",
+        min_lr_ratio=0.0,
+        seed=cfg.seed,
+        device=cfg.device,
+        lr_scale=scale,
+    )
 
 
 def objective(cfg: EnglishBertConfig) -> MLMObjective:
@@ -83,9 +93,15 @@ def agreement_accuracy(model, tokenizer, items: Sequence[english.AgreementItem],
     dev = next(mlm.parameters()).device
     out = []
     for k in range(0, len(items), batch_size):
-        chunk = items[k: k + batch_size]
-        enc = tokenizer([list(i.words) for i in chunk], is_split_into_words=True, truncation=True, max_length=128,
-                        padding=True, return_tensors="pt")
+        chunk = items[k : k + batch_size]
+        enc = tokenizer(
+            [list(i.words) for i in chunk],
+            is_split_into_words=True,
+            truncation=True,
+            max_length=128,
+            padding=True,
+            return_tensors="pt",
+        )
         pos = [enc.word_ids(b).index(it.verb) for b, it in enumerate(chunk)]
         enc["input_ids"][torch.arange(len(chunk)), pos] = tokenizer.mask_token_id
         logits = mlm(input_ids=enc["input_ids"].to(dev), attention_mask=enc["attention_mask"].to(dev)).logits
@@ -114,10 +130,16 @@ class Checkpoints:
             self.tok.save_pretrained(out)
             right = agreement_accuracy(m, self.tok, self.items)
             no_attr = [r for r, it in zip(right, self.items) if it.n_attractors == 0]
-            self.evals.append({"step": step, "loss": loss, "train_seconds": round(self.seconds, 1),
-                               "mlm_acc": masked_accuracy(as_masked_lm(m), self.tok, self.held),
-                               "agreement_0": sum(no_attr) / max(1, len(no_attr)),
-                               "agreement_all": sum(right) / max(1, len(right))})
+            self.evals.append(
+                {
+                    "step": step,
+                    "loss": loss,
+                    "train_seconds": round(self.seconds, 1),
+                    "mlm_acc": masked_accuracy(as_masked_lm(m), self.tok, self.held),
+                    "agreement_0": sum(no_attr) / max(1, len(no_attr)),
+                    "agreement_all": sum(right) / max(1, len(right)),
+                }
+            )
             m.train()
         self._since = time.perf_counter()  # evaluation does not count as training time
 
@@ -138,8 +160,9 @@ def validation_items(cfg: EnglishBertConfig) -> list[english.AgreementItem]:
     return items if not cfg.max_sentences else items[: cfg.heldout]
 
 
-def train_english_bert(cfg: EnglishBertConfig, cache: ArtifactCache | None = None, progress: bool = True,
-                       resume_every: int = RESUME_EVERY) -> Path:
+def train_english_bert(
+    cfg: EnglishBertConfig, cache: ArtifactCache | None = None, progress: bool = True, resume_every: int = RESUME_EVERY
+) -> Path:
     """Train (or fetch from the cache) the English lab BERT for ``cfg``; returns its cache folder, holding
     ``final/`` and ``checkpoints/step_<N>/`` (HF folders with the tokenizer) and ``history.json`` (losses, the
     checkpoints' held-out measures, training seconds, parameters). A killed build resumes from its last state."""
@@ -151,22 +174,39 @@ def train_english_bert(cfg: EnglishBertConfig, cache: ArtifactCache | None = Non
         text = corpus(cfg)
         model = build_model(cfg, tok)
         work = scratch if scratch is not None else folder
-        ckpts = Checkpoints(work / "checkpoints", set(cfg.checkpoint_steps()), tok, list(text.heldout),
-                            validation_items(cfg))
+        ckpts = Checkpoints(
+            work / "checkpoints", set(cfg.checkpoint_steps()), tok, list(text.heldout), validation_items(cfg)
+        )
         resume = Resume(scratch / "train", every=resume_every, at=tuple(ckpts.steps)) if scratch is not None else None
-        batches = mlm_batches(list(text.train), tok, objective(cfg), cfg.batch_size, seed=cfg.seed,
-                              partners=[list(p) for p in text.partners] if cfg.pairs else None)
-        result = pretrain_mlm(model, batches, train_config(cfg), callbacks=[ckpts], progress=progress,
-                              desc="English BERT", resume=resume)
+        batches = mlm_batches(
+            list(text.train),
+            tok,
+            objective(cfg),
+            cfg.batch_size,
+            seed=cfg.seed,
+            partners=[list(p) for p in text.partners] if cfg.pairs else None,
+        )
+        result = pretrain_mlm(
+            model, batches, train_config(cfg), callbacks=[ckpts], progress=progress, desc="English BERT", resume=resume
+        )
         if work != folder:
             os.replace(work / "checkpoints", folder / "checkpoints")
         model.save_pretrained(folder / "final")
         tok.save_pretrained(folder / "final")
-        (folder / "history.json").write_text(json.dumps(
-            {"losses": result.losses, "evals": ckpts.evals, "seconds": result.seconds,
-             "n_params": sum(p.numel() for p in model.parameters()), "n_sentences": len(text.train),
-             "resumed_from": result.extra.get("resumed_from", 0),
-             "nsp_train_accuracy": result.extra.get("nsp_train_accuracy")}, indent=1))
+        (folder / "history.json").write_text(
+            json.dumps(
+                {
+                    "losses": result.losses,
+                    "evals": ckpts.evals,
+                    "seconds": result.seconds,
+                    "n_params": sum(p.numel() for p in model.parameters()),
+                    "n_sentences": len(text.train),
+                    "resumed_from": result.extra.get("resumed_from", 0),
+                    "nsp_train_accuracy": result.extra.get("nsp_train_accuracy"),
+                },
+                indent=1,
+            )
+        )
 
     return cache.get_or_create(KIND, english_bert_key(cfg), build, scratch=resume_every > 0)
 

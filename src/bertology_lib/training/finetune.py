@@ -55,11 +55,33 @@ from bertology_lib.training.predictions import (
 from bertology_lib.validation import check_choice, check_float, check_int, check_seed
 
 __all__ = [
-    "FinetuneConfig", "FinetuneResult", "STRATEGIES", "finetune", "finetune_model", "seed_sweep", "results_frame",
-    "compare", "prepare", "trainable_names", "merged_encoder", "finetune_key",
+    "FinetuneConfig",
+    "FinetuneResult",
+    "STRATEGIES",
+    "finetune",
+    "finetune_model",
+    "seed_sweep",
+    "results_frame",
+    "compare",
+    "prepare",
+    "trainable_names",
+    "merged_encoder",
+    "finetune_key",
     # the fine-tuning API from the modules that implement it
-    "ModelSource", "as_source", "build_model", "encoder_of", "Features", "FeatureBatches", "collate", "encode",
-    "max_len_for", "Predictions", "predict", "evaluate", "ensemble", "DEFAULT_METRIC",
+    "ModelSource",
+    "as_source",
+    "build_model",
+    "encoder_of",
+    "Features",
+    "FeatureBatches",
+    "collate",
+    "encode",
+    "max_len_for",
+    "Predictions",
+    "predict",
+    "evaluate",
+    "ensemble",
+    "DEFAULT_METRIC",
 ]
 
 # 2: keyed by FinetuneConfig.key(), with every option (strategy, LoRA rank, tracking, data seed) at any value
@@ -116,11 +138,15 @@ class FinetuneConfig(SizeTable):
         check_float("null_threshold", self.null_threshold)
         splits = tuple(self.eval_splits) if isinstance(self.eval_splits, (list, tuple)) else None
         if splits is None or any(s not in ("train", "dev", "test") for s in splits):
-            raise ParameterError(f"eval_splits={self.eval_splits!r} is out of range; allowed: a tuple of "
-                                 "train, dev, test")
+            raise ParameterError(
+                f"eval_splits={self.eval_splits!r} is out of range; allowed: a tuple of train, dev, test"
+            )
         object.__setattr__(self, "eval_splits", splits)
-        for name, allowed in (("attn_implementation", ("sdpa", "eager")), ("device", ("cpu", "cuda", "auto")),
-                              ("dtype", ("float32", "bfloat16"))):
+        for name, allowed in (
+            ("attn_implementation", ("sdpa", "eager")),
+            ("device", ("cpu", "cuda", "auto")),
+            ("dtype", ("float32", "bfloat16")),
+        ):
             check_choice(name, getattr(self, name), allowed)
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,10 +163,22 @@ class FinetuneConfig(SizeTable):
     def train_config(self, n_train: int, max_len: int, seed: int) -> TrainConfig:
         """The loop's settings for a run on ``n_train`` examples (shared by fine-tuning and distillation)."""
         steps = self.steps(n_train)
-        return TrainConfig(lr=self.lr, weight_decay=self.weight_decay, warmup_steps=int(self.warmup_ratio * steps),
-                           max_steps=steps, batch_size=self.batch_size, seq_len=max_len, grad_clip=self.grad_clip,
-                           schedule="linear", min_lr_ratio=0.0, seed=seed, device=self.device, dtype=self.dtype,
-                           betas=(0.9, 0.999), eps=1e-8)
+        return TrainConfig(
+            lr=self.lr,
+            weight_decay=self.weight_decay,
+            warmup_steps=int(self.warmup_ratio * steps),
+            max_steps=steps,
+            batch_size=self.batch_size,
+            seq_len=max_len,
+            grad_clip=self.grad_clip,
+            schedule="linear",
+            min_lr_ratio=0.0,
+            seed=seed,
+            device=self.device,
+            dtype=self.dtype,
+            betas=(0.9, 0.999),
+            eps=1e-8,
+        )
 
 
 # ---------------------------------------------------------------------------------
@@ -166,8 +204,17 @@ def prepare(model: torch.nn.Module, strategy: str, lora_rank: int = 8) -> torch.
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tuner = LoraModel(model.encoder, LoraConfig(r=lora_rank, lora_alpha=2 * lora_rank, lora_dropout=0.0,
-                                                        bias="none", target_modules=["query", "value"]), "default")
+            tuner = LoraModel(
+                model.encoder,
+                LoraConfig(
+                    r=lora_rank,
+                    lora_alpha=2 * lora_rank,
+                    lora_dropout=0.0,
+                    bias="none",
+                    target_modules=["query", "value"],
+                ),
+                "default",
+            )
         model.lora_tuners = [tuner]  # a list: kept out of parameters() and state_dict(); see merged_encoder
         for n, p in model.encoder.named_parameters():
             p.requires_grad_("lora_" in n)
@@ -239,9 +286,17 @@ class FinetuneResult:
         raise ParameterError(f"frac={frac!r} was not tracked; allowed: {[r['frac'] for r in self.curve]}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.task, "model": self.model, "seed": self.seed, "config": self.config,
-                "metrics": self.metrics, "train": self.train, "strategy": self.strategy, "curve": self.curve,
-                "predictions": {s: p.meta() for s, p in self.predictions.items()}}
+        return {
+            "task": self.task,
+            "model": self.model,
+            "seed": self.seed,
+            "config": self.config,
+            "metrics": self.metrics,
+            "train": self.train,
+            "strategy": self.strategy,
+            "curve": self.curve,
+            "predictions": {s: p.meta() for s, p in self.predictions.items()},
+        }
 
     def save(self, folder: Path) -> None:
         """``result.json`` and ``predictions.safetensors`` (and ``model.safetensors`` with a model)."""
@@ -250,8 +305,9 @@ class FinetuneResult:
         if tensors:
             save_tensors(folder / "predictions.safetensors", tensors)
         if self.fine_tuned is not None:
-            save_tensors(folder / "model.safetensors", {k: v.contiguous() for k, v in
-                                                        self.fine_tuned.state_dict().items()})
+            save_tensors(
+                folder / "model.safetensors", {k: v.contiguous() for k, v in self.fine_tuned.state_dict().items()}
+            )
 
     @classmethod
     def load(cls, folder: Path) -> "FinetuneResult":
@@ -262,21 +318,49 @@ class FinetuneResult:
         preds = {}
         for s, m in d["predictions"].items():
             probs = {k.split(".", 1)[1]: v for k, v in tensors.items() if k.split(".", 1)[0] == s}
-            preds[s] = Predictions(m["kind"], m["ids"], m["golds"], probs, m["n_labels"], m["contexts"],
-                                   m["max_answer_words"], m["null_threshold"])
-        return cls(d["task"], d["model"], d["seed"], d["config"], d["metrics"], preds, d["train"], cached=True,
-                   strategy=d.get("strategy", "full"), curve=d.get("curve", []))
+            preds[s] = Predictions(
+                m["kind"],
+                m["ids"],
+                m["golds"],
+                probs,
+                m["n_labels"],
+                m["contexts"],
+                m["max_answer_words"],
+                m["null_threshold"],
+            )
+        return cls(
+            d["task"],
+            d["model"],
+            d["seed"],
+            d["config"],
+            d["metrics"],
+            preds,
+            d["train"],
+            cached=True,
+            strategy=d.get("strategy", "full"),
+            curve=d.get("curve", []),
+        )
 
 
-def _fresh_head(task: Task, src: ModelSource, cfg: FinetuneConfig, seed: int, strategy: str,
-                lora_rank: int) -> torch.nn.Module:
-    return prepare(build_model(task, src.load_model(cfg.attn_implementation), seed, cfg.head_dropout), strategy,
-                   lora_rank)
+def _fresh_head(
+    task: Task, src: ModelSource, cfg: FinetuneConfig, seed: int, strategy: str, lora_rank: int
+) -> torch.nn.Module:
+    return prepare(
+        build_model(task, src.load_model(cfg.attn_implementation), seed, cfg.head_dropout), strategy, lora_rank
+    )
 
 
-def finetune_model(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, seed: int = 0,
-                   progress: bool = False, strategy: str = "full", lora_rank: int = 8,
-                   track: Sequence[float] = (), data_seed: int | None = None) -> FinetuneResult:
+def finetune_model(
+    task: Task,
+    model_source: Any,
+    cfg: FinetuneConfig | None = None,
+    seed: int = 0,
+    progress: bool = False,
+    strategy: str = "full",
+    lora_rank: int = 8,
+    track: Sequence[float] = (),
+    data_seed: int | None = None,
+) -> FinetuneResult:
     """Fine-tune a fresh copy of ``model_source`` on ``task`` (uncached); the result holds the model.
 
     ``seed`` draws the new head's weights and the training's random numbers (dropout); ``data_seed`` the
@@ -317,18 +401,42 @@ def finetune_model(task: Task, model_source: Any, cfg: FinetuneConfig | None = N
         if feats.rows:
             preds[split] = predict(model, feats, tok.pad_token_id, cfg, task.n_labels)
     return FinetuneResult(
-        task.name, src.name, seed, cfg.to_dict(), {s: p.metrics() for s, p in preds.items()}, preds,
-        {"steps": res.steps, "losses": res.losses, "seconds": res.seconds,
-         "n_layers": int(getattr(model.encoder.config, "num_hidden_layers", 0)),
-         "n_params": sum(p.numel() for p in model.parameters()),
-         "n_trainable": sum(p.numel() for p in model.parameters() if p.requires_grad)},
-        strategy=strategy, curve=curve, fine_tuned=model.eval(), tokenizer=tok)
+        task.name,
+        src.name,
+        seed,
+        cfg.to_dict(),
+        {s: p.metrics() for s, p in preds.items()},
+        preds,
+        {
+            "steps": res.steps,
+            "losses": res.losses,
+            "seconds": res.seconds,
+            "n_layers": int(getattr(model.encoder.config, "num_hidden_layers", 0)),
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "n_trainable": sum(p.numel() for p in model.parameters() if p.requires_grad),
+        },
+        strategy=strategy,
+        curve=curve,
+        fine_tuned=model.eval(),
+        tokenizer=tok,
+    )
 
 
-def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, seed: int = 0,
-             cache: Any = None, use_cache: bool = True, progress: bool = False, *, strategy: str = "full",
-             lora_rank: int = 8, track: Sequence[float] = (), keep_model: bool = False,
-             data_seed: int | None = None) -> FinetuneResult:
+def finetune(
+    task: Task,
+    model_source: Any,
+    cfg: FinetuneConfig | None = None,
+    seed: int = 0,
+    cache: Any = None,
+    use_cache: bool = True,
+    progress: bool = False,
+    *,
+    strategy: str = "full",
+    lora_rank: int = 8,
+    track: Sequence[float] = (),
+    keep_model: bool = False,
+    data_seed: int | None = None,
+) -> FinetuneResult:
     """Fine-tune ``model_source`` on ``task`` with ``seed``: metrics, per-example probabilities and, with
     ``keep_model``, the fine-tuned model (``result.fine_tuned``, ``result.tokenizer``).
 
@@ -353,9 +461,16 @@ def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, s
     if key is None:
         r = compute()
     else:
-        config: dict[str, Any] = {"task": task.key(), "model": key, "finetune": cfg.key(), "seed": seed,
-                                  "strategy": strategy, "lora_rank": lora_rank if strategy == "lora" else None,
-                                  "fracs": list(fracs), "data_seed": data_seed}
+        config: dict[str, Any] = {
+            "task": task.key(),
+            "model": key,
+            "finetune": cfg.key(),
+            "seed": seed,
+            "strategy": strategy,
+            "lora_rank": lora_rank if strategy == "lora" else None,
+            "fracs": list(fracs),
+            "data_seed": data_seed,
+        }
 
         def save(r: FinetuneResult, folder: Path) -> None:
             (r if with_model else dataclasses.replace(r, fine_tuned=None)).save(folder)
@@ -378,13 +493,24 @@ def finetune(task: Task, model_source: Any, cfg: FinetuneConfig | None = None, s
 def finetune_key(task: Task, model_source: Any, cfg: FinetuneConfig, seed: int) -> dict[str, Any]:
     """What determines a fully fine-tuned model (task, source weights, config, seed): the key that derived
     artifacts (e.g. a student distilled from it) use to name their teacher."""
-    return {"task": task.key(), "model": as_source(model_source).cache_key(), "finetune": cfg.key(),
-            "seed": check_seed(seed)}
+    return {
+        "task": task.key(),
+        "model": as_source(model_source).cache_key(),
+        "finetune": cfg.key(),
+        "seed": check_seed(seed),
+    }
 
 
-def seed_sweep(task: Task, model_source: Any, seeds: Sequence[int], cfg: FinetuneConfig | None = None,
-               cache: Any = None, use_cache: bool = True, progress: bool = False, **options: Any
-               ) -> list[FinetuneResult]:
+def seed_sweep(
+    task: Task,
+    model_source: Any,
+    seeds: Sequence[int],
+    cfg: FinetuneConfig | None = None,
+    cache: Any = None,
+    use_cache: bool = True,
+    progress: bool = False,
+    **options: Any,
+) -> list[FinetuneResult]:
     """:func:`finetune` once per seed (same hyper-parameters and ``options``), in order."""
     from bertology_lib.validation import check_seeds
 
@@ -398,17 +524,31 @@ def results_frame(results: Sequence[FinetuneResult]):
     rows = []
     for r in results:
         for split, m in r.metrics.items():
-            rows.append({"task": r.task, "model": r.model, "seed": r.seed, "split": split, **m,
-                         "steps": r.train.get("steps"), "seconds": r.train.get("seconds"), "cached": r.cached})
+            rows.append(
+                {
+                    "task": r.task,
+                    "model": r.model,
+                    "seed": r.seed,
+                    "split": split,
+                    **m,
+                    "steps": r.train.get("steps"),
+                    "seconds": r.train.get("seconds"),
+                    "cached": r.cached,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def compare(a: Sequence[FinetuneResult], b: Sequence[FinetuneResult], split: str = "test",
-            metric: str | None = None, method: str = "t") -> PairedTest:
+def compare(
+    a: Sequence[FinetuneResult],
+    b: Sequence[FinetuneResult],
+    split: str = "test",
+    metric: str | None = None,
+    method: str = "t",
+) -> PairedTest:
     """:func:`~bertology_lib.stats.paired_test` of two seed sweeps, paired by seed (both with the same seeds)."""
     sa, sb = {r.seed: r for r in a}, {r.seed: r for r in b}
     if set(sa) != set(sb):
         raise ParameterError(f"seeds differ: {sorted(sa)} vs {sorted(sb)}; allowed: the same seeds in both")
     seeds = sorted(sa)
-    return paired_test([sa[s].score(split, metric) for s in seeds], [sb[s].score(split, metric) for s in seeds],
-                       method)
+    return paired_test([sa[s].score(split, metric) for s in seeds], [sb[s].score(split, metric) for s in seeds], method)

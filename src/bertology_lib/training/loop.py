@@ -87,8 +87,15 @@ class TrainConfig:
             check_float(name, getattr(self, name), minimum=0.0)
         check_float("min_lr_ratio", self.min_lr_ratio, 0.0, 1.0)
         if not isinstance(self.lr_scale, (tuple, list)) or not all(
-                isinstance(r, (tuple, list)) and len(r) == 2 and isinstance(r[0], str) and r[0]
-                and isinstance(r[1], (int, float)) and not isinstance(r[1], bool) and r[1] > 0 for r in self.lr_scale):
+            isinstance(r, (tuple, list))
+            and len(r) == 2
+            and isinstance(r[0], str)
+            and r[0]
+            and isinstance(r[1], (int, float))
+            and not isinstance(r[1], bool)
+            and r[1] > 0
+            for r in self.lr_scale
+        ):
             raise ParameterError(f"lr_scale={self.lr_scale!r} is invalid; allowed: (name pattern, factor > 0) pairs")
         object.__setattr__(self, "lr_scale", tuple((str(n), float(f)) for n, f in self.lr_scale))
         if not isinstance(self.betas, (tuple, list)) or len(self.betas) != 2:
@@ -121,8 +128,13 @@ def lr_factor(step: int, config: TrainConfig) -> float:
     return lo + (1.0 - lo) * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
-def param_groups(model: torch.nn.Module, weight_decay: float, embedding_lr: float | None = None,
-                 lr_scale: tuple[tuple[str, float], ...] = (), lr: float = 1.0) -> list[dict]:
+def param_groups(
+    model: torch.nn.Module,
+    weight_decay: float,
+    embedding_lr: float | None = None,
+    lr_scale: tuple[tuple[str, float], ...] = (),
+    lr: float = 1.0,
+) -> list[dict]:
     """AdamW groups: decay matrices (linear and embedding weights), not biases or norm gains (ndim < 2).
 
     Only trainable parameters are listed (LoRA and frozen bodies train what they mark trainable).
@@ -135,14 +147,14 @@ def param_groups(model: torch.nn.Module, weight_decay: float, embedding_lr: floa
     if lr_scale:
         import re
 
-        scaled: dict[int, list[int]] = {}
         ids = {}
         for name, p in model.named_parameters():
             hit = next((k for k, (pat, _) in enumerate(lr_scale) if re.search(pat, name)), None)
             if hit is not None:
                 ids[id(p)] = hit
-        groups = param_groups(_Without(model, set(ids)), weight_decay,
-                              embedding_lr if hasattr(model, "get_input_embeddings") else None)
+        groups = param_groups(
+            _Without(model, set(ids)), weight_decay, embedding_lr if hasattr(model, "get_input_embeddings") else None
+        )
         for k, (_, factor) in enumerate(lr_scale):
             mine = [p for p in model.parameters() if p.requires_grad and ids.get(id(p)) == k]
             for decay in (True, False):
@@ -277,18 +289,27 @@ def _check_resumable(batches: Any) -> None:
     if isinstance(batches, (list, tuple)):
         return
     if not (hasattr(batches, "state_dict") and hasattr(batches, "load_state_dict")):
-        raise ParameterError(f"resume needs batches whose order can be restored; got a {type(batches).__name__}; "
-                             "allowed: a list or a batch builder with state_dict()/load_state_dict()")
+        raise ParameterError(
+            f"resume needs batches whose order can be restored; got a {type(batches).__name__}; "
+            "allowed: a list or a batch builder with state_dict()/load_state_dict()"
+        )
 
 
 def _rng_state() -> dict:
     kind, keys, pos, has_gauss, cached = np.random.get_state()
     version, internal, gauss = random.getstate()
-    return {"torch": torch.get_rng_state(),
-            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else [],
-            "numpy": {"kind": kind, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": pos,
-                      "has_gauss": has_gauss, "cached": cached},
-            "python": {"version": version, "internal": list(internal), "gauss": gauss}}
+    return {
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else [],
+        "numpy": {
+            "kind": kind,
+            "keys": torch.from_numpy(keys.astype(np.int64)),
+            "pos": pos,
+            "has_gauss": has_gauss,
+            "cached": cached,
+        },
+        "python": {"version": version, "internal": list(internal), "gauss": gauss},
+    }
 
 
 def _set_rng_state(state: Mapping[str, Any]) -> None:
@@ -303,7 +324,9 @@ def _set_rng_state(state: Mapping[str, Any]) -> None:
 
 def _fingerprint(model: torch.nn.Module, config: TrainConfig) -> str:
     """What a saved state must match to be resumed from: the config and the parameters' names and shapes."""
-    return canonical_json({"config": config.to_dict(), "params": [[k, list(v.shape)] for k, v in model.state_dict().items()]})
+    return canonical_json(
+        {"config": config.to_dict(), "params": [[k, list(v.shape)] for k, v in model.state_dict().items()]}
+    )
 
 
 def _latest_state(folder: Path, fingerprint: str) -> dict | None:
@@ -338,10 +361,12 @@ def shard_batch(batch: Batch, rank: int, world: int) -> dict[str, torch.Tensor]:
     """
     n = next(iter(batch.values())).shape[0]
     if n % world:
-        raise ParameterError(f"batch of {n} rows cannot be split evenly over {world} processes; "
-                         f"allowed: a batch_size that is a multiple of {world}")
+        raise ParameterError(
+            f"batch of {n} rows cannot be split evenly over {world} processes; "
+            f"allowed: a batch_size that is a multiple of {world}"
+        )
     k = n // world
-    return {key: v[rank * k:(rank + 1) * k] for key, v in batch.items()}
+    return {key: v[rank * k : (rank + 1) * k] for key, v in batch.items()}
 
 
 def _accelerator(config: TrainConfig):
@@ -350,11 +375,17 @@ def _accelerator(config: TrainConfig):
     return Accelerator(cpu=config.device == "cpu")
 
 
-def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
-          config: TrainConfig, callbacks: Sequence[Callback] = (),
-          eval_fn: Callable[[torch.nn.Module], Mapping[str, float]] | None = None,
-          progress: bool = True, desc: str = "train", accelerator: Any = None,
-          resume: Resume | None = None) -> TrainResult:
+def train(
+    model: torch.nn.Module,
+    batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
+    config: TrainConfig,
+    callbacks: Sequence[Callback] = (),
+    eval_fn: Callable[[torch.nn.Module], Mapping[str, float]] | None = None,
+    progress: bool = True,
+    desc: str = "train",
+    accelerator: Any = None,
+    resume: Resume | None = None,
+) -> TrainResult:
     """Train ``model`` in place for ``config.max_steps`` optimiser steps; return the learning curve.
 
     ``batches``: a re-iterable (list, batch builder: cycled epoch after epoch), a one-shot iterator
@@ -389,13 +420,16 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
         rank, world = accelerator.process_index, accelerator.num_processes
         model = accelerator.prepare_model(model)
     emb_lr = config.lr * config.embedding_lr if config.embedding_lr != 1.0 else None
-    opt = torch.optim.AdamW(param_groups(inner, config.weight_decay, emb_lr, config.lr_scale, config.lr),
-                            lr=config.lr, betas=config.betas,
-                            eps=config.eps, foreach=device.type == "cuda")
+    opt = torch.optim.AdamW(
+        param_groups(inner, config.weight_decay, emb_lr, config.lr_scale, config.lr),
+        lr=config.lr,
+        betas=config.betas,
+        eps=config.eps,
+        foreach=device.type == "cuda",
+    )
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, config))
     params = [p for g in opt.param_groups for p in g["params"]]
-    autocast = (torch.autocast(device.type, dtype=torch.bfloat16) if config.dtype == "bfloat16"
-                else nullcontext())
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16) if config.dtype == "bfloat16" else nullcontext()
     stream = _Stream(batches)
     result = TrainResult()
     t0 = time.perf_counter()
@@ -403,8 +437,12 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     state = _latest_state(resume.folder, fingerprint) if resume is not None else None
     if state is not None:
         inner.load_state_dict(state["model"])
-        opt.load_state_dict({"state": {int(k): v for k, v in state["optimizer"]["state"].items()},
-                             "param_groups": state["optimizer"]["param_groups"]})
+        opt.load_state_dict(
+            {
+                "state": {int(k): v for k, v in state["optimizer"]["state"].items()},
+                "param_groups": state["optimizer"]["param_groups"],
+            }
+        )
         sched.load_state_dict(state["scheduler"])
         stream.restore(state["stream"])
         for cb, cb_state in zip(callbacks, state["callbacks"]):
@@ -417,12 +455,24 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
         t0 -= state["seconds"]
 
     def save(step: int) -> None:
-        _save_state(resume.folder, step, {  # type: ignore[union-attr]
-            "fingerprint": fingerprint, "step": step, "losses": result.losses, "lrs": result.lrs,
-            "evals": result.evals, "seconds": time.perf_counter() - t0, "model": inner.state_dict(),
-            "optimizer": opt.state_dict(), "scheduler": sched.state_dict(), "stream": stream.state(),
-            "callbacks": [cb.state_dict() if hasattr(cb, "state_dict") else None for cb in callbacks],
-            "rng": _rng_state()})
+        _save_state(
+            resume.folder,
+            step,
+            {  # type: ignore[union-attr]
+                "fingerprint": fingerprint,
+                "step": step,
+                "losses": result.losses,
+                "lrs": result.lrs,
+                "evals": result.evals,
+                "seconds": time.perf_counter() - t0,
+                "model": inner.state_dict(),
+                "optimizer": opt.state_dict(),
+                "scheduler": sched.state_dict(),
+                "stream": stream.state(),
+                "callbacks": [cb.state_dict() if hasattr(cb, "state_dict") else None for cb in callbacks],
+                "rng": _rng_state(),
+            },
+        )
 
     def evaluate(step: int) -> bool:
         model.eval()
@@ -436,8 +486,7 @@ def train(model: torch.nn.Module, batches: Iterable[Batch] | Callable[[], Iterab
     try:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=config.max_steps, initial=start, disable=not progress or rank != 0, desc=desc,
-                   leave=False)
+        bar = tqdm(total=config.max_steps, initial=start, disable=not progress or rank != 0, desc=desc, leave=False)
     except ImportError:  # pragma: no cover
         bar = None
     for step in range(start + 1, config.max_steps + 1):

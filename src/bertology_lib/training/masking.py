@@ -23,10 +23,16 @@ CORRUPTIONS: tuple[str, ...] = ("80/10/10", "mask-only")
 UNITS: tuple[str, ...] = ("word", "token", "span")
 
 
-def mask_tokens(input_ids: torch.Tensor, *, mask_id: int, candidate_ids: torch.Tensor,
-                word_ids: torch.Tensor | None = None, special_mask: torch.Tensor | None = None,
-                mask_prob: float = 0.15, generator: torch.Generator | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+def mask_tokens(
+    input_ids: torch.Tensor,
+    *,
+    mask_id: int,
+    candidate_ids: torch.Tensor,
+    word_ids: torch.Tensor | None = None,
+    special_mask: torch.Tensor | None = None,
+    mask_prob: float = 0.15,
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """BERT masking: pick words with probability ``mask_prob`` (whole-word: every token of a picked word),
     then per picked token 80% -> ``mask_id``, 10% -> random id from ``candidate_ids``, 10% unchanged.
 
@@ -54,8 +60,9 @@ def mask_tokens(input_ids: torch.Tensor, *, mask_id: int, candidate_ids: torch.T
     return out, labels
 
 
-def span_groups(word_ids: torch.Tensor, p: float, max_len: int = 10,
-                generator: torch.Generator | None = None) -> torch.Tensor:
+def span_groups(
+    word_ids: torch.Tensor, p: float, max_len: int = 10, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """Span masking units (SpanBERT, Joshi et al. 2020): each row's words cut into consecutive spans.
 
     ``word_ids`` (B, T): word index per token (0..n-1 per row, -1 for special/padding). Span lengths are
@@ -94,9 +101,20 @@ class MLMBatches(GeneratorState):
     ``mask-only`` turns every picked token into [MASK] (after the 80/10/10 draw, so the picks are the same).
     """
 
-    def __init__(self, texts: Sequence[str], tokenizer, batch_size: int, seq_len: int = 128,
-                 mask_prob: float = 0.15, whole_word: bool = True, seed: int = 0,
-                 bucket: int = 0, span_p: float = 0.0, span_max: int = 10, corruption: str = "80/10/10") -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        tokenizer,
+        batch_size: int,
+        seq_len: int = 128,
+        mask_prob: float = 0.15,
+        whole_word: bool = True,
+        seed: int = 0,
+        bucket: int = 0,
+        span_p: float = 0.0,
+        span_max: int = 10,
+        corruption: str = "80/10/10",
+    ) -> None:
         if not 0.0 <= span_p < 1.0:
             raise ParameterError(f"span_p={span_p!r} is out of range; allowed: 0 (no spans) <= span_p < 1")
         check_choice("corruption", corruption, CORRUPTIONS)
@@ -122,14 +140,14 @@ class MLMBatches(GeneratorState):
         order = torch.randperm(len(self.ids), generator=self._g).tolist()
         bs = self.batch_size
         if self.bucket <= 0:
-            return [order[i: i + bs] for i in range(0, len(order), bs)]
+            return [order[i : i + bs] for i in range(0, len(order), bs)]
         # Length bucketing: sort within chunks of `bucket` batches, then shuffle the batches, so a
         # batch holds sentences of similar length (little padding) and epochs still differ.
         chunk = self.bucket * bs
         batches = []
         for i in range(0, len(order), chunk):
-            part = sorted(order[i: i + chunk], key=lambda j: len(self.ids[j]))
-            batches += [part[k: k + bs] for k in range(0, len(part), bs)]
+            part = sorted(order[i : i + chunk], key=lambda j: len(self.ids[j]))
+            batches += [part[k : k + bs] for k in range(0, len(part), bs)]
         perm = torch.randperm(len(batches), generator=self._g).tolist()
         return [batches[b] for b in perm]
 
@@ -153,8 +171,14 @@ class MLMBatches(GeneratorState):
                 mask[k, :n] = 1
             if self.span_p:
                 words = span_groups(words, self.span_p, self.span_max, self._g)
-            masked, labels = mask_tokens(ids, mask_id=self.tokenizer.mask_token_id, candidate_ids=self.candidates,
-                                         word_ids=words, mask_prob=self.mask_prob, generator=self._g)
+            masked, labels = mask_tokens(
+                ids,
+                mask_id=self.tokenizer.mask_token_id,
+                candidate_ids=self.candidates,
+                word_ids=words,
+                mask_prob=self.mask_prob,
+                generator=self._g,
+            )
             if self.corruption == "mask-only":
                 masked[labels != IGNORE_INDEX] = self.tokenizer.mask_token_id
             yield rows, {"input_ids": masked, "attention_mask": mask, "labels": labels}
@@ -189,9 +213,20 @@ class PairBatches(GeneratorState):
     :class:`MLMBatches`: ``unit`` ``token`` | ``word`` | ``span`` (geometric, ``span_p``), ``corruption``.
     """
 
-    def __init__(self, texts: Sequence[str], partners: Sequence[Sequence[int]], tok, batch_size: int,
-                 seed: int = 0, seq_len: int = 64, mask_prob: float = 0.15, unit: str = "word",
-                 corruption: str = "80/10/10", span_p: float = 0.2, span_max: int = 10) -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        partners: Sequence[Sequence[int]],
+        tok,
+        batch_size: int,
+        seed: int = 0,
+        seq_len: int = 64,
+        mask_prob: float = 0.15,
+        unit: str = "word",
+        corruption: str = "80/10/10",
+        span_p: float = 0.2,
+        span_max: int = 10,
+    ) -> None:
         if len(texts) != len(partners):
             raise ParameterError(f"{len(texts)} texts but {len(partners)} partner lists; allowed: one per text")
         check_choice("unit", unit, UNITS)
@@ -211,8 +246,11 @@ class PairBatches(GeneratorState):
         second, n = [], len(self.texts)
         for i, r in zip(rows, is_rand):
             p = self.partners[i]
-            second.append(int(torch.randint(n, (1,), generator=self._g)) if r
-                          else p[int(torch.randint(len(p), (1,), generator=self._g))])
+            second.append(
+                int(torch.randint(n, (1,), generator=self._g))
+                if r
+                else p[int(torch.randint(len(p), (1,), generator=self._g))]
+            )
         return second
 
     def _units(self, enc, ids: torch.Tensor) -> torch.Tensor:
@@ -231,22 +269,38 @@ class PairBatches(GeneratorState):
         bs = self.batch_size
         order = torch.randperm(len(self.has_partner), generator=self._g).tolist()
         for k in range(0, len(order), bs):
-            rows = [self.has_partner[j] for j in order[k: k + bs]]
+            rows = [self.has_partner[j] for j in order[k : k + bs]]
             is_rand = (torch.rand(len(rows), generator=self._g) < 0.5).tolist()
             second = self._second(rows, is_rand)
-            enc = self.tok([self.texts[i] for i in rows], [self.texts[j] for j in second], truncation=True,
-                           max_length=self.seq_len, padding=True, return_tensors="pt")
+            enc = self.tok(
+                [self.texts[i] for i in rows],
+                [self.texts[j] for j in second],
+                truncation=True,
+                max_length=self.seq_len,
+                padding=True,
+                return_tensors="pt",
+            )
             ids = enc["input_ids"]
             words = self._units(enc, ids)
             if self.unit == "span":
                 words = span_groups(words, self.span_p, self.span_max, self._g)
-            masked, labels = mask_tokens(ids, mask_id=self.tok.mask_token_id, candidate_ids=self.candidates,
-                                         word_ids=words, mask_prob=self.mask_prob, generator=self._g)
+            masked, labels = mask_tokens(
+                ids,
+                mask_id=self.tok.mask_token_id,
+                candidate_ids=self.candidates,
+                word_ids=words,
+                mask_prob=self.mask_prob,
+                generator=self._g,
+            )
             if self.corruption == "mask-only":
                 masked[labels != IGNORE_INDEX] = self.tok.mask_token_id
-            yield {"input_ids": masked, "attention_mask": enc["attention_mask"],
-                   "token_type_ids": enc["token_type_ids"], "labels": labels,
-                   "next_sentence_label": torch.tensor(is_rand, dtype=torch.long)}
+            yield {
+                "input_ids": masked,
+                "attention_mask": enc["attention_mask"],
+                "token_type_ids": enc["token_type_ids"],
+                "labels": labels,
+                "next_sentence_label": torch.tensor(is_rand, dtype=torch.long),
+            }
 
 
 class MaskedOnlyMLM(torch.nn.Module):
@@ -263,8 +317,9 @@ class MaskedOnlyMLM(torch.nn.Module):
         self.model = model
 
     def forward(self, input_ids, attention_mask=None, labels=None, token_type_ids=None):
-        hidden = self.model.bert(input_ids=input_ids, attention_mask=attention_mask,
-                                 token_type_ids=token_type_ids).last_hidden_state  # (B, T, d)
+        hidden = self.model.bert(
+            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+        ).last_hidden_state  # (B, T, d)
         sel = labels != IGNORE_INDEX
         logits = self.model.cls(hidden[sel])  # (n_masked, vocab)
         loss = torch.nn.functional.cross_entropy(logits, labels[sel])
@@ -287,7 +342,8 @@ class MaskedOnlyPretraining(torch.nn.Module):
         sel = labels != IGNORE_INDEX
         logits = self.model.cls.predictions(out.last_hidden_state[sel])
         nsp = self.model.cls.seq_relationship(out.pooler_output)
-        loss = torch.nn.functional.cross_entropy(logits, labels[sel]) + \
-            torch.nn.functional.cross_entropy(nsp, next_sentence_label)
+        loss = torch.nn.functional.cross_entropy(logits, labels[sel]) + torch.nn.functional.cross_entropy(
+            nsp, next_sentence_label
+        )
         self.nsp_log = (self.nsp_log + [float((nsp.argmax(-1) == next_sentence_label).float().mean())])[-100:]
         return SimpleNamespace(loss=loss, logits=logits)

@@ -36,9 +36,18 @@ RESUME_EVERY = 500  # optimiser steps between resumable states (and at every kep
 
 def train_config(cfg: MiniBertConfig) -> TrainConfig:
     """The loop's settings of the mini-BERT of ``cfg`` (rows of 64 tokens, linear decay to 0)."""
-    return TrainConfig(lr=cfg.lr, weight_decay=cfg.weight_decay, warmup_steps=cfg.warmup_steps,
-                       max_steps=cfg.max_steps, batch_size=cfg.batch_size, seq_len=64,
-                       schedule="linear", min_lr_ratio=0.0, seed=cfg.seed, device=cfg.device)
+    return TrainConfig(
+        lr=cfg.lr,
+        weight_decay=cfg.weight_decay,
+        warmup_steps=cfg.warmup_steps,
+        max_steps=cfg.max_steps,
+        batch_size=cfg.batch_size,
+        seq_len=64,
+        schedule="linear",
+        min_lr_ratio=0.0,
+        seed=cfg.seed,
+        device=cfg.device,
+    )
 
 
 def objective(cfg: MiniBertConfig) -> MLMObjective:
@@ -83,8 +92,9 @@ class Checkpoints:
                 shutil.rmtree(folder)
 
 
-def train_minibert(cfg: MiniBertConfig, cache: ArtifactCache | None = None, progress: bool = True,
-                   resume_every: int = RESUME_EVERY) -> Path:
+def train_minibert(
+    cfg: MiniBertConfig, cache: ArtifactCache | None = None, progress: bool = True, resume_every: int = RESUME_EVERY
+) -> Path:
     """Train (or fetch from the cache) the mini-BERT for ``cfg``; returns its cache folder.
 
     The folder holds ``final/`` and ``checkpoints/step_<N>/`` (HF model folders
@@ -108,16 +118,25 @@ def train_minibert(cfg: MiniBertConfig, cache: ArtifactCache | None = None, prog
         ckpts = Checkpoints(work / "checkpoints", set(cfg.checkpoint_steps()), tok, [s.text for s in held])
         resume = Resume(scratch / "train", every=resume_every, at=tuple(ckpts.steps)) if scratch is not None else None
         batches = mlm_batches([s.text for s in train_s], tok, objective(cfg), cfg.batch_size, seed=cfg.seed)
-        result = pretrain_mlm(model, batches, train_config(cfg), callbacks=[ckpts], progress=progress,
-                              desc="mini-BERT", resume=resume)
+        result = pretrain_mlm(
+            model, batches, train_config(cfg), callbacks=[ckpts], progress=progress, desc="mini-BERT", resume=resume
+        )
         if work != folder:
             os.replace(work / "checkpoints", folder / "checkpoints")
         model.save_pretrained(folder / "final")
         tok.save_pretrained(folder / "final")
-        (folder / "history.json").write_text(json.dumps(
-            {"losses": result.losses, "evals": ckpts.evals, "seconds": result.seconds,
-             "n_params": sum(p.numel() for p in model.parameters()),
-             "resumed_from": result.extra.get("resumed_from", 0)}, indent=1))
+        (folder / "history.json").write_text(
+            json.dumps(
+                {
+                    "losses": result.losses,
+                    "evals": ckpts.evals,
+                    "seconds": result.seconds,
+                    "n_params": sum(p.numel() for p in model.parameters()),
+                    "resumed_from": result.extra.get("resumed_from", 0),
+                },
+                indent=1,
+            )
+        )
 
     return cache.get_or_create(KIND, minibert_key(cfg), build, scratch=resume_every > 0)
 

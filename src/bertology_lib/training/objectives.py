@@ -34,7 +34,7 @@ def pack_sequences(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: i
     for toks in token_lists:
         flat.extend(toks)
         flat.append(eos_id)
-    return [flat[i: i + seq_len] for i in range(0, len(flat), seq_len)]
+    return [flat[i : i + seq_len] for i in range(0, len(flat), seq_len)]
 
 
 def pack_windows(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int) -> torch.Tensor:
@@ -47,8 +47,9 @@ def pack_windows(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int
     if windows and len(windows[-1]) < seq_len:
         windows.pop()
     if not windows:
-        raise ParameterError(f"seq_len={seq_len} is longer than the whole token stream; allowed: a shorter "
-                         "seq_len or more text")
+        raise ParameterError(
+            f"seq_len={seq_len} is longer than the whole token stream; allowed: a shorter seq_len or more text"
+        )
     return torch.tensor(windows, dtype=torch.long)
 
 
@@ -69,8 +70,10 @@ def pack_whole(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int) 
     for toks in token_lists:
         toks = list(toks)
         if len(toks) + 1 > seq_len:
-            raise ParameterError(f"a token list of {len(toks)} tokens does not fit seq_len={seq_len} with its eos; "
-                                 "allowed: seq_len > the longest list")
+            raise ParameterError(
+                f"a token list of {len(toks)} tokens does not fit seq_len={seq_len} with its eos; "
+                "allowed: seq_len > the longest list"
+            )
         if len(cur) + 1 + len(toks) + 1 > seq_len and cur:  # keep room for the closing eos of the last list
             windows.append(cur + [eos_id] * (seq_len - len(cur)))
             labels.append(cur + [eos_id] + [IGNORE_INDEX] * (seq_len - len(cur) - 1))
@@ -84,8 +87,9 @@ def pack_whole(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int) 
     return torch.tensor(windows, dtype=torch.long), torch.tensor(labels, dtype=torch.long)
 
 
-def pack_labeled(examples: Iterable[tuple[Sequence[int], Sequence[int]]], seq_len: int
-                 ) -> tuple[torch.Tensor, torch.Tensor]:
+def pack_labeled(
+    examples: Iterable[tuple[Sequence[int], Sequence[int]]], seq_len: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Pack (input_ids, labels) examples back to back into full windows; returns (ids, labels).
 
     For objectives that weigh parts of a text differently (e.g. QA with loss on the answer only) but
@@ -100,10 +104,11 @@ def pack_labeled(examples: Iterable[tuple[Sequence[int], Sequence[int]]], seq_le
         labels.extend(y)
     n = len(ids) // seq_len
     if n == 0:
-        raise ParameterError(f"seq_len={seq_len} is longer than all examples together ({len(ids)} tokens); "
-                         "allowed: a shorter seq_len or more examples")
-    return (torch.tensor(ids[: n * seq_len]).view(n, seq_len),
-            torch.tensor(labels[: n * seq_len]).view(n, seq_len))
+        raise ParameterError(
+            f"seq_len={seq_len} is longer than all examples together ({len(ids)} tokens); "
+            "allowed: a shorter seq_len or more examples"
+        )
+    return (torch.tensor(ids[: n * seq_len]).view(n, seq_len), torch.tensor(labels[: n * seq_len]).view(n, seq_len))
 
 
 class GeneratorState:
@@ -125,8 +130,9 @@ class LMBatches(GeneratorState):
     Windows are reshuffled every epoch with a private generator; a last short batch is kept.
     """
 
-    def __init__(self, windows: torch.Tensor, batch_size: int, seed: int = 0,
-                 labels: torch.Tensor | None = None) -> None:
+    def __init__(
+        self, windows: torch.Tensor, batch_size: int, seed: int = 0, labels: torch.Tensor | None = None
+    ) -> None:
         if windows.ndim != 2 or len(windows) == 0:
             raise ParameterError(f"windows must be a non-empty (n, seq_len) tensor, got shape {tuple(windows.shape)}")
         if labels is not None and labels.shape != windows.shape:
@@ -140,7 +146,7 @@ class LMBatches(GeneratorState):
     def __iter__(self) -> Iterator[dict[str, torch.Tensor]]:
         order = torch.randperm(len(self.windows), generator=self._g)
         for i in range(0, len(order), self.batch_size):
-            idx = order[i: i + self.batch_size]
+            idx = order[i : i + self.batch_size]
             x = self.windows[idx]
             yield {"input_ids": x, "labels": (x if self.labels is None else self.labels[idx]).clone()}
 
@@ -156,17 +162,20 @@ def encode_qa(tokenizer, prompt: str, completion: str, eos: bool = True) -> tupl
     p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
     full = tokenizer(f"{prompt} {completion}", add_special_tokens=False)["input_ids"]
     if full[: len(p)] != p:
-        raise ParameterError(f"the tokens of prompt {prompt!r} are not a prefix of those of the prompt followed by "
-                         f"its completion; allowed: a prompt that ends at a token boundary (e.g. after a colon)")
-    c = full[len(p):] + ([tokenizer.eos_token_id] if eos else [])
+        raise ParameterError(
+            f"the tokens of prompt {prompt!r} are not a prefix of those of the prompt followed by "
+            f"its completion; allowed: a prompt that ends at a token boundary (e.g. after a colon)"
+        )
+    c = full[len(p) :] + ([tokenizer.eos_token_id] if eos else [])
     return p + c, [IGNORE_INDEX] * len(p) + c
 
 
 class QABatches(GeneratorState):
     """Padded (right) batches of (input_ids, labels) examples, shuffled per epoch; loss where labels != -100."""
 
-    def __init__(self, examples: Sequence[tuple[Sequence[int], Sequence[int]]], batch_size: int,
-                 pad_id: int, seed: int = 0) -> None:
+    def __init__(
+        self, examples: Sequence[tuple[Sequence[int], Sequence[int]]], batch_size: int, pad_id: int, seed: int = 0
+    ) -> None:
         if not examples:
             raise ParameterError("examples is empty; allowed: at least one (input_ids, labels) pair")
         self.examples, self.batch_size, self.pad_id = list(examples), batch_size, pad_id
@@ -178,7 +187,7 @@ class QABatches(GeneratorState):
     def __iter__(self) -> Iterator[dict[str, torch.Tensor]]:
         order = torch.randperm(len(self.examples), generator=self._g).tolist()
         for i in range(0, len(order), self.batch_size):
-            yield pad_batch([self.examples[j] for j in order[i: i + self.batch_size]], self.pad_id)
+            yield pad_batch([self.examples[j] for j in order[i : i + self.batch_size]], self.pad_id)
 
 
 def pad_batch(examples: Sequence[tuple[Sequence[int], Sequence[int]]], pad_id: int) -> dict[str, torch.Tensor]:
@@ -203,8 +212,13 @@ class MixedBatches:
     epochs, so every window is used equally often. Used for mixed training (BIO + QA in one run).
     """
 
-    def __init__(self, pools: Mapping[str, tuple[torch.Tensor, torch.Tensor | None]],
-                 shares: Mapping[str, float], batch_size: int, seed: int = 0) -> None:
+    def __init__(
+        self,
+        pools: Mapping[str, tuple[torch.Tensor, torch.Tensor | None]],
+        shares: Mapping[str, float],
+        batch_size: int,
+        seed: int = 0,
+    ) -> None:
         if set(pools) != set(shares):
             raise ParameterError(f"shares keys {sorted(shares)} must equal pools keys {sorted(pools)}")
         if any(s < 0 for s in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):

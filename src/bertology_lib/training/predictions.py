@@ -56,11 +56,11 @@ class Predictions:
     def answers(self) -> list[str]:
         """QA: predicted answer strings ("" = no answer)."""
         assert self.contexts is not None
-        return ["" if s is None else " ".join(c[s[0]: s[1]]) for s, c in zip(self.predicted(), self.contexts)]
+        return ["" if s is None else " ".join(c[s[0] : s[1]]) for s, c in zip(self.predicted(), self.contexts)]
 
     def gold_answers(self) -> list[str]:
         assert self.contexts is not None
-        return ["" if g is None else " ".join(c[g[0]: g[1]]) for g, c in zip(self.golds, self.contexts)]
+        return ["" if g is None else " ".join(c[g[0] : g[1]]) for g, c in zip(self.golds, self.contexts)]
 
     def metrics(self) -> dict[str, float]:
         """accuracy/macro-F1 (classification) or the SQuAD 2.0 metrics (QA), as fractions."""
@@ -75,13 +75,20 @@ class Predictions:
         return [squad_f1(p, g) for p, g in zip(self.answers(), self.gold_answers())]
 
     def meta(self) -> dict[str, Any]:
-        return {"kind": self.kind, "ids": self.ids, "golds": self.golds, "n_labels": self.n_labels,
-                "contexts": self.contexts, "max_answer_words": self.max_answer_words,
-                "null_threshold": self.null_threshold}
+        return {
+            "kind": self.kind,
+            "ids": self.ids,
+            "golds": self.golds,
+            "n_labels": self.n_labels,
+            "contexts": self.contexts,
+            "max_answer_words": self.max_answer_words,
+            "null_threshold": self.null_threshold,
+        }
 
 
-def decode_spans(start: torch.Tensor, end: torch.Tensor, max_answer_words: int = 10,
-                 null_threshold: float = 0.0) -> list[tuple[int, int] | None]:
+def decode_spans(
+    start: torch.Tensor, end: torch.Tensor, max_answer_words: int = 10, null_threshold: float = 0.0
+) -> list[tuple[int, int] | None]:
     """Best word span per row of (N, W+1) start/end probabilities (column 0 = no answer).
 
     Span score ``log p_start(i) + log p_end(j)`` for ``i <= j < i + max_answer_words``; the
@@ -118,8 +125,10 @@ def ensemble_predictions(predictions: Sequence[Predictions]) -> Predictions:
     first = predictions[0]
     for p in predictions[1:]:
         if p.kind != first.kind or p.ids != first.ids:
-            raise ParameterError("ensemble members differ in task kind or example ids; allowed: predictions "
-                                 "on the same split of the same task")
+            raise ParameterError(
+                "ensemble members differ in task kind or example ids; allowed: predictions "
+                "on the same split of the same task"
+            )
     probs = {}
     for k in first.probs:
         width = max(p.probs[k].shape[1] for p in predictions)
@@ -142,8 +151,7 @@ def length_order(features: Features) -> list[int]:
 
 
 @torch.no_grad()
-def predict(model: torch.nn.Module, features: Features, pad_id: int, cfg: Any,
-            n_labels: int = 0) -> Predictions:
+def predict(model: torch.nn.Module, features: Features, pad_id: int, cfg: Any, n_labels: int = 0) -> Predictions:
     """Run ``model`` (a head from :func:`build_model`) over ``features``; batches group rows of similar length
     (:func:`length_order`), and the predictions come back in the features' order. Padding is masked, so a
     row's prediction does not depend on its batch beyond float rounding, except in a dynamically quantised
@@ -154,7 +162,7 @@ def predict(model: torch.nn.Module, features: Features, pad_id: int, cfg: Any,
     probs_of: list[torch.Tensor | None] = [None] * len(order)
     spans_of: list[tuple[torch.Tensor, torch.Tensor] | None] = [None] * len(order)
     for i in range(0, len(order), bs):
-        idx = order[i: i + bs]
+        idx = order[i : i + bs]
         batch = collate([features.rows[j] for j in idx], pad_id)
         batch.pop("labels")
         out = model(**{k: v.to(dev) for k, v in batch.items()})
@@ -176,14 +184,25 @@ def predict(model: torch.nn.Module, features: Features, pad_id: int, cfg: Any,
     if features.kind == "classification":
         probs = {"probs": torch.stack(probs_of) if probs_of else torch.zeros(0, n_labels)}  # type: ignore[arg-type]
     else:  # (N, W_max + 1), zero-padded
-        probs = {k: torch.nn.utils.rnn.pad_sequence([sp[n] for sp in spans_of], batch_first=True)  # type: ignore[index]
-                 if spans_of else torch.zeros(0, 1) for n, k in enumerate(("start", "end"))}
-    return Predictions(features.kind, features.ids, features.golds, probs, n_labels, features.contexts,
-                       cfg.max_answer_words, cfg.null_threshold)
+        probs = {
+            k: torch.nn.utils.rnn.pad_sequence([sp[n] for sp in spans_of], batch_first=True)  # type: ignore[index]
+            if spans_of
+            else torch.zeros(0, 1)
+            for n, k in enumerate(("start", "end"))
+        }
+    return Predictions(
+        features.kind,
+        features.ids,
+        features.golds,
+        probs,
+        n_labels,
+        features.contexts,
+        cfg.max_answer_words,
+        cfg.null_threshold,
+    )
 
 
-def evaluate(model: torch.nn.Module, tokenizer, task: Task, split: str,
-             cfg: Any) -> Predictions:
+def evaluate(model: torch.nn.Module, tokenizer, task: Task, split: str, cfg: Any) -> Predictions:
     """Predictions of a fine-tuned head model on ``task``'s ``split`` (``.metrics()`` for the numbers)."""
     enc = model.encoder if hasattr(model, "encoder") else encoder_of(model)
     feats = encode(task, split, tokenizer, max_len_for(enc, cfg.max_len))

@@ -80,36 +80,71 @@ class MLMObjective:
         return config_key(self)
 
 
-def mlm_batches(texts: Sequence[str], tokenizer, objective: MLMObjective, batch_size: int, seed: int = 0,
-                partners: Sequence[Sequence[int]] | None = None) -> MLMBatches | PairBatches:
+def mlm_batches(
+    texts: Sequence[str],
+    tokenizer,
+    objective: MLMObjective,
+    batch_size: int,
+    seed: int = 0,
+    partners: Sequence[Sequence[int]] | None = None,
+) -> MLMBatches | PairBatches:
     """The batch builder of ``objective`` over ``texts`` (one text per row, or NSP pairs with ``partners``)."""
     check_int("batch_size", batch_size, minimum=1)
     if objective.nsp:
         if partners is None:
-            raise ParameterError("objective.nsp=True needs partners (each text's possible next sentences); "
-                                 "allowed: partners=topic_partners(sentences)")
-        return PairBatches(texts, partners, tokenizer, batch_size, seed=seed, seq_len=objective.seq_len,
-                           mask_prob=objective.mask_prob, unit=objective.unit, corruption=objective.corruption,
-                           span_p=objective.span_p, span_max=objective.span_max)
-    return MLMBatches(texts, tokenizer, batch_size, seq_len=objective.seq_len, mask_prob=objective.mask_prob,
-                      whole_word=objective.unit != "token", seed=seed, bucket=objective.bucket,
-                      span_p=objective.span_p if objective.unit == "span" else 0.0, span_max=objective.span_max,
-                      corruption=objective.corruption)
+            raise ParameterError(
+                "objective.nsp=True needs partners (each text's possible next sentences); "
+                "allowed: partners=topic_partners(sentences)"
+            )
+        return PairBatches(
+            texts,
+            partners,
+            tokenizer,
+            batch_size,
+            seed=seed,
+            seq_len=objective.seq_len,
+            mask_prob=objective.mask_prob,
+            unit=objective.unit,
+            corruption=objective.corruption,
+            span_p=objective.span_p,
+            span_max=objective.span_max,
+        )
+    return MLMBatches(
+        texts,
+        tokenizer,
+        batch_size,
+        seq_len=objective.seq_len,
+        mask_prob=objective.mask_prob,
+        whole_word=objective.unit != "token",
+        seed=seed,
+        bucket=objective.bucket,
+        span_p=objective.span_p if objective.unit == "span" else 0.0,
+        span_max=objective.span_max,
+        corruption=objective.corruption,
+    )
 
 
 def training_view(model: torch.nn.Module, batches: MLMBatches | PairBatches) -> torch.nn.Module:
     """The masked-only training view of ``model`` for ``batches`` (with the NSP loss for sentence pairs)."""
     if isinstance(batches, PairBatches):
         if not hasattr(getattr(model, "cls", None), "seq_relationship"):
-            raise ParameterError(f"NSP batches need a model with a next-sentence head; got {type(model).__name__}; "
-                                 "allowed: a BertForPreTraining")
+            raise ParameterError(
+                f"NSP batches need a model with a next-sentence head; got {type(model).__name__}; "
+                "allowed: a BertForPreTraining"
+            )
         return MaskedOnlyPretraining(model)
     return MaskedOnlyMLM(model)
 
 
-def pretrain_mlm(model: torch.nn.Module, batches: MLMBatches | PairBatches, config: TrainConfig,
-                 callbacks: Sequence[Callback] = (), progress: bool = True, desc: str = "MLM",
-                 resume: Resume | None = None) -> TrainResult:
+def pretrain_mlm(
+    model: torch.nn.Module,
+    batches: MLMBatches | PairBatches,
+    config: TrainConfig,
+    callbacks: Sequence[Callback] = (),
+    progress: bool = True,
+    desc: str = "MLM",
+    resume: Resume | None = None,
+) -> TrainResult:
     """Train ``model`` (a ``BertForMaskedLM`` or ``BertForPreTraining``) in place on ``batches``.
 
     Losses are computed only at masked positions (:class:`~bertology_lib.training.masking.MaskedOnlyMLM`);
@@ -128,21 +163,45 @@ def pretrain_mlm(model: torch.nn.Module, batches: MLMBatches | PairBatches, conf
 
 # -- the held-out measure -----------------------------------------------------------------------------
 @torch.no_grad()
-def masked_accuracy(model: torch.nn.Module, tokenizer, texts: Sequence[str], seed: int = 1234,
-                    batch_size: int = 128, corruption: str = "mask-only", bucket: int = 50,
-                    seq_len: int = 64, mask_prob: float = 0.15) -> float:
+def masked_accuracy(
+    model: torch.nn.Module,
+    tokenizer,
+    texts: Sequence[str],
+    seed: int = 1234,
+    batch_size: int = 128,
+    corruption: str = "mask-only",
+    bucket: int = 50,
+    seq_len: int = 64,
+    mask_prob: float = 0.15,
+) -> float:
     """Share of masked words (15%, whole-word) an MLM predicts exactly, on ``texts`` (at most ``seq_len`` tokens).
 
     ``bucket`` groups sentences of similar length into batches (it changes which words are masked, so
     scores are comparable only at the same ``bucket``, ``seed`` and ``corruption``).
     """
-    hits, counts = masked_hits(model, tokenizer, texts, seed=seed, batch_size=batch_size, corruption=corruption,
-                               bucket=bucket, seq_len=seq_len, mask_prob=mask_prob)
+    hits, counts = masked_hits(
+        model,
+        tokenizer,
+        texts,
+        seed=seed,
+        batch_size=batch_size,
+        corruption=corruption,
+        bucket=bucket,
+        seq_len=seq_len,
+        mask_prob=mask_prob,
+    )
     return int(hits.sum()) / max(int(counts.sum()), 1)
 
 
-def unigram_accuracy(train_texts: Sequence[str], tokenizer, texts: Sequence[str], seed: int = 1234,
-                     batch_size: int = 128, corruption: str = "mask-only", bucket: int = 50) -> float:
+def unigram_accuracy(
+    train_texts: Sequence[str],
+    tokenizer,
+    texts: Sequence[str],
+    seed: int = 1234,
+    batch_size: int = 128,
+    corruption: str = "mask-only",
+    bucket: int = 50,
+) -> float:
     """The baseline of :func:`masked_accuracy`: always predict the token most frequent in ``train_texts``,
     scored on the same masked positions (same ``seed``, ``bucket``, ``corruption``) of ``texts``.
 
@@ -158,11 +217,22 @@ def unigram_accuracy(train_texts: Sequence[str], tokenizer, texts: Sequence[str]
             if t not in special:
                 counts[t] = counts.get(t, 0) + 1
     if not counts:
-        raise ParameterError("train_texts has no token outside the tokenizer's special tokens; allowed: sentences "
-                             "in the tokenizer's vocabulary")
+        raise ParameterError(
+            "train_texts has no token outside the tokenizer's special tokens; allowed: sentences "
+            "in the tokenizer's vocabulary"
+        )
     top = max(counts, key=lambda t: (counts[t], -t))
-    batches = MLMBatches(list(texts), tokenizer, batch_size=batch_size, seq_len=64, mask_prob=0.15,
-                         whole_word=True, seed=seed, bucket=bucket, corruption=corruption)
+    batches = MLMBatches(
+        list(texts),
+        tokenizer,
+        batch_size=batch_size,
+        seq_len=64,
+        mask_prob=0.15,
+        whole_word=True,
+        seed=seed,
+        bucket=bucket,
+        corruption=corruption,
+    )
     hit = tot = 0
     for b in batches:
         sel = b["labels"] != IGNORE_INDEX
@@ -172,8 +242,17 @@ def unigram_accuracy(train_texts: Sequence[str], tokenizer, texts: Sequence[str]
 
 
 @torch.no_grad()
-def masked_hits(model: torch.nn.Module, tokenizer, texts: Sequence[str], seed: int = 1234, batch_size: int = 128,
-                corruption: str = "mask-only", bucket: int = 50, seq_len: int = 64, mask_prob: float = 0.15):
+def masked_hits(
+    model: torch.nn.Module,
+    tokenizer,
+    texts: Sequence[str],
+    seed: int = 1234,
+    batch_size: int = 128,
+    corruption: str = "mask-only",
+    bucket: int = 50,
+    seq_len: int = 64,
+    mask_prob: float = 0.15,
+):
     """Per text: (correct masked tokens, masked tokens) under the masking of :func:`masked_accuracy` with the same
     arguments (their sums give its accuracy), as two int arrays aligned with ``texts``: the items an interval
     over held-out sentences resamples. Models with the same tokenizer are scored on the same positions."""
@@ -182,8 +261,17 @@ def masked_hits(model: torch.nn.Module, tokenizer, texts: Sequence[str], seed: i
     if not texts:
         raise ParameterError("texts is empty; allowed: at least one sentence")
     model.eval()
-    batches = MLMBatches(list(texts), tokenizer, batch_size=batch_size, seq_len=seq_len, mask_prob=mask_prob,
-                         whole_word=True, seed=seed, bucket=bucket, corruption=corruption)
+    batches = MLMBatches(
+        list(texts),
+        tokenizer,
+        batch_size=batch_size,
+        seq_len=seq_len,
+        mask_prob=mask_prob,
+        whole_word=True,
+        seed=seed,
+        bucket=bucket,
+        corruption=corruption,
+    )
     dev = next(model.parameters()).device
     hits, counts = np.zeros(len(texts), int), np.zeros(len(texts), int)
     for rows, b in batches.with_rows():

@@ -57,8 +57,9 @@ def _interval(name: str, value: Any) -> list[float]:
     try:
         est, low, high = (float(x) for x in value)
     except (TypeError, ValueError):
-        raise ParameterError(f"instrument check {name!r} got {value!r}; allowed: an interval "
-                             "(estimate, low, high)") from None
+        raise ParameterError(
+            f"instrument check {name!r} got {value!r}; allowed: an interval (estimate, low, high)"
+        ) from None
     return [est, low, high]
 
 
@@ -135,8 +136,10 @@ class AboveBaseline(Instrument):
     def check(self, measured: Any) -> Check:
         if self.baseline is None:
             if not (isinstance(measured, (tuple, list)) and len(measured) == 2 and isinstance(measured[1], str)):
-                raise ParameterError(f"instrument check {self.name!r} got {measured!r}; allowed: (interval, name of "
-                                     "the baseline) — its spec leaves the baseline to the run")
+                raise ParameterError(
+                    f"instrument check {self.name!r} got {measured!r}; allowed: (interval, name of "
+                    "the baseline) — its spec leaves the baseline to the run"
+                )
             measured, baseline = measured
         else:
             baseline = self.baseline

@@ -54,12 +54,41 @@ def ledger_frame(claims: Sequence[Claim]):
     the paper's value and ours, the rule id, where it was computed."""
     import pandas as pd
 
-    cols = ["id", "verdict", "instrument", "kind", "claim", "source", "paper", "ours", "rule_id", "rule", "model",
-            "scale", "notebook", "profile"]
-    rows = [{"id": c.id, "verdict": c.verdict, "instrument": instrument_status(c), "kind": c.kind,
-             "claim": c.statement, "source": c.source, "paper": with_unit(c.paper, c.unit),
-             "ours": with_unit(c.ours, c.unit), "rule_id": c.rule_id, "rule": c.rule, "model": c.model,
-             "scale": _scale_text(c), "notebook": c.notebook, "profile": c.profile} for c in claims]
+    cols = [
+        "id",
+        "verdict",
+        "instrument",
+        "kind",
+        "claim",
+        "source",
+        "paper",
+        "ours",
+        "rule_id",
+        "rule",
+        "model",
+        "scale",
+        "notebook",
+        "profile",
+    ]
+    rows = [
+        {
+            "id": c.id,
+            "verdict": c.verdict,
+            "instrument": instrument_status(c),
+            "kind": c.kind,
+            "claim": c.statement,
+            "source": c.source,
+            "paper": with_unit(c.paper, c.unit),
+            "ours": with_unit(c.ours, c.unit),
+            "rule_id": c.rule_id,
+            "rule": c.rule,
+            "model": c.model,
+            "scale": _scale_text(c),
+            "notebook": c.notebook,
+            "profile": c.profile,
+        }
+        for c in claims
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -90,8 +119,11 @@ def counts(claims: Sequence[Claim]) -> dict[str, dict[str, int]]:
     return {"verdict": summary(rep), "instrument": by_inst, "setup": {"setup checks": len(claims) - len(rep)}}
 
 
-PART_TITLES = {"survey": "Survey — A Primer in BERTology", "physics": "Physics of language models",
-               "duplication": "Layer duplication"}
+PART_TITLES = {
+    "survey": "Survey — A Primer in BERTology",
+    "physics": "Physics of language models",
+    "duplication": "Layer duplication",
+}
 _ICON = {"reproduced": "✅", "not reproduced": "❌", "inconclusive": "❔"}
 
 
@@ -123,20 +155,26 @@ def _stale_note(claims: Sequence[Claim]) -> list[str]:
     if not old:
         return []
     nbs = sorted({c.notebook for c in old})
-    return [f"**{len(old)} claims were recorded under an earlier registered rule** (their notebooks are due for "
-            f"re-execution: {', '.join(nbs)}); their verdicts below are the earlier rule's: "
-            f"{', '.join(c.id for c in old)}.", ""]
+    return [
+        f"**{len(old)} claims were recorded under an earlier registered rule** (their notebooks are due for "
+        f"re-execution: {', '.join(nbs)}); their verdicts below are the earlier rule's: "
+        f"{', '.join(c.id for c in old)}.",
+        "",
+    ]
 
 
 def _opening(claims: Sequence[Claim]) -> list[str]:
     k = counts(claims)
     inst = k["instrument"]
     n_rep = sum(k["verdict"].values())
-    return [f"**{n_rep} claims tested**: {_counts_line(reproductions(claims))}. By instrument status: "
-            f"{inst['ok']} with every declared check passed, {inst['failed']} inconclusive because an instrument "
-            f"did not work, {inst['not checked']} with no instrument check declared. "
-            f"{k['setup']['setup checks']} setup checks (generator constants, arithmetic) are listed apart and "
-            "not counted.", ""] + _stale_note(claims)
+    return [
+        f"**{n_rep} claims tested**: {_counts_line(reproductions(claims))}. By instrument status: "
+        f"{inst['ok']} with every declared check passed, {inst['failed']} inconclusive because an instrument "
+        f"did not work, {inst['not checked']} with no instrument check declared. "
+        f"{k['setup']['setup checks']} setup checks (generator constants, arithmetic) are listed apart and "
+        "not counted.",
+        "",
+    ] + _stale_note(claims)
 
 
 def _notebook_href(c: Claim) -> str:
@@ -162,32 +200,52 @@ def _scale_text(c: Claim) -> str:
 
 def _row(c: Claim, part: str, titles: dict[str, str]) -> str:
     e = html.escape
-    checks = "; ".join(f"{x['name']} {fmt(x['value'])} ({'ok' if x['passed'] else 'failed'}: {x['requirement']})"
-                       for x in c.checks) or "none declared"
-    more = (f"<details><summary>rule, model, scale, checks</summary><p><b>Source</b>: {e(c.source)}. "
-            f"<b>Rule</b> <code>{e(c.rule_id or '')}</code>: {e(c.rule)}. <b>Model</b>: {e(c.model or 'n/a')} "
-            f"(profile {e(c.profile or '?')}, seed {e(str(c.seed))}). <b>Scale</b>: {e(_scale_text(c))}. "
-            f"<b>Instrument checks</b>: {e(checks)}.</p></details>")
+    checks = (
+        "; ".join(
+            f"{x['name']} {fmt(x['value'])} ({'ok' if x['passed'] else 'failed'}: {x['requirement']})" for x in c.checks
+        )
+        or "none declared"
+    )
+    more = (
+        f"<details><summary>rule, model, scale, checks</summary><p><b>Source</b>: {e(c.source)}. "
+        f"<b>Rule</b> <code>{e(c.rule_id or '')}</code>: {e(c.rule)}. <b>Model</b>: {e(c.model or 'n/a')} "
+        f"(profile {e(c.profile or '?')}, seed {e(str(c.seed))}). <b>Scale</b>: {e(_scale_text(c))}. "
+        f"<b>Instrument checks</b>: {e(checks)}.</p></details>"
+    )
     verdict = c.verdict + (" — instrument" if c.instrument_failed else "")
-    link = (f'<a href="{e(_notebook_href(c))}">{e(titles.get(c.notebook, c.notebook))}</a>' if c.notebook else "")
-    cells = [f"{_ICON.get(c.verdict, '')} {e(verdict)}", f"{e(c.statement)} <code>{e(c.id)}</code>{more}",
-             e(PART_TITLES.get(part, part).split(" — ")[0]), e(with_unit(c.paper, c.unit)),
-             e(with_unit(c.ours, c.unit)), link]
-    attrs = (f'data-part="{e(part)}" data-verdict="{e(c.verdict)}" data-instrument="{instrument_status(c)}" '
-             f'data-kind="{e(c.kind)}"')
+    link = f'<a href="{e(_notebook_href(c))}">{e(titles.get(c.notebook, c.notebook))}</a>' if c.notebook else ""
+    cells = [
+        f"{_ICON.get(c.verdict, '')} {e(verdict)}",
+        f"{e(c.statement)} <code>{e(c.id)}</code>{more}",
+        e(PART_TITLES.get(part, part).split(" — ")[0]),
+        e(with_unit(c.paper, c.unit)),
+        e(with_unit(c.ours, c.unit)),
+        link,
+    ]
+    attrs = (
+        f'data-part="{e(part)}" data-verdict="{e(c.verdict)}" data-instrument="{instrument_status(c)}" '
+        f'data-kind="{e(c.kind)}"'
+    )
     return f"<tr {attrs}>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>"
 
 
 def _table(claims: Sequence[Claim], parts: dict[str, str], titles: dict[str, str], table_id: str) -> list[str]:
-    head = "".join(f'<th data-sort="{i}">{h}</th>' for i, h in enumerate(
-        ("verdict", "claim", "part", "paper", "ours", "where it was computed")))
+    head = "".join(
+        f'<th data-sort="{i}">{h}</th>'
+        for i, h in enumerate(("verdict", "claim", "part", "paper", "ours", "where it was computed"))
+    )
     rows = [_row(c, parts.get(c.notebook, "other"), titles) for c in claims]
-    return [f'<div class="ledger-wrap"><table class="ledger" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>',
-            *rows, "</tbody></table></div>", ""]
+    return [
+        f'<div class="ledger-wrap"><table class="ledger" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>',
+        *rows,
+        "</tbody></table></div>",
+        "",
+    ]
 
 
-def ledger_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None,
-                    parts: dict[str, str] | None = None) -> str:
+def ledger_markdown(
+    claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None, parts: dict[str, str] | None = None
+) -> str:
     """The "Claims ledger" book page, generated from the executed notebooks.
 
     One table of the reproductions (verdict, claim, part, paper, ours, a link to the cell that computed
@@ -215,15 +273,20 @@ def ledger_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] | N
     lines += _table(reproductions(claims), parts, titles, "claims-ledger")
     setup = [c for c in claims if c.kind == "setup"]
     if setup:
-        lines += ["## Setup checks (not counted)", "",
-                  "Checks of the generators' own constants and of arithmetic: true by construction when the code",
-                  "is right, so they test the code, not the papers.", ""]
+        lines += [
+            "## Setup checks (not counted)",
+            "",
+            "Checks of the generators' own constants and of arithmetic: true by construction when the code",
+            "is right, so they test the code, not the papers.",
+            "",
+        ]
         lines += _table(setup, parts, titles, "setup-checks")
     return "\n".join(lines) + "\n"
 
 
-def findings_markdown(claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None,
-                      parts: dict[str, str] | None = None) -> str:
+def findings_markdown(
+    claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None, parts: dict[str, str] | None = None
+) -> str:
     """The closing chapter "What reproduced and what did not", written from the ledger.
 
     It opens with the counts by verdict and by instrument status; every sentence is assembled from

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from bertology_lib.book.claims.instruments import Instrument
 from bertology_lib.book.claims.registry import spec as registered
-from bertology_lib.book.claims.rules import Verdict, fmt, with_unit
+from bertology_lib.book.claims.rules import Verdict, with_unit
 from bertology_lib.errors import ParameterError
 
 
@@ -83,20 +83,25 @@ class Claim:
         )
 
 
-def _instrument(declared: tuple[Instrument, ...], measured: Mapping[str, Any] | None,
-                claim_id: str) -> tuple[str, list]:
+def _instrument(
+    declared: tuple[Instrument, ...], measured: Mapping[str, Any] | None, claim_id: str
+) -> tuple[str, list]:
     """The instrument status and the check rows (in the spec's order) of the values measured for ``declared``."""
     if measured is not None and not isinstance(measured, Mapping):
-        raise ParameterError(f"claim {claim_id!r} got checks={measured!r}; allowed: a mapping of each registered "
-                             "check's name to the value measured for it (the thresholds are the spec's)")
+        raise ParameterError(
+            f"claim {claim_id!r} got checks={measured!r}; allowed: a mapping of each registered "
+            "check's name to the value measured for it (the thresholds are the spec's)"
+        )
     given, names = dict(measured or {}), [c.name for c in declared]
     if sorted(given) != sorted(names):
-        raise ParameterError(f"claim {claim_id!r} got instrument checks {sorted(given)}; allowed: exactly the "
-                             f"registered checks {names}")
+        raise ParameterError(
+            f"claim {claim_id!r} got instrument checks {sorted(given)}; allowed: exactly the registered checks {names}"
+        )
     checks = [c.check(given[c.name]) for c in declared]
     failed = [c for c in checks if not c.passed]
-    status = (NOT_CHECKED if not declared else
-              "failed: " + "; ".join(c.line() for c in failed) if failed else INSTRUMENT_OK)
+    status = (
+        NOT_CHECKED if not declared else "failed: " + "; ".join(c.line() for c in failed) if failed else INSTRUMENT_OK
+    )
     return status, [_plain(asdict(c)) for c in checks]
 
 
@@ -104,9 +109,17 @@ def _model_name(params: Any) -> str:
     return str(getattr(params, "values", {}).get("model", "")) if params is not None else ""
 
 
-def make_claim(id: str, *, ours: Any, params: Any = None, details: dict | None = None,
-               checks: Mapping[str, Any] | None = None, scale: dict | None = None, model: str | None = None,
-               **unexpected: Any) -> Claim:
+def make_claim(
+    id: str,
+    *,
+    ours: Any,
+    params: Any = None,
+    details: dict | None = None,
+    checks: Mapping[str, Any] | None = None,
+    scale: dict | None = None,
+    model: str | None = None,
+    **unexpected: Any,
+) -> Claim:
     """Build the :class:`Claim` ``id`` from its registered spec and the measured ``ours``.
 
     The verdict is the registered rule's; a measurement that could not be made (``ours`` is or contains
@@ -120,9 +133,11 @@ def make_claim(id: str, *, ours: Any, params: Any = None, details: dict | None =
     (``book/claims/specs/<notebook>.py``): a notebook cannot state them.
     """
     if unexpected:
-        raise ParameterError(f"record_claim({id!r}) got unexpected arguments {sorted(unexpected)}; allowed: id, "
-                             "ours, params, details, checks, scale, model (statement, source, paper, rule, unit "
-                             "and thresholds live in the registry: book/claims/specs/<notebook>.py)")
+        raise ParameterError(
+            f"record_claim({id!r}) got unexpected arguments {sorted(unexpected)}; allowed: id, "
+            "ours, params, details, checks, scale, model (statement, source, paper, rule, unit "
+            "and thresholds live in the registry: book/claims/specs/<notebook>.py)"
+        )
     s = registered(id)
     status, check_rows = _instrument(s.checks, checks, id)
     ours_j = _plain(ours)
@@ -132,11 +147,24 @@ def make_claim(id: str, *, ours: Any, params: Any = None, details: dict | None =
     else:
         verdict = s.rule.verdict(s.paper, ours)
     return Claim(
-        id=id, statement=s.statement, source=s.source, paper=_plain(s.paper), ours=ours_j, rule=s.rule.describe(),
-        verdict=verdict.value, unit=s.unit, notebook=getattr(params, "notebook", ""),
-        profile=str(getattr(params, "profile", "") or ""), model=model if model is not None else _model_name(params),
-        seed=getattr(params, "seed", None), details=_plain(details or {}), kind=s.kind, rule_id=s.rule_id,
-        instrument=status, checks=check_rows, scale=_plain(scale or {}),
+        id=id,
+        statement=s.statement,
+        source=s.source,
+        paper=_plain(s.paper),
+        ours=ours_j,
+        rule=s.rule.describe(),
+        verdict=verdict.value,
+        unit=s.unit,
+        notebook=getattr(params, "notebook", ""),
+        profile=str(getattr(params, "profile", "") or ""),
+        model=model if model is not None else _model_name(params),
+        seed=getattr(params, "seed", None),
+        details=_plain(details or {}),
+        kind=s.kind,
+        rule_id=s.rule_id,
+        instrument=status,
+        checks=check_rows,
+        scale=_plain(scale or {}),
     )
 
 

@@ -58,8 +58,10 @@ class ClaimSpec:
             raise ParameterError(f"rule={self.rule!r} is not a Rule; allowed: a rule from book.claims.rules")
         bad = [c for c in self.checks if not isinstance(c, Instrument)]
         if bad or not isinstance(self.checks, tuple):
-            raise ParameterError(f"claim {self.id!r}: checks={self.checks!r} is not allowed; allowed: a tuple of "
-                                 "instrument checks from book.claims.instruments (e.g. Minimum('memorised', 0.95))")
+            raise ParameterError(
+                f"claim {self.id!r}: checks={self.checks!r} is not allowed; allowed: a tuple of "
+                "instrument checks from book.claims.instruments (e.g. Minimum('memorised', 0.95))"
+            )
         names = [c.name for c in self.checks]
         if len(set(names)) != len(names):
             raise ParameterError(f"claim {self.id!r} declares the instrument checks {names}; allowed: each name once")
@@ -104,6 +106,8 @@ def spec(claim_id: str) -> ClaimSpec:
     reg = load_all()
     if claim_id not in reg:
         near = difflib.get_close_matches(str(claim_id), list(reg), n=3)
-        raise ParameterError(f"claim {claim_id!r} is not registered; allowed: a registered claim id"
-                             + (f" (closest: {', '.join(near)})" if near else ""))
+        raise ParameterError(
+            f"claim {claim_id!r} is not registered; allowed: a registered claim id"
+            + (f" (closest: {', '.join(near)})" if near else "")
+        )
     return reg[claim_id]

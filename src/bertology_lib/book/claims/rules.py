@@ -158,15 +158,21 @@ class IntervalWithin(Rule):
     upper: float
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.lower, (int, float)) and isinstance(self.upper, (int, float))
-                and math.isfinite(self.lower) and math.isfinite(self.upper) and self.lower < self.upper):
-            raise ParameterError(f"lower={self.lower!r}, upper={self.upper!r} are not allowed; allowed: two "
-                                 "finite numbers, lower < upper")
+        if not (
+            isinstance(self.lower, (int, float))
+            and isinstance(self.upper, (int, float))
+            and math.isfinite(self.lower)
+            and math.isfinite(self.upper)
+            and self.lower < self.upper
+        ):
+            raise ParameterError(
+                f"lower={self.lower!r}, upper={self.upper!r} are not allowed; allowed: two "
+                "finite numbers, lower < upper"
+            )
 
     def describe(self) -> str:
         lo, hi = fmt(self.lower), fmt(self.upper)
-        return (f"interval within [{lo}, {hi}]: reproduced; wholly outside it: not reproduced; "
-                "else inconclusive")
+        return f"interval within [{lo}, {hi}]: reproduced; wholly outside it: not reproduced; else inconclusive"
 
     def verdict(self, paper: Any, ours: Sequence[float]) -> Verdict:
         _, low, high = (float(x) for x in ours)
@@ -191,8 +197,9 @@ class BeatsBaseline(Rule):
 
     def describe(self) -> str:
         m = fmt(self.margin)
-        return (f"interval of ours - {self.baseline}: low > {m}: reproduced; high < {m}: not reproduced; "
-                "else inconclusive")
+        return (
+            f"interval of ours - {self.baseline}: low > {m}: reproduced; high < {m}: not reproduced; else inconclusive"
+        )
 
     def verdict(self, paper: Any, ours: Sequence[float]) -> Verdict:
         return IntervalAbove(self.margin).verdict(paper, ours)
@@ -216,8 +223,10 @@ class Equivalent(Rule):
 
     def describe(self) -> str:
         m = fmt(self.margin)
-        return (f"interval within [-{m}, {m}]: reproduced (no effect larger than {m}); beyond it: not "
-                "reproduced; else inconclusive (too little power)")
+        return (
+            f"interval within [-{m}, {m}]: reproduced (no effect larger than {m}); beyond it: not "
+            "reproduced; else inconclusive (too little power)"
+        )
 
     def verdict(self, paper: Any, ours: Sequence[float]) -> Verdict:
         _, low, high = (float(x) for x in ours)
@@ -228,9 +237,16 @@ class Equivalent(Rule):
         return Verdict.INCONCLUSIVE
 
 
-RULE_KINDS = {"WithinRelative": "threshold", "AtLeast": "threshold", "AtMost": "threshold",
-              "IntervalAbove": "interval", "IntervalContains": "interval", "BeatsBaseline": "baseline",
-              "Equivalent": "equivalence", "IntervalWithin": "range"}
+RULE_KINDS = {
+    "WithinRelative": "threshold",
+    "AtLeast": "threshold",
+    "AtMost": "threshold",
+    "IntervalAbove": "interval",
+    "IntervalContains": "interval",
+    "BeatsBaseline": "baseline",
+    "Equivalent": "equivalence",
+    "IntervalWithin": "range",
+}
 
 
 def rule_id(rule: Rule) -> str:

@@ -76,7 +76,26 @@ registers their checkers."""
 for _name in NOTEBOOK_MODULES:  # importing a module registers its checkers
     importlib.import_module(f"{__name__}.{_name}")
 
-__all__ = ["CHECKERS", "NOTEBOOK_MODULES", "SHARED_MODULES", "Feedback", "as_number", "as_whole_number", "check",
-           "checker", "SOLUTION_TAG", "STUB", "ExerciseError", "export_student", "export_teacher", "is_solution_cell",
-           "solution_label", "solution_leaks", "strip_solution_directives", "student_notebook", "student_stub",
-           "teacher_notebook", "write_notebook"]
+__all__ = [
+    "CHECKERS",
+    "NOTEBOOK_MODULES",
+    "SHARED_MODULES",
+    "Feedback",
+    "as_number",
+    "as_whole_number",
+    "check",
+    "checker",
+    "SOLUTION_TAG",
+    "STUB",
+    "ExerciseError",
+    "export_student",
+    "export_teacher",
+    "is_solution_cell",
+    "solution_label",
+    "solution_leaks",
+    "strip_solution_directives",
+    "student_notebook",
+    "student_stub",
+    "teacher_notebook",
+    "write_notebook",
+]

@@ -46,9 +46,18 @@ class Mistake:
     match: Match | None = None
 
 
-def judge_value(answer: Any, *, read: Callable[[Any], Any], refuse: str, truth: Callable[[], Any], ok: str,
-                not_yet: str | Callable[[Any, Any], str], match: Match = operator.eq, mistakes: Sequence[Mistake] = (),
-                screen: Callable[[Any], str | None] | None = None) -> tuple[bool, str]:
+def judge_value(
+    answer: Any,
+    *,
+    read: Callable[[Any], Any],
+    refuse: str,
+    truth: Callable[[], Any],
+    ok: str,
+    not_yet: str | Callable[[Any, Any], str],
+    match: Match = operator.eq,
+    mistakes: Sequence[Mistake] = (),
+    screen: Callable[[Any], str | None] | None = None,
+) -> tuple[bool, str]:
     """The checker skeleton for an answer that is a value; returns ``(ok, message)``.
 
     ``read(answer)`` gives the value (None: the answer is refused with ``refuse``, formatted with ``answer``);
@@ -70,12 +79,24 @@ def judge_value(answer: Any, *, read: Callable[[Any], Any], refuse: str, truth: 
     return False, not_yet if isinstance(not_yet, str) else not_yet(value, target)
 
 
-def judge_function(answer: Any, name: str, cases: Sequence[tuple], *, read: Callable[[Any], Any], refuse: str,
-                   truth: Callable[..., Any], ok: str, not_yet: str | Callable[[int, list, list], str],
-                   match: Match = operator.eq, mistakes: Callable[..., Mapping[str, Any]] | None = None,
-                   hints: Mapping[str, str] | None = None, show: Callable[[tuple], str] | None = None,
-                   inputs: Callable[[tuple], tuple] | None = None, screen: Callable[[list], str | None] | None = None,
-                   truth_first: bool = False) -> tuple[bool, str]:
+def judge_function(
+    answer: Any,
+    name: str,
+    cases: Sequence[tuple],
+    *,
+    read: Callable[[Any], Any],
+    refuse: str,
+    truth: Callable[..., Any],
+    ok: str,
+    not_yet: str | Callable[[int, list, list], str],
+    match: Match = operator.eq,
+    mistakes: Callable[..., Mapping[str, Any]] | None = None,
+    hints: Mapping[str, str] | None = None,
+    show: Callable[[tuple], str] | None = None,
+    inputs: Callable[[tuple], tuple] | None = None,
+    screen: Callable[[list], str | None] | None = None,
+    truth_first: bool = False,
+) -> tuple[bool, str]:
     """The checker skeleton for an answer that is a function, run on every hidden case; returns ``(ok, message)``.
 
     ``answer(*case)`` runs on every case (:func:`run_cases`, whose message refuses a value or a function that
@@ -118,9 +139,17 @@ def judge_function(answer: Any, name: str, cases: Sequence[tuple], *, read: Call
     return False, not_yet(i, values, truths)
 
 
-def judge_each_case(answer: Any, cases: Sequence[Any], *, inputs: Callable[[Any], tuple], truth: Callable[..., float],
-                    mistakes: Mapping[str, Callable[..., float]], ok: str, not_yet: str, tol: float = 1e-6
-                    ) -> tuple[bool, str]:
+def judge_each_case(
+    answer: Any,
+    cases: Sequence[Any],
+    *,
+    inputs: Callable[[Any], tuple],
+    truth: Callable[..., float],
+    mistakes: Mapping[str, Callable[..., float]],
+    ok: str,
+    not_yet: str,
+    tol: float = 1e-6,
+) -> tuple[bool, str]:
     """The checker skeleton of the §4 exercises whose answer is a function returning a number, judged one hidden
     case at a time; returns ``(ok, message)``.
 
@@ -145,13 +174,15 @@ def judge_each_case(answer: Any, cases: Sequence[Any], *, inputs: Callable[[Any]
     return True, ok
 
 
-def run_cases(answer: Any, name: str, cases: Sequence[tuple], show: Callable[[tuple], str] | None = None
-         ) -> tuple[list | None, str | None]:
+def run_cases(
+    answer: Any, name: str, cases: Sequence[tuple], show: Callable[[tuple], str] | None = None
+) -> tuple[list | None, str | None]:
     """``answer(*case)`` for every case: ``(outputs, None)``, or ``(None, message)`` when ``answer`` is not a
     function or raises (the student's error is reported, never raised)."""
     if not callable(answer):
-        return None, (f"expected the function {name} itself (pass `{name}`, not `{name}(...)`), "
-                      f"got {type(answer).__name__}.")
+        return None, (
+            f"expected the function {name} itself (pass `{name}`, not `{name}(...)`), got {type(answer).__name__}."
+        )
     out = []
     for case in cases:
         try:

@@ -102,8 +102,9 @@ def as_shares(answer: Any, keys: tuple[str, ...]) -> tuple[dict[str, float] | No
     if not isinstance(answer, dict):
         return None, f"expected a dict {{{', '.join(repr(k) for k in keys)}: accuracy}}, got {type(answer).__name__}."
     if set(answer) != set(keys):
-        return None, (f"expected the keys {', '.join(repr(k) for k in keys)}; got "
-                      f"{', '.join(repr(k) for k in answer) or 'none'}.")
+        return None, (
+            f"expected the keys {', '.join(repr(k) for k in keys)}; got {', '.join(repr(k) for k in answer) or 'none'}."
+        )
     values = {k: as_share(answer[k]) for k in keys}
     bad = [k for k, v in values.items() if v is None]
     if bad:

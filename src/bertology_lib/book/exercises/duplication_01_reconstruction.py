@@ -86,18 +86,20 @@ def _reconstruction_mistakes(mlm, tok, texts: list[str]) -> dict[str, list[float
         return [float((h & keep).sum() / keep.sum()) for h in hit]
 
     keep = real & ~special
-    return {"specials": rate([p == ids for p in preds], real),
-            "everything": rate([p == ids for p in preds], torch.ones_like(real)),
-            "final": rate([p == preds[-1] for p in preds], keep),
-            "hidden only": rate([p == ids for p in preds], keep)[1:]}
+    return {
+        "specials": rate([p == ids for p in preds], real),
+        "everything": rate([p == ids for p in preds], torch.ones_like(real)),
+        "final": rate([p == preds[-1] for p in preds], keep),
+        "hidden only": rate([p == ids for p in preds], keep)[1:],
+    }
 
 
 _RECONSTRUCTION_HINTS = {
     "specials": "[CLS] and [SEP] are not part of the input sentence: leave the special tokens out of the count.",
     "everything": "padding and special tokens are not input words: count only real, non-special tokens (the "
-                  "attention mask says which positions are real).",
+    "attention mask says which positions are real).",
     "final": "that is the logit-lens agreement with the final layer's prediction; reconstruction compares each "
-             "layer's prediction with the input token.",
+    "layer's prediction with the input token.",
     "hidden only": "layer 0 (the embedding output) counts too: return one rate per layer, embeddings first.",
 }
 
@@ -111,16 +113,29 @@ def _check_dup1_reconstruction(answer):
     def not_yet(i, v, t):
         if any(len(x) != len(y) for x, y in zip(v, t)):
             return "return one rate per layer: the embedding output and every block's output."
-        return ("not yet: feed each hidden state (output_hidden_states=True) unchanged to the MLM head (`mlm.cls`), "
-                "take the argmax at every position and compare it with the input id there.")
+        return (
+            "not yet: feed each hidden state (output_hidden_states=True) unchanged to the MLM head (`mlm.cls`), "
+            "take the argmax at every position and compare it with the input id there."
+        )
 
     return judge_function(  # the truths first: the answer gets the very models they are computed on
-        answer, "reconstruction", dup1_mlms(), show=lambda c: "reconstruction(mlm, tok, texts) on a hidden MLM",
-        read=_as_floats, refuse="reconstruction should return one number per layer (a list), got {kind}.",
-        truth=dup1_reconstruction_truth, match=within(0.005), mistakes=_reconstruction_mistakes,
-        hints=_RECONSTRUCTION_HINTS, truth_first=True,
-        ok=("correct: run it on `deeper` too — its copied blocks were never trained with the head, yet the head "
-            "still reads them."), not_yet=not_yet)
+        answer,
+        "reconstruction",
+        dup1_mlms(),
+        show=lambda c: "reconstruction(mlm, tok, texts) on a hidden MLM",
+        read=_as_floats,
+        refuse="reconstruction should return one number per layer (a list), got {kind}.",
+        truth=dup1_reconstruction_truth,
+        match=within(0.005),
+        mistakes=_reconstruction_mistakes,
+        hints=_RECONSTRUCTION_HINTS,
+        truth_first=True,
+        ok=(
+            "correct: run it on `deeper` too — its copied blocks were never trained with the head, yet the head "
+            "still reads them."
+        ),
+        not_yet=not_yet,
+    )
 
 
 def _cka_cases() -> list[tuple]:
@@ -132,8 +147,13 @@ def _cka_cases() -> list[tuple]:
     q, _ = torch.linalg.qr(torch.randn(16, 16, generator=g))
     z = torch.randn(200, 8, generator=g)
     w = torch.randn(150, 12, generator=g) * torch.linspace(0.2, 3.0, 12)
-    return [(x, 2.5 * x @ q + 1.0), (x, z - 2.0), (x, x[:, :4] + 0.5 * torch.randn(200, 4, generator=g) + 5.0),
-            (w, torch.tanh(w @ torch.randn(12, 6, generator=g)) + 0.3), (z, z ** 2)]
+    return [
+        (x, 2.5 * x @ q + 1.0),
+        (x, z - 2.0),
+        (x, x[:, :4] + 0.5 * torch.randn(200, 4, generator=g) + 5.0),
+        (w, torch.tanh(w @ torch.randn(12, 6, generator=g)) + 0.3),
+        (z, z**2),
+    ]
 
 
 def dup1_cka_truth(x, y) -> float:
@@ -150,14 +170,16 @@ def _cka_mistakes(x, y) -> dict[str, float]:
     def cka(a, b):
         return float((a.T @ b).norm() ** 2 / ((a.T @ a).norm() * (b.T @ b).norm()))
 
-    return {"uncentred": cka(xd, yd),
-            "frobenius": float((xc.T @ yc).norm() ** 2 / (xc.norm() ** 2 * yc.norm() ** 2)),
-            "square root": math.sqrt(cka(xc, yc))}
+    return {
+        "uncentred": cka(xd, yd),
+        "frobenius": float((xc.T @ yc).norm() ** 2 / (xc.norm() ** 2 * yc.norm() ** 2)),
+        "square root": math.sqrt(cka(xc, yc)),
+    }
 
 
 _CKA_HINTS = {
     "uncentred": "centre both representations first (subtract each column's mean over the items): without it, a "
-                 "shared offset makes unrelated layers look alike.",
+    "shared offset makes unrelated layers look alike.",
     "frobenius": "normalise by the norms of the Gram matrices, ||X^T X|| ||Y^T Y|| (Frobenius), not by ||X||^2 ||Y||^2.",
     "square root": "the numerator is the squared Frobenius norm ||X^T Y||^2, not its norm.",
 }
@@ -168,13 +190,24 @@ def _check_dup1_cka(answer):
     """``answer``: a function ``linear_cka(X, Y)`` of two (n, d) float tensors (the same n items, widths may
     differ) returning their linear CKA; run on hidden pairs, +-1e-4."""
     return judge_function(
-        answer, "linear_cka", _cka_cases(),
+        answer,
+        "linear_cka",
+        _cka_cases(),
         show=lambda c: f"linear_cka(X, Y) with X {tuple(c[0].shape)} and Y {tuple(c[1].shape)}",
-        read=as_number, refuse="linear_cka should return a number, got {first!r}.",
-        truth=dup1_cka_truth, match=within(1e-4), mistakes=_cka_mistakes, hints=_CKA_HINTS,
-        ok=("correct: it does not change when a layer is rotated or rescaled, which is why it can compare layers "
-            "whose coordinates mean different things."),
+        read=as_number,
+        refuse="linear_cka should return a number, got {first!r}.",
+        truth=dup1_cka_truth,
+        match=within(1e-4),
+        mistakes=_cka_mistakes,
+        hints=_CKA_HINTS,
+        ok=(
+            "correct: it does not change when a layer is rotated or rescaled, which is why it can compare layers "
+            "whose coordinates mean different things."
+        ),
         not_yet=lambda i, v, t: (
             "a rotated and rescaled copy of X should score exactly 1: CKA is invariant to orthogonal transforms and "
-            "to scale." if abs(v[0] - 1.0) > 1e-4 else
-            "not yet: centre X and Y, then ||Yc^T Xc||^2 / (||Xc^T Xc|| ||Yc^T Yc||) with Frobenius norms."))
+            "to scale."
+            if abs(v[0] - 1.0) > 1e-4
+            else "not yet: centre X and Y, then ||Yc^T Xc||^2 / (||Xc^T Xc|| ||Yc^T Yc||) with Frobenius norms."
+        ),
+    )

@@ -20,7 +20,13 @@ from bertology_lib.book.exercises.checks import as_whole_number, checker
 
 
 DUP2_SEEDS_CASES: tuple[tuple[float, float], ...] = (
-    (0.02, 0.015), (0.05, 0.006), (0.01, 0.03), (0.004, 0.015), (0.0, 0.01), (1.2, 1.5))
+    (0.02, 0.015),
+    (0.05, 0.006),
+    (0.01, 0.03),
+    (0.004, 0.015),
+    (0.0, 0.01),
+    (1.2, 1.5),
+)
 
 
 def dup2_seeds_truth(sd_diff: float, gain: float, limit: int = 100_000) -> int:
@@ -55,9 +61,11 @@ def _seeds_mistakes(sd: float, gain: float) -> dict[str, int]:
             n += 1
         return n
 
-    return {"z": first(lambda n: gain - 1.959964 * sd / math.sqrt(n) > 0),
-            "full width": first(lambda n: gain - 2 * float(st.t.ppf(0.975, n - 1)) * sd / math.sqrt(n) > 0),
-            "n df": first(lambda n: gain - float(st.t.ppf(0.975, n)) * sd / math.sqrt(n) > 0)}
+    return {
+        "z": first(lambda n: gain - 1.959964 * sd / math.sqrt(n) > 0),
+        "full width": first(lambda n: gain - 2 * float(st.t.ppf(0.975, n - 1)) * sd / math.sqrt(n) > 0),
+        "n df": first(lambda n: gain - float(st.t.ppf(0.975, n)) * sd / math.sqrt(n) > 0),
+    }
 
 
 _SEEDS_HINTS = {
@@ -76,15 +84,26 @@ def _check_dup2_seeds(answer):
     def not_yet(i, v, t):
         if v[i] < 2:
             return "a paired t interval needs at least 2 seeds."
-        return (f"not yet: seeds_needed{DUP2_SEEDS_CASES[i]} = {v[i]} is too {'many' if v[i] > t[i] else 'few'}; "
-                "find the smallest n with gain - t(0.975, n - 1) x sd_diff / sqrt(n) > 0.")
+        return (
+            f"not yet: seeds_needed{DUP2_SEEDS_CASES[i]} = {v[i]} is too {'many' if v[i] > t[i] else 'few'}; "
+            "find the smallest n with gain - t(0.975, n - 1) x sd_diff / sqrt(n) > 0."
+        )
 
     return judge_function(
-        answer, "seeds_needed", DUP2_SEEDS_CASES, read=as_whole_number,
+        answer,
+        "seeds_needed",
+        DUP2_SEEDS_CASES,
+        read=as_whole_number,
         refuse="seeds_needed should return a whole number of seeds, got {first!r}.",
-        truth=dup2_seeds_truth, mistakes=_seeds_mistakes, hints=_SEEDS_HINTS,
-        ok=("correct: the count grows with (sd / gain)^2 — halving the seed noise saves three quarters of the "
-            "fine-tunings."), not_yet=not_yet)
+        truth=dup2_seeds_truth,
+        mistakes=_seeds_mistakes,
+        hints=_SEEDS_HINTS,
+        ok=(
+            "correct: the count grows with (sd / gain)^2 — halving the seed noise saves three quarters of the "
+            "fine-tunings."
+        ),
+        not_yet=not_yet,
+    )
 
 
 DUP2_DUPLICATE_CASES: tuple[tuple[int, int, int], ...] = ((3, 16, 1), (3, 16, 3), (4, 24, 2), (4, 16, 0))
@@ -99,8 +118,14 @@ def _hidden_encoder(n_layers: int, d: int, seed: int):
 
     def build():
         torch.manual_seed(100 + seed)
-        cfg = BertConfig(vocab_size=40, hidden_size=d, num_hidden_layers=n_layers, num_attention_heads=2,
-                         intermediate_size=2 * d, max_position_embeddings=16)
+        cfg = BertConfig(
+            vocab_size=40,
+            hidden_size=d,
+            num_hidden_layers=n_layers,
+            num_attention_heads=2,
+            intermediate_size=2 * d,
+            max_position_embeddings=16,
+        )
         return BertModel(cfg).eval()
 
     return quiet_build(build)
@@ -146,17 +171,20 @@ def _duplicate_mistakes(n: int, k: int) -> dict[str, list[int]]:
     def first(j):
         return [i for i in range(n) for _ in range(2 if i < j else 1)]
 
-    return {"appended": list(range(n)) + list(range(k)), "one more": first(min(k + 1, n)),
-            "one fewer": first(max(k - 1, 0)), "last": [i for i in range(n) for _ in range(2 if i >= n - k else 1)]}
+    return {
+        "appended": list(range(n)) + list(range(k)),
+        "one more": first(min(k + 1, n)),
+        "one fewer": first(max(k - 1, 0)),
+        "last": [i for i in range(n) for _ in range(2 if i >= n - k else 1)],
+    }
 
 
 _DUPLICATE_HINTS = {
     "appended": "the copies go right after their originals (0, 0', 1, 1', ...), not after the last block: the "
-                "order of the blocks is the order of the computation.",
+    "order of the blocks is the order of the computation.",
     "one more": "off by one: duplicate exactly the first k blocks, 0 .. k - 1 (k = 0 leaves the model as deep "
-                "as it was).",
-    "one fewer": "off by one: duplicate exactly the first k blocks, 0 .. k - 1 (with k = n every block is "
-                 "duplicated).",
+    "as it was).",
+    "one fewer": "off by one: duplicate exactly the first k blocks, 0 .. k - 1 (with k = n every block is duplicated).",
     "last": "duplicate the *first* k blocks (the notebook's `first k duplicated` variant), not the last ones.",
 }
 
@@ -165,11 +193,15 @@ def _shared(params_out: Sequence, params_in: Sequence) -> str | None:
     """Which parameters the deeper model shares: among its own blocks or with the input model."""
     ptrs = [p.data_ptr() for p in params_out]
     if len(set(ptrs)) < len(ptrs):
-        return ("a block and its copy share their parameters (the same module twice): use an independent "
-                "copy (copy.deepcopy of the block), so that fine-tuning can move the copy away from its original.")
+        return (
+            "a block and its copy share their parameters (the same module twice): use an independent "
+            "copy (copy.deepcopy of the block), so that fine-tuning can move the copy away from its original."
+        )
     if set(ptrs) & {p.data_ptr() for p in params_in}:
-        return ("the deeper model shares parameters with the input model: copy the model (copy.deepcopy) before "
-                "replacing its blocks, so that fine-tuning one never changes the other.")
+        return (
+            "the deeper model shares parameters with the input model: copy the model (copy.deepcopy) before "
+            "replacing its blocks, so that fine-tuning one never changes the other."
+        )
     return None
 
 
@@ -185,40 +217,56 @@ def _check_dup2_duplicate(answer):
     cases = dup2_duplicate_cases()
     before = [(_state(m), [_state(b) for b in m.encoder.layer]) for m, _ in cases]
     inputs = [list(m.parameters()) for m, _ in cases]
-    got, err = run_cases(answer, "duplicate_first", cases,
-                         lambda c: f"duplicate_first(model, k={c[1]}) on a hidden {len(c[0].encoder.layer)}-block BERT")
+    got, err = run_cases(
+        answer,
+        "duplicate_first",
+        cases,
+        lambda c: f"duplicate_first(model, k={c[1]}) on a hidden {len(c[0].encoder.layer)}-block BERT",
+    )
     if err:
         return False, err
     for out, (model, k), (whole, blocks), params_in in zip(got, cases, before, inputs):
         n = len(blocks)
         where = f"duplicate_first(model, k={k}) on a {n}-block BERT"
         if not _same_state(_state(model), whole) or len(model.encoder.layer) != n:
-            return False, (f"{where} changed the input model: copy it first (copy.deepcopy) and change the copy, "
-                           "so the baseline stays the model it was.")
+            return False, (
+                f"{where} changed the input model: copy it first (copy.deepcopy) and change the copy, "
+                "so the baseline stays the model it was."
+            )
         if out is model:
-            return False, (f"{where} returned the input model itself: build a new model (copy.deepcopy of the "
-                           "input, then its blocks replaced), so the baseline stays the model it was.")
+            return False, (
+                f"{where} returned the input model itself: build a new model (copy.deepcopy of the "
+                "input, then its blocks replaced), so the baseline stays the model it was."
+            )
         layers = getattr(getattr(out, "encoder", None), "layer", None)
         if not isinstance(out, torch.nn.Module) or not isinstance(layers, torch.nn.ModuleList):
-            return False, (f"{where} returned {type(out).__name__}: return the deeper model itself, a BERT encoder "
-                           "whose blocks are in `encoder.layer`.")
+            return False, (
+                f"{where} returned {type(out).__name__}: return the deeper model itself, a BERT encoder "
+                "whose blocks are in `encoder.layer`."
+            )
         pattern = _block_pattern(layers, blocks)
         truth = [i for i in range(n) for _ in range(2 if i < k else 1)]
         if pattern is None:
-            return False, (f"{where}: a block of the deeper model is not an exact copy of any block of the input; "
-                           "copy the blocks as they are, weights unchanged.")
+            return False, (
+                f"{where}: a block of the deeper model is not an exact copy of any block of the input; "
+                "copy the blocks as they are, weights unchanged."
+            )
         if pattern != truth:
             for key, wrong in _duplicate_mistakes(n, k).items():
                 if pattern == wrong:
                     return False, f"{where}: {_DUPLICATE_HINTS[key]}"
-            return False, (f"{where} has {len(pattern)} blocks in the wrong order: block i < k is followed by its "
-                           "copy, every other block appears once, in the original order.")
+            return False, (
+                f"{where} has {len(pattern)} blocks in the wrong order: block i < k is followed by its "
+                "copy, every other block appears once, in the original order."
+            )
         shared = _shared([p for _, p in out.named_parameters(remove_duplicate=False)], params_in)
         if shared:
             return False, f"{where}: {shared}"
         if getattr(getattr(out, "config", None), "num_hidden_layers", None) != len(truth):
-            return False, (f"{where}: set the deeper model's config.num_hidden_layers to its number of blocks, so "
-                           "that save_pretrained / from_pretrained rebuild it with all of them.")
+            return False, (
+                f"{where}: set the deeper model's config.num_hidden_layers to its number of blocks, so "
+                "that save_pretrained / from_pretrained rebuild it with all of them."
+            )
         ids = torch.arange(4, 32).view(2, 14)
         with torch.no_grad():
             ref = dup2_duplicate_truth(model, k).eval()(input_ids=ids).last_hidden_state
@@ -227,7 +275,11 @@ def _check_dup2_duplicate(answer):
             except Exception as e:  # noqa: BLE001 - a student's bug becomes feedback
                 return False, f"{where}: running the deeper model raised {type(e).__name__}: {e}"
         if mine.shape != ref.shape or float((mine - ref).abs().max()) > 1e-5:
-            return False, (f"{where}: the blocks are right but the model computes something else; change only "
-                           "`encoder.layer` (and the config) of a copy of the input model.")
-    return True, ("correct: the deeper model computes something new (each copy applies its block a second time), "
-                  "yet starts from pretrained weights; fine-tuning then moves the copies apart.")
+            return False, (
+                f"{where}: the blocks are right but the model computes something else; change only "
+                "`encoder.layer` (and the config) of a copy of the input model."
+            )
+    return True, (
+        "correct: the deeper model computes something new (each copy applies its block a second time), "
+        "yet starts from pretrained weights; fine-tuning then moves the copies apart."
+    )

@@ -34,8 +34,11 @@ def _ensemble_cases() -> list[tuple[list, list[int]]]:
             logits[torch.arange(n), golds] += 0.6
             members.append(logits.softmax(-1))
         cases.append((members, golds.tolist()))
-    small = [torch.tensor([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]), torch.tensor([[0.45, 0.55], [0.55, 0.45], [0.3, 0.7]]),
-             torch.tensor([[0.45, 0.55], [0.1, 0.9], [0.4, 0.6]])]
+    small = [
+        torch.tensor([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]),
+        torch.tensor([[0.45, 0.55], [0.55, 0.45], [0.3, 0.7]]),
+        torch.tensor([[0.45, 0.55], [0.1, 0.9], [0.4, 0.6]]),
+    ]
     cases.append((small, [0, 1, 0]))
     return cases
 
@@ -48,8 +51,16 @@ def dup2_ensemble_truth(member_probs: Sequence, golds: Sequence[int]) -> float:
     from bertology_lib.training.predictions import Predictions, ensemble
 
     ids = [f"x{i}" for i in range(len(golds))]
-    preds = [Predictions("classification", ids, list(golds), {"probs": torch.as_tensor(p).float()},
-                         n_labels=int(torch.as_tensor(p).shape[1])) for p in member_probs]
+    preds = [
+        Predictions(
+            "classification",
+            ids,
+            list(golds),
+            {"probs": torch.as_tensor(p).float()},
+            n_labels=int(torch.as_tensor(p).shape[1]),
+        )
+        for p in member_probs
+    ]
     return float(ensemble(preds)["accuracy"])
 
 
@@ -60,18 +71,22 @@ def _ensemble_mistakes(member_probs: Sequence, golds: Sequence[int]) -> dict[str
     p = torch.stack([torch.as_tensor(m).double() for m in member_probs])  # (K, N, C)
     accs = [float((m.argmax(-1) == g).double().mean()) for m in p]
     votes = torch.nn.functional.one_hot(p.argmax(-1), p.shape[-1]).sum(0)  # (N, C)
-    return {"vote": float((votes.argmax(-1) == g).double().mean()), "mean": sum(accs) / len(accs),
-            "best": max(accs), "log": float((p.log().sum(0).argmax(-1) == g).double().mean())}
+    return {
+        "vote": float((votes.argmax(-1) == g).double().mean()),
+        "mean": sum(accs) / len(accs),
+        "best": max(accs),
+        "log": float((p.log().sum(0).argmax(-1) == g).double().mean()),
+    }
 
 
 _ENSEMBLE_HINTS = {
     "mean": "that is the members' mean accuracy; the ensemble makes one prediction per example from all members "
-            "together.",
+    "together.",
     "best": "that is the best member's accuracy; the ensemble combines every member's prediction.",
     "vote": "a majority vote throws away how confident each member is; sum the members' probabilities, then take "
-            "the argmax.",
+    "the argmax.",
     "log": "summing log-probabilities multiplies the members' probabilities; the ensemble here sums the "
-           "probabilities themselves.",
+    "probabilities themselves.",
 }
 
 
@@ -81,15 +96,26 @@ def _check_dup2_ensemble(answer):
     per member and the N gold labels, returning the accuracy of the argmax of the summed probabilities; run on
     hidden members, +-1e-6."""
     return judge_function(
-        answer, "ensemble_accuracy", _ensemble_cases(),
+        answer,
+        "ensemble_accuracy",
+        _ensemble_cases(),
         show=lambda c: f"ensemble_accuracy(member_probs, golds) with {len(c[0])} members",
-        read=as_number, refuse="ensemble_accuracy should return a number, got {first!r}.",
+        read=as_number,
+        refuse="ensemble_accuracy should return a number, got {first!r}.",
         screen=lambda v: "give the accuracy as a share in [0, 1]." if any(x > 1 for x in v) else None,
-        truth=dup2_ensemble_truth, match=within(1e-6), mistakes=_ensemble_mistakes, hints=_ENSEMBLE_HINTS,
-        ok=("correct: the fair comparison builds the same kind of ensemble from as many baseline seeds, so a gain of "
-            "the duplicated ensemble is not just ensembling."),
-        not_yet=("not yet: add up the members' (N, C) probabilities, predict the argmax per example and compare "
-                 "with the gold labels."))
+        truth=dup2_ensemble_truth,
+        match=within(1e-6),
+        mistakes=_ensemble_mistakes,
+        hints=_ENSEMBLE_HINTS,
+        ok=(
+            "correct: the fair comparison builds the same kind of ensemble from as many baseline seeds, so a gain of "
+            "the duplicated ensemble is not just ensembling."
+        ),
+        not_yet=(
+            "not yet: add up the members' (N, C) probabilities, predict the argmax per example and compare "
+            "with the gold labels."
+        ),
+    )
 
 
 def _floor_cases() -> list[tuple[list[float], list[int], list[int], int]]:
@@ -108,12 +134,18 @@ def _labels_task(train: Sequence[int], test: Sequence[int], n_labels: int):
     """A classification task shaped as ``data.tasks`` ones are, with these labels (what ``floor_scores``
     reads)."""
     splits = {"train": [SimpleNamespace(label=y) for y in train], "test": [SimpleNamespace(label=y) for y in test]}
-    return SimpleNamespace(name="hidden", kind="classification", n_labels=n_labels,
-                           label_names=[f"label {c}" for c in range(n_labels)], examples=lambda split: splits[split])
+    return SimpleNamespace(
+        name="hidden",
+        kind="classification",
+        n_labels=n_labels,
+        label_names=[f"label {c}" for c in range(n_labels)],
+        examples=lambda split: splits[split],
+    )
 
 
-def dup2_floor_gap_truth(scores: Sequence[float], train: Sequence[int], test: Sequence[int],
-                         n_labels: int) -> tuple[float, float, float]:
+def dup2_floor_gap_truth(
+    scores: Sequence[float], train: Sequence[int], test: Sequence[int], n_labels: int
+) -> tuple[float, float, float]:
     """The baseline's score minus the task's floor (the test accuracy of always predicting the majority
     training label, the smaller label on a tie: ``data.tasks.floor_scores``), over seeds: mean with its 95% t
     interval (``stats.paired_test`` against 0), unrounded; what ``dup.floor_gap`` gives, before rounding."""
@@ -124,8 +156,9 @@ def dup2_floor_gap_truth(scores: Sequence[float], train: Sequence[int], test: Se
     return stats.paired_test([s - floor for s in scores], [0.0] * len(scores)).interval()
 
 
-def _floor_mistakes(scores: Sequence[float], train: Sequence[int], test: Sequence[int],
-                    n_labels: int) -> dict[str, tuple[float, float, float]]:
+def _floor_mistakes(
+    scores: Sequence[float], train: Sequence[int], test: Sequence[int], n_labels: int
+) -> dict[str, tuple[float, float, float]]:
     from collections import Counter
 
     from scipy import stats as st
@@ -144,25 +177,27 @@ def _floor_mistakes(scores: Sequence[float], train: Sequence[int], test: Sequenc
     counts = Counter(train)
     top = max(range(n_labels), key=lambda c: (counts[c], -c))
     floor = acc(top)
-    return {"test majority": gap(max(Counter(test).values()) / len(test)),
-            "training share": gap(counts[top] / len(train)),
-            "chance": gap(1 / n_labels),
-            "first met": gap(acc(counts.most_common(1)[0][0])),
-            "reversed": gap(floor, sign=-1.0),
-            "z": gap(floor, q=1.959964),
-            "ddof": gap(floor, ddof=0),
-            "percent": tuple(100 * x for x in gap(floor))}
+    return {
+        "test majority": gap(max(Counter(test).values()) / len(test)),
+        "training share": gap(counts[top] / len(train)),
+        "chance": gap(1 / n_labels),
+        "first met": gap(acc(counts.most_common(1)[0][0])),
+        "reversed": gap(floor, sign=-1.0),
+        "z": gap(floor, q=1.959964),
+        "ddof": gap(floor, ddof=0),
+        "percent": tuple(100 * x for x in gap(floor)),
+    }
 
 
 _FLOOR_HINTS = {
     "test majority": "the floor always predicts the most frequent *training* label (all that a model that learned "
-                     "nothing can know); the test split's most frequent label peeks at the answers.",
+    "nothing can know); the test split's most frequent label peeks at the answers.",
     "training share": "the floor is the test accuracy of always predicting the majority training label, not that "
-                      "label's share of the training set.",
+    "label's share of the training set.",
     "chance": "the floor is not chance (1 / number of labels): always predicting the majority label scores more "
-              "when the labels are unbalanced.",
+    "when the labels are unbalanced.",
     "first met": "on a tie, take the smallest label (as tasks.floor_scores does); Counter.most_common keeps "
-                 "whichever label it met first.",
+    "whichever label it met first.",
     "reversed": "the gap is the baseline's score minus the floor: positive when the baseline learned something.",
     "z": "with a few seeds the interval uses Student's t with n - 1 degrees of freedom; 1.96 is its large-n limit.",
     "ddof": "the standard deviation over seeds divides by n - 1 (one mean estimated), not n.",
@@ -179,15 +214,30 @@ def _check_dup2_floor_gap(answer):
 
     def not_yet(i, v, t):
         if abs(v[i][0] - t[i][0]) <= 1e-6:
-            return ("the mean gap is right but not its interval: mean -+ t(0.975, n - 1) x sd / sqrt(n), with the "
-                    "sd of the per-seed gaps.")
-        return ("not yet: the floor is the share of test labels equal to the most frequent training label; "
-                "subtract it from every seed's score, then take the mean and its 95% t interval.")
+            return (
+                "the mean gap is right but not its interval: mean -+ t(0.975, n - 1) x sd / sqrt(n), with the "
+                "sd of the per-seed gaps."
+            )
+        return (
+            "not yet: the floor is the share of test labels equal to the most frequent training label; "
+            "subtract it from every seed's score, then take the mean and its 95% t interval."
+        )
 
     return judge_function(  # a case also holds the number of labels, which the answer is not given
-        answer, "floor_gap", _floor_cases(), inputs=lambda c: c[:3],
+        answer,
+        "floor_gap",
+        _floor_cases(),
+        inputs=lambda c: c[:3],
         show=lambda c: f"floor_gap(scores, train_labels, test_labels) with {len(c[0])} seeds",
-        read=lambda g: numbers(g, 3), refuse="floor_gap should return three numbers (mean, low, high), got {first!r}.",
-        truth=dup2_floor_gap_truth, match=within(1e-6), mistakes=_floor_mistakes, hints=_FLOOR_HINTS,
-        ok=("correct: a comparison between two models is only evidence when the baseline's whole interval is above "
-            "the floor; at the floor both models learned nothing to compare."), not_yet=not_yet)
+        read=lambda g: numbers(g, 3),
+        refuse="floor_gap should return three numbers (mean, low, high), got {first!r}.",
+        truth=dup2_floor_gap_truth,
+        match=within(1e-6),
+        mistakes=_floor_mistakes,
+        hints=_FLOOR_HINTS,
+        ok=(
+            "correct: a comparison between two models is only evidence when the baseline's whole interval is above "
+            "the floor; at the floor both models learned nothing to compare."
+        ),
+        not_yet=not_yet,
+    )

@@ -62,26 +62,28 @@ def _no_gain_mistakes(gains: Sequence[float], margin: float) -> dict[str, str]:
             return "reproduced"
         return "not reproduced" if low > margin or high < -margin else "inconclusive"
 
-    return {"mean": "reproduced" if abs(m) <= margin else "not reproduced",
-            "contains zero": "reproduced" if lo <= 0 <= hi else "not reproduced",
-            "partly outside": "reproduced" if -margin <= lo and hi <= margin else "not reproduced",
-            "above zero": "not reproduced" if lo > 0 else ("reproduced" if hi < 0 else "inconclusive"),
-            "one side": ("reproduced" if -margin <= lo and hi <= margin else
-                         "not reproduced" if lo > margin else "inconclusive"),
-            "z": rule(zlo, zhi)}
+    return {
+        "mean": "reproduced" if abs(m) <= margin else "not reproduced",
+        "contains zero": "reproduced" if lo <= 0 <= hi else "not reproduced",
+        "partly outside": "reproduced" if -margin <= lo and hi <= margin else "not reproduced",
+        "above zero": "not reproduced" if lo > 0 else ("reproduced" if hi < 0 else "inconclusive"),
+        "one side": (
+            "reproduced" if -margin <= lo and hi <= margin else "not reproduced" if lo > margin else "inconclusive"
+        ),
+        "z": rule(zlo, zhi),
+    }
 
 
 _NO_GAIN_HINTS = {
     "mean": "a mean gain within the margin is not enough: the whole 95% interval must lie within ±margin, and one "
-            "that crosses the margin is inconclusive (too few seeds to tell).",
+    "that crosses the margin is inconclusive (too few seeds to tell).",
     "contains zero": "an interval that contains 0 is not evidence of no gain when it is wider than the margin: "
-                     "'not significant' is not 'no effect'.",
+    "'not significant' is not 'no effect'.",
     "partly outside": "not reproduced only when the whole interval lies beyond the margin on one side; an interval "
-                      "that crosses the margin is inconclusive.",
+    "that crosses the margin is inconclusive.",
     "above zero": "this is a claim of *no* gain, judged by the equivalence rule (the interval within ±margin), "
-                  "not a claim of a gain (the interval above 0).",
-    "one side": "a loss larger than the margin is an effect too: an interval wholly below -margin is not "
-                "reproduced.",
+    "not a claim of a gain (the interval above 0).",
+    "one side": "a loss larger than the margin is an effect too: an interval wholly below -margin is not reproduced.",
     "z": "with a few seeds the interval uses Student's t with n - 1 degrees of freedom; 1.96 is its large-n limit.",
 }
 
@@ -103,15 +105,27 @@ def _check_dup3_no_gain(answer):
 
     def not_yet(i, v, t):
         gains, margin = DUP3_NO_GAIN_CASES[i]
-        return (f"not yet: no_gain_verdict({list(gains)}, {margin}) = {v[i]!r} is wrong; compute the 95% t interval "
-                "of the mean gain and compare both of its ends with -margin and +margin.")
+        return (
+            f"not yet: no_gain_verdict({list(gains)}, {margin}) = {v[i]!r} is wrong; compute the 95% t interval "
+            "of the mean gain and compare both of its ends with -margin and +margin."
+        )
 
     return judge_function(
-        answer, "no_gain_verdict", DUP3_NO_GAIN_CASES, show=lambda c: f"no_gain_verdict({list(c[0])}, {c[1]})",
-        read=_verdict_text, refuse=f"return one of {', '.join(repr(v) for v in _VERDICTS)}, got {{bad!r}}.",
-        truth=dup3_no_gain_truth, mistakes=_no_gain_mistakes, hints=_NO_GAIN_HINTS,
-        ok=("correct: a claim of no effect needs power — with few seeds the interval is wider than the margin and "
-            "the honest verdict is inconclusive, not 'no gain'."), not_yet=not_yet)
+        answer,
+        "no_gain_verdict",
+        DUP3_NO_GAIN_CASES,
+        show=lambda c: f"no_gain_verdict({list(c[0])}, {c[1]})",
+        read=_verdict_text,
+        refuse=f"return one of {', '.join(repr(v) for v in _VERDICTS)}, got {{bad!r}}.",
+        truth=dup3_no_gain_truth,
+        mistakes=_no_gain_mistakes,
+        hints=_NO_GAIN_HINTS,
+        ok=(
+            "correct: a claim of no effect needs power — with few seeds the interval is wider than the margin and "
+            "the honest verdict is inconclusive, not 'no gain'."
+        ),
+        not_yet=not_yet,
+    )
 
 
 DUP3_DETECTABLE_CASES: tuple[tuple[float, int], ...] = ((1.0, 5), (2.5, 3), (0.6, 2), (0.02, 10), (4.0, 30))
@@ -145,23 +159,29 @@ def _detectable_mistakes(sd: float, n: int) -> dict[str, float]:
         return float(st.t.ppf(q, df))
 
     se = sd / math.sqrt(n)
-    return {"z": (1.959964 + 0.841621) * se, "one-sided": (t(0.95) + t(0.8)) * se, "no power": t(0.975) * se,
-            "minus": (t(0.975) - t(0.8)) * se, "n df": (t(0.975, n) + t(0.8, n)) * se,
-            "no sqrt": (t(0.975) + t(0.8)) * sd, "sd over n": (t(0.975) + t(0.8)) * sd / n}
+    return {
+        "z": (1.959964 + 0.841621) * se,
+        "one-sided": (t(0.95) + t(0.8)) * se,
+        "no power": t(0.975) * se,
+        "minus": (t(0.975) - t(0.8)) * se,
+        "n df": (t(0.975, n) + t(0.8, n)) * se,
+        "no sqrt": (t(0.975) + t(0.8)) * sd,
+        "sd over n": (t(0.975) + t(0.8)) * sd / n,
+    }
 
 
 _DETECTABLE_HINTS = {
     "z": "with a few seeds use Student's t quantiles with n - 1 degrees of freedom; 1.96 and 0.84 are their large-n "
-         "limits.",
+    "limits.",
     "one-sided": "the paired test is two-sided at the 5% level: its critical value is t(0.975, n - 1), not "
-                 "t(0.95, n - 1).",
+    "t(0.95, n - 1).",
     "no power": "a true gain at the critical value is detected only half of the time; for 80% power add "
-                "t(0.8, n - 1) standard errors.",
+    "t(0.8, n - 1) standard errors.",
     "minus": "the power quantile adds: a gain detected 80% of the time sits t(0.8, n - 1) standard errors above the "
-             "critical value, not below it.",
+    "critical value, not below it.",
     "n df": "the t quantiles have n - 1 degrees of freedom (n paired differences, one mean estimated).",
     "no sqrt": "the mean of n paired differences has standard error sd_diff / sqrt(n): more seeds detect smaller "
-               "gains.",
+    "gains.",
     "sd over n": "the standard error of a mean of n differences is sd_diff / sqrt(n), not sd_diff / n.",
 }
 
@@ -172,11 +192,22 @@ def _check_dup3_detectable(answer):
     paired t test at the 5% level detects with 80% power from n seeds whose paired differences have standard
     deviation sd_diff, in sd_diff's units; run on hidden values, within 1e-6 relative."""
     return judge_function(
-        answer, "detectable_gain", DUP3_DETECTABLE_CASES, read=as_number,
+        answer,
+        "detectable_gain",
+        DUP3_DETECTABLE_CASES,
+        read=as_number,
         refuse="detectable_gain should return a number, got {first!r}.",
-        truth=dup3_detectable_truth, match=within(rel=1e-6), mistakes=_detectable_mistakes, hints=_DETECTABLE_HINTS,
-        ok=("correct: it shrinks like 1 / sqrt(n), and faster at few seeds where the t quantiles are large; a 'no "
-            "gain' verdict means something only once it is below the margin."),
-        not_yet=lambda i, v, t: (f"not yet: detectable_gain{DUP3_DETECTABLE_CASES[i]} = {v[i]:.4g} is too "
-                                 f"{'large' if v[i] > t[i] else 'small'}; it is (t(0.975, n - 1) + t(0.8, n - 1)) "
-                                 "x sd_diff / sqrt(n)."))
+        truth=dup3_detectable_truth,
+        match=within(rel=1e-6),
+        mistakes=_detectable_mistakes,
+        hints=_DETECTABLE_HINTS,
+        ok=(
+            "correct: it shrinks like 1 / sqrt(n), and faster at few seeds where the t quantiles are large; a 'no "
+            "gain' verdict means something only once it is below the margin."
+        ),
+        not_yet=lambda i, v, t: (
+            f"not yet: detectable_gain{DUP3_DETECTABLE_CASES[i]} = {v[i]:.4g} is too "
+            f"{'large' if v[i] > t[i] else 'small'}; it is (t(0.975, n - 1) + t(0.8, n - 1)) "
+            "x sd_diff / sqrt(n)."
+        ),
+    )

@@ -66,7 +66,7 @@ def solution_label(cell, index: int | None = None) -> str:
     where = f"cell {index}" if index is not None else "a cell"
     raise ExerciseError(
         f"{where} is tagged {SOLUTION_TAG!r} but names no exercise: start it with "
-        f"'# Exercise: <label>' or set the cell metadata \"exercise\": \"<label>\""
+        f'\'# Exercise: <label>\' or set the cell metadata "exercise": "<label>"'
     )
 
 
@@ -141,10 +141,14 @@ def _python(source: str) -> ast.Module | None:
     except SyntaxError:
         return None
     for node in list(ast.walk(tree)):  # code inside %time / %%time / %%capture … is code of the cell too
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("run_line_magic", "run_cell_magic") and len(node.args) >= 2
-                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
-                and node.args[0].value in _CODE_MAGICS):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run_line_magic", "run_cell_magic")
+            and len(node.args) >= 2
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+            and node.args[0].value in _CODE_MAGICS
+        ):
             inner = _python(node.args[-1].value)
             if inner is not None:
                 tree.body.extend(inner.body)
@@ -200,8 +204,10 @@ def solution_leaks(nb: nbformat.NotebookNode) -> list[str]:
             from_solution.update({name: label for name in bound | changed})
             continue
         for name in sorted((_loaded(tree) - bound) & from_solution.keys()):
-            leaks.append(f"cell {i} reads {name!r}, which only the solution of {from_solution[name]} "
-                         f"binds or changes; the student version has a stub there")
+            leaks.append(
+                f"cell {i} reads {name!r}, which only the solution of {from_solution[name]} "
+                f"binds or changes; the student version has a stub there"
+            )
         for name in bound:
             from_solution.pop(name, None)
     return leaks

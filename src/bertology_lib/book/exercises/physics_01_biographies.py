@@ -20,8 +20,9 @@ from bertology_lib.book.exercises.checks import as_pair, checker
 
 
 @lru_cache(maxsize=4)
-def physics_windows_truth(n_people: int = 200, multi: int = 5, seq_len: int = 128, seed: int = 0
-                          ) -> tuple[float, float]:
+def physics_windows_truth(
+    n_people: int = 200, multi: int = 5, seq_len: int = 128, seed: int = 0
+) -> tuple[float, float]:
     """(unshuffled, shuffled): share of training windows holding pieces of two or more biographies of one
     person, for ``bios.BioConfig(n_people, seed, multi=multi, shuffle=...)`` packed with
     :func:`bertology_lib.training.objectives.pack_sequences` (word-level bioS tokenizer, EOS between
@@ -51,21 +52,30 @@ def _check_physics_windows(answer):
 
     def not_yet(pair, truth):
         if pair[1] > pair[0]:
-            return ("shuffling should lower the share, not raise it: with shuffle=False the five copies of a person "
-                    "are written one after the other.")
+            return (
+                "shuffling should lower the share, not raise it: with shuffle=False the five copies of a person "
+                "are written one after the other."
+            )
         which = "unshuffled" if not within(0.01)(pair[0], truth[0]) else "shuffled"
-        return (f"the {which} share is off. Pack a list of biography indices per token (one per token of each "
-                "biography, -1 for the EOS) with the same pack_sequences call, then count the windows where the "
-                "biographies present belong to fewer distinct people than there are biographies.")
+        return (
+            f"the {which} share is off. Pack a list of biography indices per token (one per token of each "
+            "biography, -1 for the EOS) with the same pack_sequences call, then count the windows where the "
+            "biographies present belong to fewer distinct people than there are biographies."
+        )
 
     return judge_value(
-        answer, read=lambda a: p if (p := as_pair(a)) is not None and all(0.0 <= v <= 1.0 for v in p) else None,
+        answer,
+        read=lambda a: p if (p := as_pair(a)) is not None and all(0.0 <= v <= 1.0 for v in p) else None,
         refuse="expected two shares between 0 and 1, (unshuffled, shuffled), got {answer!r}.",
-        truth=physics_windows_truth, match=within(0.01),
-        ok=("correct: unshuffled, a person's copies share windows, so the model can copy an answer from context "
-            "instead of storing it under the name."),
+        truth=physics_windows_truth,
+        match=within(0.01),
+        ok=(
+            "correct: unshuffled, a person's copies share windows, so the model can copy an answer from context "
+            "instead of storing it under the name."
+        ),
         mistakes=[Mistake("the two shares are swapped: the unshuffled dataset comes first.", lambda t: (t[1], t[0]))],
-        not_yet=not_yet)
+        not_yet=not_yet,
+    )
 
 
 @lru_cache(maxsize=4)
@@ -79,10 +89,19 @@ def _match_cases() -> list[tuple[str, str, str]]:
         for a in ("birth_date", "university", "company_city") if k % 2 else ("birth_city", "major", "company_name"):
             v = p.value(a)
             w = v.split()
-            cases += [(v, v, "same"), (f"{v}.", v, "stop"), (f"  {v} ", v, "space"), (f"{v} .", v, "stop"),
-                      (" ".join(w[:1] + ["", *w[1:]]) if len(w) > 1 else f"{v}\t", v, "space"),
-                      (v.lower(), v, "case"), (v.upper(), v, "case"), (f"{v}..", v, "stops"),
-                      (" ".join(w[:-1]) or v[:-1], v, "partial"), (f"{v} {w[0]}", v, "partial"), ("", v, "partial")]
+            cases += [
+                (v, v, "same"),
+                (f"{v}.", v, "stop"),
+                (f"  {v} ", v, "space"),
+                (f"{v} .", v, "stop"),
+                (" ".join(w[:1] + ["", *w[1:]]) if len(w) > 1 else f"{v}\t", v, "space"),
+                (v.lower(), v, "case"),
+                (v.upper(), v, "case"),
+                (f"{v}..", v, "stops"),
+                (" ".join(w[:-1]) or v[:-1], v, "partial"),
+                (f"{v} {w[0]}", v, "partial"),
+                ("", v, "partial"),
+            ]
     return cases
 
 
@@ -90,8 +109,10 @@ _MATCH_HINTS = {  # in the order they are given
     "same": "an answer identical to the gold value must match.",
     "partial": "a partial or longer answer does not count: the whole value, and nothing else, must match.",
     "case": "case counts: the generator writes every value one way, so a lower-case answer is a different one.",
-    "stop": ("a generated answer may end with the full stop of the training text ('answer.'), possibly after a "
-             "space: drop one trailing full stop before comparing."),
+    "stop": (
+        "a generated answer may end with the full stop of the training text ('answer.'), possibly after a "
+        "space: drop one trailing full stop before comparing."
+    ),
     "stops": "drop only one trailing full stop: an answer followed by '..' is not a clean answer.",
     "space": "collapse runs of whitespace into one space and strip both ends before comparing.",
 }

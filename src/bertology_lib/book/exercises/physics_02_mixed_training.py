@@ -66,22 +66,39 @@ def _check_physics_qa_reads(answer):
     cfg = physics_config()
     rows = cfg.mixed_steps * cfg.batch_size * cfg.qa_share
     return judge_value(
-        answer, read=as_positive, refuse="expected a positive number of readings, got {answer!r}.",
-        truth=physics_qa_reads_truth, match=within(rel=0.03),
-        ok=("correct: compare it with how often each biography fact is read; the QA-train answers are cheap to "
-            "memorise one by one."),
+        answer,
+        read=as_positive,
+        refuse="expected a positive number of readings, got {answer!r}.",
+        truth=physics_qa_reads_truth,
+        match=within(rel=0.03),
+        ok=(
+            "correct: compare it with how often each biography fact is read; the QA-train answers are cheap to "
+            "memorise one by one."
+        ),
         mistakes=[
             Mistake("too many: only a qa_share of each batch's rows are QA windows.", lambda t: t / cfg.qa_share),
-            Mistake("too few: a row is not one question but a window of seq_len tokens packed with many questions; "
-                    "divide by the number of QA windows.", lambda t: rows / (len(cfg.dataset().qa_train) * 6)),
-            Mistake("too few: only QA-train people's questions are in the QA pool; QA-test stays unseen.",
-                    lambda t: t / 2),
-            Mistake("that is how often each biography fact is read; the question asks about QA-train questions.",
-                    lambda t: bio_exposures(cfg.replace(augmentation="multi5+permute"), steps=cfg.mixed_steps)
-                    * (1 - cfg.qa_share) * 5),
+            Mistake(
+                "too few: a row is not one question but a window of seq_len tokens packed with many questions; "
+                "divide by the number of QA windows.",
+                lambda t: rows / (len(cfg.dataset().qa_train) * 6),
+            ),
+            Mistake(
+                "too few: only QA-train people's questions are in the QA pool; QA-test stays unseen.", lambda t: t / 2
+            ),
+            Mistake(
+                "that is how often each biography fact is read; the question asks about QA-train questions.",
+                lambda t: (
+                    bio_exposures(cfg.replace(augmentation="multi5+permute"), steps=cfg.mixed_steps)
+                    * (1 - cfg.qa_share)
+                    * 5
+                ),
+            ),
         ],
-        not_yet=("not quite: QA rows = steps x batch size x QA share; each pass over the packed QA windows "
-                 "(pack_labeled of the QA-train examples) shows every question once."))
+        not_yet=(
+            "not quite: QA rows = steps x batch size x QA share; each pass over the packed QA windows "
+            "(pack_labeled of the QA-train examples) shows every question once."
+        ),
+    )
 
 
 @lru_cache(maxsize=4)
@@ -92,18 +109,46 @@ def _lag_cases() -> list[tuple[str, Any]]:
 
     def curve(steps, train, test, index=None):
         n = len(steps)
-        return pd.DataFrame({"step": steps, "bio": np.linspace(0.1, 1.0, n), "qa_train": train, "qa_test": test},
-                            index=index)
+        return pd.DataFrame(
+            {"step": steps, "bio": np.linspace(0.1, 1.0, n), "qa_train": train, "qa_test": test}, index=index
+        )
 
     s10 = list(range(240, 2401, 240))
     cases = [
-        ("rising", curve(s10, [0, .1, .3, .6, .8, .9, .95, .97, .98, .98], [0, 0, 0, .05, .1, .2, .35, .5, .6, .62])),
-        ("final", curve(s10, [0, .4, .9, .9, .8, .7, .6, .6, .6, .6], [0, 0, .1, .2, .5, .3, .2, .2, .25, .3])),
-        ("equal", curve(s10, [0, .2, .25, .3, .4, .4, .45, .5, .5, .5], [0, 0, 0, .1, .15, .2, .25, .3, .4, .5])),
-        ("zero", curve(s10, [0, .2, .4, .6, .7, .8, .8, .8, .8, .8], [0] * 10)),
-        ("negative", curve(s10, [0, 0, 0, .1, .2, .4, .6, .7, .8, .8], [0, .1, .2, .3, .3, .3, .3, .3, .3, .3])),
-        ("steps", curve([10, 20, 50, 100, 200, 500, 1000], [0, .2, .5, .7, .8, .9, .9], [0, 0, .1, .2, .4, .6, .7],
-                        index=range(30, 37))),
+        (
+            "rising",
+            curve(
+                s10,
+                [0, 0.1, 0.3, 0.6, 0.8, 0.9, 0.95, 0.97, 0.98, 0.98],
+                [0, 0, 0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.6, 0.62],
+            ),
+        ),
+        (
+            "final",
+            curve(
+                s10, [0, 0.4, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6], [0, 0, 0.1, 0.2, 0.5, 0.3, 0.2, 0.2, 0.25, 0.3]
+            ),
+        ),
+        (
+            "equal",
+            curve(
+                s10, [0, 0.2, 0.25, 0.3, 0.4, 0.4, 0.45, 0.5, 0.5, 0.5], [0, 0, 0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5]
+            ),
+        ),
+        ("zero", curve(s10, [0, 0.2, 0.4, 0.6, 0.7, 0.8, 0.8, 0.8, 0.8, 0.8], [0] * 10)),
+        (
+            "negative",
+            curve(s10, [0, 0, 0, 0.1, 0.2, 0.4, 0.6, 0.7, 0.8, 0.8], [0, 0.1, 0.2, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3]),
+        ),
+        (
+            "steps",
+            curve(
+                [10, 20, 50, 100, 200, 500, 1000],
+                [0, 0.2, 0.5, 0.7, 0.8, 0.9, 0.9],
+                [0, 0, 0.1, 0.2, 0.4, 0.6, 0.7],
+                index=range(30, 37),
+            ),
+        ),
     ]
     rng = np.random.default_rng(19)
     for _ in range(12):
@@ -128,6 +173,7 @@ def _lag_variant(kind: str) -> Callable:
             if target <= 0 or not len(hit):
                 return float("nan")
             return float(hit[0]) if kind == "position" else float(curve["step"].iloc[hit[0]])
+
         d = first("qa_test") - first("qa_train")
         return -d if kind == "sign" else d
 
@@ -164,9 +210,12 @@ def _check_physics_lag(answer):
         if agrees(outputs, [_lag_variant(kind)(c) for c in curves]):
             return False, hint
     bad = next(k for (k, _), o, e in zip(cases, outputs, expected) if not _same(o, e))
-    where = {"zero": "a curve whose QA-test accuracy ends at 0 (the lag is undefined there: NaN)",
-             "steps": "a curve with uneven steps and a row index that does not start at 0 (use positions or iloc)",
-             "random": "one of the random curves", "final": "a curve that peaks and falls back",
-             "equal": "a curve that reaches exactly half of its final value",
-             "negative": "a curve where QA-test gets there before QA-train"}.get(bad, f"the {bad!r} curve")
+    where = {
+        "zero": "a curve whose QA-test accuracy ends at 0 (the lag is undefined there: NaN)",
+        "steps": "a curve with uneven steps and a row index that does not start at 0 (use positions or iloc)",
+        "random": "one of the random curves",
+        "final": "a curve that peaks and falls back",
+        "equal": "a curve that reaches exactly half of its final value",
+        "negative": "a curve where QA-test gets there before QA-train",
+    }.get(bad, f"the {bad!r} curve")
     return False, f"not yet: your function disagrees on {where}."

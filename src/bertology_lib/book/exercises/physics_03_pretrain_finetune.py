@@ -40,12 +40,20 @@ def _check_physics_bits(answer):
             return "too many: the company city is determined by the company, so it carries no information of its own."
         if v > truth:
             return "too many: did you count an attribute twice, or use natural logarithms the wrong way?"
-        return ("too few: each attribute contributes log2(number of possible values); the birth date has years x "
-                "months x days values.")
+        return (
+            "too few: each attribute contributes log2(number of possible values); the birth date has years x "
+            "months x days values."
+        )
 
     return judge_value(
-        answer, read=as_number, refuse="expected a number of bits, got {answer!r}.", truth=physics_bits_truth,
-        match=within(0.1), ok="correct: multiply by N people to get what the model must store.", not_yet=not_yet)
+        answer,
+        read=as_number,
+        refuse="expected a number of bits, got {answer!r}.",
+        truth=physics_bits_truth,
+        match=within(0.1),
+        ok="correct: multiply by N people to get what the model must store.",
+        not_yet=not_yet,
+    )
 
 
 def _company_cities() -> list[str]:
@@ -75,21 +83,33 @@ def _check_physics_exposures(answer):
 
     def not_yet(pair, truth):
         which = "single" if not within(rel=0.02)(pair[0], truth[0]) else "multi5+permute"
-        return (f"the {which} number is off: steps x batch size rows over the number of packed BIO windows is the "
-                "number of epochs; multiply by the biographies each person has.")
+        return (
+            f"the {which} number is off: steps x batch size rows over the number of packed BIO windows is the "
+            "number of epochs; multiply by the biographies each person has."
+        )
 
     return judge_value(
-        answer, read=lambda a: p if (p := as_pair(a)) is not None and all(v > 0 for v in p) else None,
+        answer,
+        read=lambda a: p if (p := as_pair(a)) is not None and all(v > 0 for v in p) else None,
         refuse="expected two positive numbers, (single, multi5+permute), got {answer!r}.",
-        truth=physics_exposures_truth, match=within(rel=0.02),
-        ok=("correct: about as many readings per fact either way, so single's failure to extract is not a lack of "
-            "exposure but of variety."),
+        truth=physics_exposures_truth,
+        match=within(rel=0.02),
+        ok=(
+            "correct: about as many readings per fact either way, so single's failure to extract is not a lack of "
+            "exposure but of variety."
+        ),
         mistakes=[
-            Mistake("a row of a batch is a window of seq_len tokens holding about two biographies, not one biography: "
-                    "count the packed windows (training.bio_rows, with the config's packing).",
-                    lambda t: (per_bio, per_bio / 5), match=lambda pair, wrong: any(
-                        within(rel=0.02)(v, w) for v in pair for w in wrong)),
-            Mistake("for multi5+permute you counted the epochs; every epoch reads each of a person's five "
-                    "biographies, and each of them states every fact.", lambda t: (t[0], t[1] / 5)),
+            Mistake(
+                "a row of a batch is a window of seq_len tokens holding about two biographies, not one biography: "
+                "count the packed windows (training.bio_rows, with the config's packing).",
+                lambda t: (per_bio, per_bio / 5),
+                match=lambda pair, wrong: any(within(rel=0.02)(v, w) for v in pair for w in wrong),
+            ),
+            Mistake(
+                "for multi5+permute you counted the epochs; every epoch reads each of a person's five "
+                "biographies, and each of them states every fact.",
+                lambda t: (t[0], t[1] / 5),
+            ),
         ],
-        not_yet=not_yet)
+        not_yet=not_yet,
+    )

@@ -51,17 +51,29 @@ def _check_physics_minority_majority(answer):
     """``answer``: the minority's mean majority-baseline accuracy in the quick celebrity dataset (a share;
     +-0.0005 accepted, less than one question in 1,800)."""
     return judge_value(
-        answer, read=as_share, refuse="expected a share between 0 and 1, got {answer!r}.",
-        truth=physics_minority_majority_truth, match=within(0.0005),
+        answer,
+        read=as_share,
+        refuse="expected a share between 0 and 1, got {answer!r}.",
+        truth=physics_minority_majority_truth,
+        match=within(0.0005),
         ok="correct: that is the floor the minority's accuracy is compared with, with or without celebrities.",
-        mistakes=[Mistake("that is how often the celebrities' own most common answer occurs among the celebrities; "
-                          "score that answer on the minority people instead.",
-                          lambda t: _in_sample_majority("majority")),
-                  Mistake("you took the most common answer among the minority itself; the model can only learn the "
-                          "celebrities' answers in fine-tuning, so the guess comes from QA-train.",
-                          lambda t: _in_sample_majority("minority"))],
-        not_yet=("not quite: per attribute, take the most common celebrity answer (bios.majority_baseline on the "
-                 "celebrities), count the minority people who have it, and average the six shares."))
+        mistakes=[
+            Mistake(
+                "that is how often the celebrities' own most common answer occurs among the celebrities; "
+                "score that answer on the minority people instead.",
+                lambda t: _in_sample_majority("majority"),
+            ),
+            Mistake(
+                "you took the most common answer among the minority itself; the model can only learn the "
+                "celebrities' answers in fine-tuning, so the guess comes from QA-train.",
+                lambda t: _in_sample_majority("minority"),
+            ),
+        ],
+        not_yet=(
+            "not quite: per attribute, take the most common celebrity answer (bios.majority_baseline on the "
+            "celebrities), count the minority people who have it, and average the six shares."
+        ),
+    )
 
 
 @lru_cache(maxsize=4)
@@ -78,16 +90,31 @@ def _check_physics_minority_exposures(answer):
 
     def not_yet(v, truth):
         if within(rel=0.03)(v, 5 * truth) or v > 2.5 * truth:
-            return ("that is how often a celebrity's fact is read (or a fact in the run without celebrities); a "
-                    "minority person has a single biography among many more windows.")
-        return ("not quite: steps x batch size rows over the number of packed windows of the celebrity dataset's "
-                "biographies (training.bio_rows, with the config's packing) is the number of epochs.")
+            return (
+                "that is how often a celebrity's fact is read (or a fact in the run without celebrities); a "
+                "minority person has a single biography among many more windows."
+            )
+        return (
+            "not quite: steps x batch size rows over the number of packed windows of the celebrity dataset's "
+            "biographies (training.bio_rows, with the config's packing) is the number of epochs."
+        )
 
     return judge_value(
-        answer, read=as_positive, refuse="expected a positive number of readings, got {answer!r}.",
-        truth=physics_minority_exposures_truth, match=within(rel=0.02),
-        ok=("correct: the minority is read several times less often than in the run without celebrities, yet its "
-            "knowledge becomes more extractable."),
-        mistakes=[Mistake("celebrity_config scales the pretraining steps with the data: use its pretrain_steps, not "
-                          "the quick profile's.", lambda t: t * physics_config().pretrain_steps / cfg.pretrain_steps)],
-        not_yet=not_yet)
+        answer,
+        read=as_positive,
+        refuse="expected a positive number of readings, got {answer!r}.",
+        truth=physics_minority_exposures_truth,
+        match=within(rel=0.02),
+        ok=(
+            "correct: the minority is read several times less often than in the run without celebrities, yet its "
+            "knowledge becomes more extractable."
+        ),
+        mistakes=[
+            Mistake(
+                "celebrity_config scales the pretraining steps with the data: use its pretrain_steps, not "
+                "the quick profile's.",
+                lambda t: t * physics_config().pretrain_steps / cfg.pretrain_steps,
+            )
+        ],
+        not_yet=not_yet,
+    )

@@ -40,14 +40,24 @@ def physics_unseen_truth(n_people: int = 300, seed: int = 0, attribute: str = "u
 def _check_physics_unseen(answer):
     """``answer``: a share in [0, 1] (+-0.005 accepted) for the quick people (N = 300, seed 0) with the paper's pools."""
     return judge_value(
-        answer, read=as_share, refuse="expected a share between 0 and 1, got {answer!r}.",
-        truth=physics_unseen_truth, match=within(0.005),
+        answer,
+        read=as_share,
+        refuse="expected a share between 0 and 1, got {answer!r}.",
+        truth=physics_unseen_truth,
+        match=within(0.005),
         ok="correct: one minus it is the best accuracy any probe can reach on university.",
-        mistakes=[Mistake("that is the share of test people whose university *was* seen; the question asks the "
-                          "opposite.", lambda t: 1 - t)],
-        not_yet=("not quite: use the probe's own split (people_split from bertology_lib.experiments.physics.probing, "
-                 "seed 0, train_fraction 0.5) and compare each test person's university with the set of training "
-                 "ones."))
+        mistakes=[
+            Mistake(
+                "that is the share of test people whose university *was* seen; the question asks the opposite.",
+                lambda t: 1 - t,
+            )
+        ],
+        not_yet=(
+            "not quite: use the probe's own split (people_split from bertology_lib.experiments.physics.probing, "
+            "seed 0, train_fraction 0.5) and compare each test person's university with the set of training "
+            "ones."
+        ),
+    )
 
 
 def _grid_models(profile: str = "quick") -> int:
@@ -87,18 +97,34 @@ def _check_physics_chance(answer):
     """``answer``: P(rho >= 0.7) for the quick grid's number of models under random pairing (a probability;
     +-0.0025, which a Monte Carlo estimate with 200,000 shuffles meets)."""
     n = _grid_models("quick")
-    points = ("check the number of points: one per pretrained model of the quick grid, i.e. per (augmentation, seed) "
-              "in px.Plan.for_profile('quick').grid_seeds.")
+    points = (
+        "check the number of points: one per pretrained model of the quick grid, i.e. per (augmentation, seed) "
+        "in px.Plan.for_profile('quick').grid_seeds."
+    )
     return judge_value(
-        answer, read=as_share, refuse="expected a probability between 0 and 1, got {answer!r}.",
-        truth=physics_chance_truth, match=within(0.0025),
+        answer,
+        read=as_share,
+        refuse="expected a probability between 0 and 1, got {answer!r}.",
+        truth=physics_chance_truth,
+        match=within(0.0025),
         ok="correct: a passing rho is evidence, but with this few models not overwhelming evidence.",
-        mistakes=[Mistake("that counts |rho| >= 0.7; the rule asks for a positive correlation only (one-sided).",
-                          lambda t: spearman_null_tail(n, two_sided=True)),
-                  Mistake("close: a rho of exactly 0.7 passes the rule too (>=, not >).",
-                          lambda t: spearman_null_tail(n, strict=True)),
-                  Mistake("that is the chance of failing the rule; the question asks for the chance of passing it.",
-                          lambda t: 1 - t),
-                  *(Mistake(points, lambda t, k=k: spearman_null_tail(k)) for k in range(3, 10) if k != n)],
-        not_yet=("not quite: pair the ranks 0..n-1 with every order of them (itertools.permutations, or many random "
-                 "shuffles), compute rho = 1 - 6 sum(d^2) / (n (n^2 - 1)) and count how often it is >= 0.7."))
+        mistakes=[
+            Mistake(
+                "that counts |rho| >= 0.7; the rule asks for a positive correlation only (one-sided).",
+                lambda t: spearman_null_tail(n, two_sided=True),
+            ),
+            Mistake(
+                "close: a rho of exactly 0.7 passes the rule too (>=, not >).",
+                lambda t: spearman_null_tail(n, strict=True),
+            ),
+            Mistake(
+                "that is the chance of failing the rule; the question asks for the chance of passing it.",
+                lambda t: 1 - t,
+            ),
+            *(Mistake(points, lambda t, k=k: spearman_null_tail(k)) for k in range(3, 10) if k != n),
+        ],
+        not_yet=(
+            "not quite: pair the ranks 0..n-1 with every order of them (itertools.permutations, or many random "
+            "shuffles), compute rho = 1 - 6 sum(d^2) / (n (n^2 - 1)) and count how often it is >= 0.7."
+        ),
+    )

@@ -24,8 +24,12 @@ def _value_probs(attribute: str) -> dict[str, float]:
     through the company)."""
     from bertology_lib.data import bios
 
-    pools = {"birth_city": bios.CITIES, "university": bios.UNIVERSITIES, "major": bios.MAJORS,
-             "company_name": bios.COMPANIES}
+    pools = {
+        "birth_city": bios.CITIES,
+        "university": bios.UNIVERSITIES,
+        "major": bios.MAJORS,
+        "company_name": bios.COMPANIES,
+    }
     if attribute == "company_city":
         values = [bios.COMPANY_CITY[c] for c in bios.COMPANIES]
     else:
@@ -70,18 +74,33 @@ def _check_physics_length_hint(answer):
         return (uniform_cc + len(lengths) / len(set(bios.COMPANY_CITY.values()))) / 6
 
     return judge_value(
-        answer, read=as_share, refuse="expected a share between 0 and 1, got {answer!r}.",
-        truth=physics_length_hint_truth, match=within(rel=0.02),
-        ok=("correct: compare it with the guess that does not know the length; the hint is real but small next to "
-            "what extraction must reach."),
-        mistakes=[Mistake("that is the best guess without the hint: within each answer length pick the most likely "
-                          "value, and add up over the lengths.",
-                          lambda t: sum(best_guess(a, False) for a in bios.ATTRIBUTES) / 6),
-                  Mistake("company city is not uniform: it follows the company, and some cities host many companies "
-                          "(count bios.COMPANY_CITY's values).", uniform_company_city)],
-        not_yet=("not quite: for each attribute group its values by number of words; the best guess for a length is "
-                 "its most likely value, so the accuracy is the sum over lengths of those probabilities. Birth dates "
-                 "all have four words."))
+        answer,
+        read=as_share,
+        refuse="expected a share between 0 and 1, got {answer!r}.",
+        truth=physics_length_hint_truth,
+        match=within(rel=0.02),
+        ok=(
+            "correct: compare it with the guess that does not know the length; the hint is real but small next to "
+            "what extraction must reach."
+        ),
+        mistakes=[
+            Mistake(
+                "that is the best guess without the hint: within each answer length pick the most likely "
+                "value, and add up over the lengths.",
+                lambda t: sum(best_guess(a, False) for a in bios.ATTRIBUTES) / 6,
+            ),
+            Mistake(
+                "company city is not uniform: it follows the company, and some cities host many companies "
+                "(count bios.COMPANY_CITY's values).",
+                uniform_company_city,
+            ),
+        ],
+        not_yet=(
+            "not quite: for each attribute group its values by number of words; the best guess for a length is "
+            "its most likely value, so the accuracy is the sum over lengths of those probabilities. Birth dates "
+            "all have four words."
+        ),
+    )
 
 
 @lru_cache(maxsize=4)
@@ -103,22 +122,39 @@ def _check_physics_bert_targets(answer):
     cfg = physics_config()
     p = cfg.bert_mask_prob
     return judge_value(
-        answer, read=as_positive, refuse="expected a positive number, got {answer!r}.",
-        truth=physics_bert_targets_truth, match=within(rel=0.03),
-        ok=("correct: at the decoder's steps and 15% masks BERT would get several times fewer training signals per "
-            "fact than the decoder; the quick recipe's longer run and 40% masks make up for it."),
+        answer,
+        read=as_positive,
+        refuse="expected a positive number, got {answer!r}.",
+        truth=physics_bert_targets_truth,
+        match=within(rel=0.03),
+        ok=(
+            "correct: at the decoder's steps and 15% masks BERT would get several times fewer training signals per "
+            "fact than the decoder; the quick recipe's longer run and 40% masks make up for it."
+        ),
         mistakes=[
-            Mistake(f"that is how often BERT reads each fact; a word is a target only when it is masked ({p:.0%}).",
-                    lambda t: t / p),
-            Mistake("every picked word is a target, also the 10% left unchanged and the 10% replaced at random, not "
-                    "only the 80% turned into [MASK].", lambda t: t * 0.8),
+            Mistake(
+                f"that is how often BERT reads each fact; a word is a target only when it is masked ({p:.0%}).",
+                lambda t: t / p,
+            ),
+            Mistake(
+                "every picked word is a target, also the 10% left unchanged and the 10% replaced at random, not "
+                "only the 80% turned into [MASK].",
+                lambda t: t * 0.8,
+            ),
             Mistake("each person has five biographies in multi5+permute, and each states every fact.", lambda t: t / 5),
-            Mistake(f"that is the BERT at the decoder's {cfg.pretrain_steps} steps and 15% masks; the quick recipe "
-                    f"trains it for bert_steps = {cfg.bert_steps} steps masking bert_mask_prob = {p}.",
-                    lambda t: t * cfg.pretrain_steps / cfg.bert_steps * 0.15 / p),
-            Mistake("a BERT batch is not 16 biographies: it holds as many tokens as the decoder's 16 x 128-token "
-                    "windows, so about batch_size x seq_len / (mean biography length) biographies.",
-                    lambda t: cfg.bert_steps * cfg.batch_size / cfg.n_people * p),
+            Mistake(
+                f"that is the BERT at the decoder's {cfg.pretrain_steps} steps and 15% masks; the quick recipe "
+                f"trains it for bert_steps = {cfg.bert_steps} steps masking bert_mask_prob = {p}.",
+                lambda t: t * cfg.pretrain_steps / cfg.bert_steps * 0.15 / p,
+            ),
+            Mistake(
+                "a BERT batch is not 16 biographies: it holds as many tokens as the decoder's 16 x 128-token "
+                "windows, so about batch_size x seq_len / (mean biography length) biographies.",
+                lambda t: cfg.bert_steps * cfg.batch_size / cfg.n_people * p,
+            ),
         ],
-        not_yet=("not quite: biographies read = steps x biographies per batch; per person divide by N; each word is "
-                 "picked as a target with probability mask_prob."))
+        not_yet=(
+            "not quite: biographies read = steps x biographies per batch; per person divide by N; each word is "
+            "picked as a target with probability mask_prob."
+        ),
+    )

@@ -40,7 +40,8 @@ def suite_items(name: str, n_items: int = 240):
 
 def prefer_more_frequent(items, counts, tie: float = 0.0) -> float:
     """Accuracy on ``items`` of preferring the candidate with the larger count in ``counts``; a tie scores ``tie``."""
-    score = [1.0 if counts[it.correct] > counts[it.incorrect] else tie if counts[it.correct] == counts[it.incorrect]
-             else 0.0 for it in items]
+    score = [
+        1.0 if counts[it.correct] > counts[it.incorrect] else tie if counts[it.correct] == counts[it.incorrect] else 0.0
+        for it in items
+    ]
     return sum(score) / len(score)
-

@@ -47,18 +47,24 @@ def survey2_params_truth() -> int:
 def _check_survey2_params(answer):
     """``answer``: a whole number of layers."""
     return judge_value(
-        answer, read=as_whole_number,
-        refuse=("expected a whole number of layers, got {answer!r}. If you divided two parameter counts, decide "
-                "which way to round: the layers must hold *more* parameters than the embedding matrix."),
+        answer,
+        read=as_whole_number,
+        refuse=(
+            "expected a whole number of layers, got {answer!r}. If you divided two parameter counts, decide "
+            "which way to round: the layers must hold *more* parameters than the embedding matrix."
+        ),
         screen=lambda n: f"{n} is not a number of layers; a BERT has at least one." if n < 1 else None,
         truth=survey2_params_truth,
         ok="correct: that is the smallest number of layers that outweighs the embedding matrix.",
         not_yet=lambda n, t: (
             f"too few: {n} layer(s) of width 768 hold fewer parameters than BERT-large's token-embedding matrix "
             "(vocab_size x 1024). Count one layer's self-attention and feed-forward parameters with "
-            "param_breakdown, then compare." if n < t else
-            f"too many: {n} layers do exceed BERT-large's token-embedding matrix, but fewer layers already do; the "
-            "exercise asks for the smallest number."))
+            "param_breakdown, then compare."
+            if n < t
+            else f"too many: {n} layers do exceed BERT-large's token-embedding matrix, but fewer layers already do; the "
+            "exercise asks for the smallest number."
+        ),
+    )
 
 
 def _tiny_berts():
@@ -69,8 +75,17 @@ def _tiny_berts():
     out = []
     for seed, (d, n_pos) in enumerate(((16, 24), (24, 40), (8, 16))):
         torch.manual_seed(1000 + seed)
-        m = BertModel(BertConfig(vocab_size=60, hidden_size=d, num_hidden_layers=1, num_attention_heads=2,
-                                 intermediate_size=2 * d, max_position_embeddings=n_pos, type_vocab_size=2)).eval()
+        m = BertModel(
+            BertConfig(
+                vocab_size=60,
+                hidden_size=d,
+                num_hidden_layers=1,
+                num_attention_heads=2,
+                intermediate_size=2 * d,
+                max_position_embeddings=n_pos,
+                type_vocab_size=2,
+            )
+        ).eval()
         e = m.embeddings
         with torch.no_grad():
             for table in (e.word_embeddings, e.position_embeddings, e.token_type_embeddings):
@@ -111,8 +126,10 @@ def _check_survey2_embed(answer):
             finally:
                 del emb.forward
         if err and _CalledTheModule.__name__ in err:
-            return False, ("your function calls the embedding module itself; compute the sum from "
-                           "emb.word_embeddings, emb.position_embeddings, emb.token_type_embeddings and emb.LayerNorm.")
+            return False, (
+                "your function calls the embedding module itself; compute the sum from "
+                "emb.word_embeddings, emb.position_embeddings, emb.token_type_embeddings and emb.LayerNorm."
+            )
         if err:
             return False, err
         if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(truth.shape):
@@ -130,6 +147,8 @@ def _check_survey2_embed(answer):
             return False, "the segment embeddings are missing: each token adds the row of its token_type_id."
         if torch.allclose(out, ln(tok) + ln(pos) + ln(typ), atol=1e-5):
             return False, "LayerNorm comes once, after the three embeddings are added, not on each of them."
-        return False, ("not the module's output: look up the three tables (positions are 0, 1, ..., seq-1 in every "
-                       "row of the batch), add them, then apply emb.LayerNorm.")
+        return False, (
+            "not the module's output: look up the three tables (positions are 0, 1, ..., seq-1 in every "
+            "row of the batch), add them, then apply emb.LayerNorm."
+        )
     return True, "correct: BERT's first layer reads LayerNorm(token + position + segment) at every position."

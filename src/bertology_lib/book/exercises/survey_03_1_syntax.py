@@ -58,20 +58,39 @@ def _check_survey31_ceiling(answer):
     """``answer``: a share in [0, 1] (+-0.005 accepted); the quick probe sentences, first 1,125 for training."""
     all_words = "that is over all test words; keep only the ambiguous ones (ambiguous_mask, then the test rows)."
     return judge_value(
-        answer, read=as_share, refuse="expected an accuracy between 0 and 1, got {answer!r}.",
-        truth=survey31_ceiling_truth, match=within(0.005),
-        ok=("correct: no representation of the word alone can do better on these tokens; a probe above this line "
-            "reads context."),
-        mistakes=[Mistake(hint, lambda t, key=key: _survey31_ceiling_mistakes()[key], within(0.002)) for key, hint in (
-            ("majority", "that is the per-word-majority baseline (each type's most frequent *training* tag, the "
-                         "notebook's `majority`). The ceiling may pick each type's tag on its test tokens."),
-            ("all", all_words), ("all majority", all_words),
-            ("test-marked", "mark the ambiguous words on the training rows, as the probes do (ambiguous_mask(table, "
-                            "train_rows))."))],
+        answer,
+        read=as_share,
+        refuse="expected an accuracy between 0 and 1, got {answer!r}.",
+        truth=survey31_ceiling_truth,
+        match=within(0.005),
+        ok=(
+            "correct: no representation of the word alone can do better on these tokens; a probe above this line "
+            "reads context."
+        ),
+        mistakes=[
+            Mistake(hint, lambda t, key=key: _survey31_ceiling_mistakes()[key], within(0.002))
+            for key, hint in (
+                (
+                    "majority",
+                    "that is the per-word-majority baseline (each type's most frequent *training* tag, the "
+                    "notebook's `majority`). The ceiling may pick each type's tag on its test tokens.",
+                ),
+                ("all", all_words),
+                ("all majority", all_words),
+                (
+                    "test-marked",
+                    "mark the ambiguous words on the training rows, as the probes do (ambiguous_mask(table, "
+                    "train_rows)).",
+                ),
+            )
+        ],
         not_yet=lambda v, t: (
             "too low: for each ambiguous word type, count its test tokens per tag and keep the largest count; the "
-            "ceiling is the sum of those over the number of ambiguous test tokens." if v < t else
-            "too high: a type-level classifier gives every occurrence of a word the same tag."))
+            "ceiling is the sum of those over the number of ambiguous test tokens."
+            if v < t
+            else "too high: a type-level classifier gives every occurrence of a word the same tag."
+        ),
+    )
 
 
 SURVEY31_CONDITIONS = ("licensed", "unlicensed", "scope")
@@ -98,13 +117,19 @@ def _check_survey31_npi(answer):
     truth = survey31_npi_truth()
     wrong = [c for c in SURVEY31_CONDITIONS if not within(0.005)(values[c], truth[c])]
     if not wrong:
-        return True, ("correct: the linear rule fails exactly where structure decides; compare the model's "
-                      "accuracy by condition above.")
+        return True, (
+            "correct: the linear rule fails exactly where structure decides; compare the model's "
+            "accuracy by condition above."
+        )
     if all(within(0.005)(values[c], 1 - truth[c]) for c in SURVEY31_CONDITIONS):
         return False, "those are the shares of items the rule gets wrong; the question asks for its accuracy."
     if wrong == ["scope"]:
-        return False, ("scope is off: there a licensor sits in a relative clause on the subject. It is in the "
-                       "sentence, so what does a rule that only looks for the word choose, and is that right?")
-    return False, (f"not quite for {', '.join(wrong)}: the rule prefers the NPI when a word of "
-                   "toy_english.LICENSORS occurs in item.words and the other filler otherwise; it is right when "
-                   "that choice is item.correct.")
+        return False, (
+            "scope is off: there a licensor sits in a relative clause on the subject. It is in the "
+            "sentence, so what does a rule that only looks for the word choose, and is that right?"
+        )
+    return False, (
+        f"not quite for {', '.join(wrong)}: the rule prefers the NPI when a word of "
+        "toy_english.LICENSORS occurs in item.words and the other filler otherwise; it is right when "
+        "that choice is item.correct."
+    )

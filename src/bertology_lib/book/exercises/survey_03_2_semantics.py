@@ -36,14 +36,20 @@ def _check_survey32_clear(answer):
         if k <= 40:
             return f"{k} of 80 is not even above chance; the interval must lie entirely above 0.5."
         if k < truth:
-            return (f"too few: with {k} of 80 right the accuracy is above 0.5, but its 95% interval still reaches "
-                    "0.5; the rule needs the interval's low end above it.")
+            return (
+                f"too few: with {k} of 80 right the accuracy is above 0.5, but its 95% interval still reaches "
+                "0.5; the rule needs the interval's low end above it."
+            )
         return f"too many: {k} of 80 clears chance, but fewer already do; the question asks for the smallest."
 
     return judge_value(
-        answer, read=lambda a: k if (k := as_whole_number(a)) is not None and 0 <= k <= 80 else None,
-        refuse="expected a whole number of items between 0 and 80, got {answer!r}.", truth=survey32_clear_truth,
-        ok="correct: compare it with the weakest contrast above, and read its verdict again.", not_yet=not_yet)
+        answer,
+        read=lambda a: k if (k := as_whole_number(a)) is not None and 0 <= k <= 80 else None,
+        refuse="expected a whole number of items between 0 and 80, got {answer!r}.",
+        truth=survey32_clear_truth,
+        ok="correct: compare it with the weakest contrast above, and read its verdict again.",
+        not_yet=not_yet,
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -70,14 +76,22 @@ def _check_survey32_objprior(answer):
     anywhere = "you counted every occurrence of the word; count only its occurrences as an object (deprel 'obj')."
     ties = "a tie is not a preference: count it as wrong, as score_items does."
     return judge_value(
-        answer, read=as_share, refuse="expected an accuracy between 0 and 1, got {answer!r}.",
-        truth=survey32_objprior_truth, match=within(0.002),
+        answer,
+        read=as_share,
+        refuse="expected an accuracy between 0 and 1, got {answer!r}.",
+        truth=survey32_objprior_truth,
+        match=within(0.002),
         ok="correct: this baseline never looks at the verb; compare it with the model's selectional accuracy above.",
-        mistakes=[*(Mistake(anywhere, lambda t, tie=tie: _object_prior(True, tie)) for tie in (0.0, 0.5, 1.0)),
-                  Mistake("that is the share of items the baseline gets wrong.", lambda t: 1 - t),
-                  *(Mistake(ties, lambda t, tie=tie: _object_prior(False, tie)) for tie in (0.5, 1.0))],
-        not_yet=("not quite: count, over the quick training split, how often each word has deprel 'obj', then score an "
-                 "item right when item.correct has the larger count."))
+        mistakes=[
+            *(Mistake(anywhere, lambda t, tie=tie: _object_prior(True, tie)) for tie in (0.0, 0.5, 1.0)),
+            Mistake("that is the share of items the baseline gets wrong.", lambda t: 1 - t),
+            *(Mistake(ties, lambda t, tie=tie: _object_prior(False, tie)) for tie in (0.5, 1.0)),
+        ],
+        not_yet=(
+            "not quite: count, over the quick training split, how often each word has deprel 'obj', then score an "
+            "item right when item.correct has the larger count."
+        ),
+    )
 
 
 def _object_prior(anywhere: bool, tie: float) -> float:

@@ -47,15 +47,22 @@ def _check_survey33_freq(answer):
         return False, err
     truth = survey33_freq_truth()
     if all(within(0.005)(values[r], truth[r]) for r in SURVEY33_RELATIONS):
-        return True, ("correct: a model's recall of these facts means something only above this baseline; "
-                      "compare the accuracy by relation above.")
+        return True, (
+            "correct: a model's recall of these facts means something only above this baseline; "
+            "compare the accuracy by relation above."
+        )
     for tie in (0.0, 1.0):
         alt = _survey33_freq(tie)
         if all(within(0.005)(values[r], alt[r]) for r in SURVEY33_RELATIONS):
-            return False, "check your ties: when both candidates are equally common, the baseline flips a coin (half an item)."
+            return (
+                False,
+                "check your ties: when both candidates are equally common, the baseline flips a coin (half an item).",
+            )
     wrong = [r for r in SURVEY33_RELATIONS if not within(0.005)(values[r], truth[r])]
-    return False, (f"not quite for {', '.join(wrong)}: count, per relation, how many stated facts have each "
-                   "object (Counter of fact.object), then compare the counts of item.correct and item.incorrect.")
+    return False, (
+        f"not quite for {', '.join(wrong)}: count, per relation, how many stated facts have each "
+        "object (Counter of fact.object), then compare the counts of item.correct and item.incorrect."
+    )
 
 
 def _size_chains(pairs, stated) -> list[int]:
@@ -105,13 +112,24 @@ def _check_survey33_chain(answer):
         return sum(both) / len(both)
 
     return judge_value(
-        answer, read=as_number, refuse="expected a number of comparisons, got {answer!r}.",
-        truth=survey33_chain_truth, match=within(0.01),
+        answer,
+        read=as_number,
+        refuse="expected a number of comparisons, got {answer!r}.",
+        truth=survey33_chain_truth,
+        match=within(0.01),
         ok="correct: that is how many stated facts a model must combine, on average, to answer a held-out pair.",
-        mistakes=[Mistake("that is the mean distance in the size order; the corpus also states some pairs two steps "
-                          "apart, and a chain can use those shortcuts.", order_distance),
-                  Mistake("average over the held-out pairs only; a stated pair needs no chain.", with_stated_pairs)],
+        mistakes=[
+            Mistake(
+                "that is the mean distance in the size order; the corpus also states some pairs two steps "
+                "apart, and a chain can use those shortcuts.",
+                order_distance,
+            ),
+            Mistake("average over the held-out pairs only; a stated pair needs no chain.", with_stated_pairs),
+        ],
         not_yet=lambda v, t: (
-            "too few: a held-out pair is never stated, so it needs at least two stated comparisons." if v < 2 else
-            "not quite: for each held-out (smaller, bigger) pair, search the stated pairs breadth-first from the "
-            "smaller thing and count the steps to the bigger one; then average."))
+            "too few: a held-out pair is never stated, so it needs at least two stated comparisons."
+            if v < 2
+            else "not quite: for each held-out (smaller, bigger) pair, search the stated pairs breadth-first from the "
+            "smaller thing and count the steps to the bigger one; then average."
+        ),
+    )

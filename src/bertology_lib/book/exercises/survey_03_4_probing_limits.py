@@ -45,15 +45,30 @@ def _check_survey34_memorise(answer):
         return sum(table.word.iloc[i] in seen for i in te) / len(te)
 
     return judge_value(
-        answer, read=as_share, refuse="expected an accuracy between 0 and 1, got {answer!r}.",
-        truth=survey34_memorise_truth, match=within(0.005),
+        answer,
+        read=as_share,
+        refuse="expected an accuracy between 0 and 1, got {answer!r}.",
+        truth=survey34_memorise_truth,
+        match=within(0.005),
         ok="correct: compare it with the probes' control accuracy above; the gap is what they did not memorise.",
-        mistakes=[Mistake("that is the per-word majority of the real POS tags; the question is about the control "
-                          "labels.", real_tags, within(0.001)),
-                  Mistake("that is the share of test words whose type was seen in training; the memoriser also "
-                          "guesses the unseen ones, and is sometimes right.", seen_share, within(0.001))],
-        not_yet=("not quite: use probing.control_labels(words, upos, seed=0), remember each training word's control "
-                 "label, and answer unseen test words with the most frequent training control label."))
+        mistakes=[
+            Mistake(
+                "that is the per-word majority of the real POS tags; the question is about the control labels.",
+                real_tags,
+                within(0.001),
+            ),
+            Mistake(
+                "that is the share of test words whose type was seen in training; the memoriser also "
+                "guesses the unseen ones, and is sometimes right.",
+                seen_share,
+                within(0.001),
+            ),
+        ],
+        not_yet=(
+            "not quite: use probing.control_labels(words, upos, seed=0), remember each training word's control "
+            "label, and answer unseen test words with the most frequent training control label."
+        ),
+    )
 
 
 def _entropy_bits(labels) -> float:
@@ -81,13 +96,22 @@ def _check_survey34_prior_code(answer):
         return math.log2(table.upos.nunique()) / _entropy_bits([control[i] for i in tr])
 
     return judge_value(
-        answer, read=as_positive, refuse="expected a positive compression ratio, got {answer!r}.",
-        truth=survey34_prior_code_truth, match=within(0.005),
-        ok=("correct: any compression beyond this comes from the features, not from knowing how common each tag "
-            "is."),
-        mistakes=[Mistake("the entropy is in nats; the codelengths are in bits (use log2).", lambda t: t / math.log(2)),
-                  Mistake("that is the code's length over the uniform one; compression is uniform bits over the "
-                          "code's bits.", lambda t: 1 / t),
-                  Mistake("those are the control labels; the question is about the POS tags.", control_labels)],
-        not_yet=("not quite: from the training words' UPOS frequencies p, H = -sum(p log2 p) bits per tag; the "
-                 "uniform code spends log2(C) with C the number of tags; compression is their ratio."))
+        answer,
+        read=as_positive,
+        refuse="expected a positive compression ratio, got {answer!r}.",
+        truth=survey34_prior_code_truth,
+        match=within(0.005),
+        ok=("correct: any compression beyond this comes from the features, not from knowing how common each tag is."),
+        mistakes=[
+            Mistake("the entropy is in nats; the codelengths are in bits (use log2).", lambda t: t / math.log(2)),
+            Mistake(
+                "that is the code's length over the uniform one; compression is uniform bits over the code's bits.",
+                lambda t: 1 / t,
+            ),
+            Mistake("those are the control labels; the question is about the POS tags.", control_labels),
+        ],
+        not_yet=(
+            "not quite: from the training words' UPOS frequencies p, H = -sum(p log2 p) bits per tag; the "
+            "uniform code spends log2(C) with C the number of tags; compression is their ratio."
+        ),
+    )

@@ -42,6 +42,7 @@ def self_similarity_truth(V) -> float:
 def _check_survey41_selfsim(answer):
     """``answer``: a function ``V (k, d) tensor -> float``, the mean cosine between different occurrences;
     within 1e-6 of the truth on five hidden matrices (k = 2 to 30, with a shared offset)."""
+
     def with_diagonal(V):
         return float(_pairwise_cos(V).mean())
 
@@ -51,17 +52,20 @@ def _check_survey41_selfsim(answer):
         return float((G.sum() - G.trace()) / (k * (k - 1)))
 
     mistakes = {
-        "you included each occurrence's similarity with itself (1); average over pairs of different occurrences.":
-            with_diagonal,
+        "you included each occurrence's similarity with itself (1); average over pairs of different occurrences.": with_diagonal,
         "cosines, not dot products: divide each vector by its norm first.": dots,
         "do not centre the vectors: SelfSim is on the raw vectors, and the anisotropy correction is a separate "
         "step (minus the layer's anisotropy).": lambda V: self_similarity_truth(V - V.mean(0)),
     }
     return judge_each_case(
-        answer, [(V,) for V in _occurrence_matrices()], inputs=lambda c: (c[0].clone(),), truth=self_similarity_truth,
+        answer,
+        [(V,) for V in _occurrence_matrices()],
+        inputs=lambda c: (c[0].clone(),),
+        truth=self_similarity_truth,
         mistakes=mistakes,
         ok="correct: 1 for a static embedding, lower the more each occurrence depends on its context.",
-        not_yet="not quite: normalise the rows, take all cosines between different rows (i != j) and average them.")
+        not_yet="not quite: normalise the rows, take all cosines between different rows (i != j) and average them.",
+    )
 
 
 def mev_truth(V) -> float:
@@ -84,12 +88,17 @@ def _check_survey41_mev(answer):
     mistakes = {
         "Ethayarajh's MEV is on the uncentred matrix of occurrences (a static embedding is a vector, not a "
         "direction around the mean): do not subtract the mean.": lambda V: mev_truth(V - V.mean(0)),
-        "variance goes with the square of the singular values: sigma_1^2 / sum sigma_i^2.":
-            lambda V: float(svals(V)[0] / svals(V).sum()),
+        "variance goes with the square of the singular values: sigma_1^2 / sum sigma_i^2.": lambda V: float(
+            svals(V)[0] / svals(V).sum()
+        ),
         "that is the share the first direction does *not* explain.": lambda V: 1 - mev_truth(V),
     }
     return judge_each_case(
-        answer, [(V,) for V in _occurrence_matrices()], inputs=lambda c: (c[0].clone(),), truth=mev_truth,
+        answer,
+        [(V,) for V in _occurrence_matrices()],
+        inputs=lambda c: (c[0].clone(),),
+        truth=mev_truth,
         mistakes=mistakes,
         ok="correct: near 1 when one static vector would do, low when contexts spread the occurrences.",
-        not_yet="not quite: take the singular values of V (k, d) and return the first one's share of the energy.")
+        not_yet="not quite: take the singular values of V (k, d) and return the first one's share of the energy.",
+    )

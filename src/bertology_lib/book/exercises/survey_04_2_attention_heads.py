@@ -33,18 +33,29 @@ def _check_survey42_uniform(answer):
     """``answer``: a share in [0, 1] (+-0.001)."""
     lengths = _quick_held_out_lengths
     return judge_value(
-        answer, read=as_share, refuse="expected a mean attention between 0 and 1, got {answer!r}.",
-        truth=survey42_uniform_truth, match=within(0.001),
+        answer,
+        read=as_share,
+        refuse="expected a mean attention between 0 and 1, got {answer!r}.",
+        truth=survey42_uniform_truth,
+        match=within(0.001),
         ok="correct: a head's attention to [SEP] says something only where it stands well above this line.",
         mistakes=[
-            Mistake("you averaged per sentence; head_stats averages over query tokens, so a long sentence counts once "
-                    "per token.", lambda t: sum(1 / n for n in lengths()) / len(lengths())),
+            Mistake(
+                "you averaged per sentence; head_stats averages over query tokens, so a long sentence counts once "
+                "per token.",
+                lambda t: sum(1 / n for n in lengths()) / len(lengths()),
+            ),
             Mistake("that is [CLS] and [SEP] together; the question asks about [SEP] alone.", lambda t: 2 * t),
-            Mistake("count [CLS] and [SEP] among the T tokens a uniform head attends to (and among the query rows).",
-                    lambda t: len(lengths()) / sum(n - 2 for n in lengths())),
+            Mistake(
+                "count [CLS] and [SEP] among the T tokens a uniform head attends to (and among the query rows).",
+                lambda t: len(lengths()) / sum(n - 2 for n in lengths()),
+            ),
         ],
-        not_yet=("not quite: each of a sentence's T query rows gives 1/T to [SEP]; sum that over every query row of "
-                 "every held-out sentence and divide by the number of rows."))
+        not_yet=(
+            "not quite: each of a sentence's T query rows gives 1/T to [SEP]; sum that over every query row of "
+            "every held-out sentence and divide by the number of rows."
+        ),
+    )
 
 
 def _attention_cases():
@@ -79,17 +90,28 @@ def _check_survey42_normshare(answer):
     """``answer``: a function ``(weights (T, T), value_norms (T,), special (T,) bool) -> float`` equal (1e-6) to
     the row-normalised norm share that ``norms.special_focus`` reports, on four hidden maps."""
     mistakes = {
-        "that is the share by weight; weight each attention α_ij by the norm of the vector it moves, ‖f(x_j)‖.":
-            lambda w, n, s: float(w[:, s].sum(-1).mean()),
-        "rows of α‖f(x)‖ no longer sum to 1: divide each row by its sum before taking the share.":
-            lambda w, n, s: float((w * n)[:, s].sum(-1).mean()),
-        "share per query row first, then average the rows: a row whose vectors are long must not weigh more.":
-            lambda w, n, s: float((w * n)[:, s].sum() / (w * n).sum()),
-        "average over every query row, the special tokens' own rows included, as head_stats does.":
-            lambda w, n, s: float(((w * n) / (w * n).sum(-1, keepdim=True))[~s][:, s].sum(-1).mean()),
+        "that is the share by weight; weight each attention α_ij by the norm of the vector it moves, ‖f(x_j)‖.": lambda w, n, s: (
+            float(w[:, s].sum(-1).mean())
+        ),
+        "rows of α‖f(x)‖ no longer sum to 1: divide each row by its sum before taking the share.": lambda w, n, s: (
+            float((w * n)[:, s].sum(-1).mean())
+        ),
+        "share per query row first, then average the rows: a row whose vectors are long must not weigh more.": lambda w, n, s: (
+            float((w * n)[:, s].sum() / (w * n).sum())
+        ),
+        "average over every query row, the special tokens' own rows included, as head_stats does.": lambda w, n, s: (
+            float(((w * n) / (w * n).sum(-1, keepdim=True))[~s][:, s].sum(-1).mean())
+        ),
     }
     return judge_each_case(
-        answer, _attention_cases(), inputs=lambda c: tuple(x.clone() for x in c), truth=norm_share_truth,
-        mistakes=mistakes, ok="correct: the [CLS]/[SEP] focus by norm, as Kobayashi et al. (2020) measure it.",
-        not_yet=("not quite: multiply each column j of the map by ‖f(x_j)‖, renormalise each row, sum the special "
-                 "columns and average over the rows."))
+        answer,
+        _attention_cases(),
+        inputs=lambda c: tuple(x.clone() for x in c),
+        truth=norm_share_truth,
+        mistakes=mistakes,
+        ok="correct: the [CLS]/[SEP] focus by norm, as Kobayashi et al. (2020) measure it.",
+        not_yet=(
+            "not quite: multiply each column j of the map by ‖f(x_j)‖, renormalise each row, sum the special "
+            "columns and average over the rows."
+        ),
+    )

@@ -18,8 +18,13 @@ def _score_curves() -> list[list[float]]:
     import numpy as np
 
     rng = np.random.default_rng(4300)
-    curves = [[0.5, 0.6, 0.8, 0.85, 0.86], [0.7, 0.9, 0.95, 0.92, 0.8, 0.85, 0.97], [0.9, 0.8, 0.7],
-              [0.6, 0.6, 0.6, 0.6], [0.3, 0.2, 0.5, 0.4, 0.45, 0.9, 0.1]]
+    curves = [
+        [0.5, 0.6, 0.8, 0.85, 0.86],
+        [0.7, 0.9, 0.95, 0.92, 0.8, 0.85, 0.97],
+        [0.9, 0.8, 0.7],
+        [0.6, 0.6, 0.6, 0.6],
+        [0.3, 0.2, 0.5, 0.4, 0.45, 0.9, 0.1],
+    ]
     curves += [rng.uniform(0.4, 1.0, size=n).round(4).tolist() for n in (7, 13, 4)]
     return curves
 
@@ -52,10 +57,12 @@ def _check_survey43_expected(answer):
         "a score that falls after its peak gives a negative gain; use the running maximum of the scores (what "
         "layers 0..l make available) before taking differences.": lambda s: _gain_weighted(s, best=False),
         "layers are 0-based: the first gain is that of layer 1.": lambda s: _gain_weighted(s, shift=1),
-        "weight the layers by the gains, not by the scores themselves.":
-            lambda s: float((np.arange(len(s)) * np.asarray(s)).sum() / np.sum(s)),
-        "that is the best layer; the expected layer averages the layers by how much each one adds.":
-            lambda s: float(np.argmax(s)),
+        "weight the layers by the gains, not by the scores themselves.": lambda s: float(
+            (np.arange(len(s)) * np.asarray(s)).sum() / np.sum(s)
+        ),
+        "that is the best layer; the expected layer averages the layers by how much each one adds.": lambda s: float(
+            np.argmax(s)
+        ),
     }
     for scores in _score_curves():
         out, err = call(answer, list(scores))
@@ -64,7 +71,10 @@ def _check_survey43_expected(answer):
             return False, err
         v = None if err else as_scalar(out)
         if v is None and flat:
-            return False, "when no layer improves on layer 0, the expected layer is 0 (everything is in the embeddings)."
+            return (
+                False,
+                "when no layer improves on layer 0, the expected layer is 0 (everything is in the embeddings).",
+            )
         if v is None:
             return False, f"expected your function to return a number, got {type(out).__name__}."
         if abs(v - expected_layer_truth(scores)) <= 1e-6:
@@ -73,9 +83,14 @@ def _check_survey43_expected(answer):
             if abs(v - wrong(scores)) <= 1e-6:
                 return False, hint
         if flat:
-            return False, "when no layer improves on layer 0, the expected layer is 0 (everything is in the embeddings)."
-        return False, ("not quite: running maximum of the scores, gains between consecutive layers, then the "
-                       "gain-weighted mean of the layers 1..L.")
+            return (
+                False,
+                "when no layer improves on layer 0, the expected layer is 0 (everything is in the embeddings).",
+            )
+        return False, (
+            "not quite: running maximum of the scores, gains between consecutive layers, then the "
+            "gain-weighted mean of the layers 1..L."
+        )
     return True, "correct: the expected layer of each target is what the pipeline figure above orders."
 
 
@@ -118,10 +133,14 @@ def _check_survey43_distance(answer):
         n = len(heads)
         depth = tree_depths(heads)
         if np.allclose(D, np.abs(depth[:, None] - depth[None, :])):
-            return False, ("that is the difference of the two words' depths; two words on different branches are "
-                           "further apart than that: count the edges of the path between them.")
+            return False, (
+                "that is the difference of the two words' depths; two words on different branches are "
+                "further apart than that: count the edges of the path between them."
+            )
         if np.allclose(D, np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])):
             return False, "that is the distance in the word order (the right-branching view); count edges of the tree."
-        return False, ("not quite: link each word i to heads[i] - 1 (heads are 1-based, 0 is the root), then count "
-                       "the edges on the path between every two words, e.g. breadth-first from each word.")
+        return False, (
+            "not quite: link each word i to heads[i] - 1 (heads are 1-based, 0 is the root), then count "
+            "the edges on the path between every two words, e.g. breadth-first from each word."
+        )
     return True, "correct: these are the distances the probe's ‖B(h_i - h_j)‖² is trained to match."

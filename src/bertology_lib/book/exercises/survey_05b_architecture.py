@@ -20,7 +20,15 @@ from bertology_lib.book.exercises.checks import as_whole_number, checker
 
 
 SURVEY52_BLOCK_CASES: tuple[tuple[int, int, int], ...] = (
-    (4, 64, 4), (4, 64, 1), (4, 64, 16), (2, 92, 4), (8, 44, 4), (1, 8, 2), (12, 768, 12), (3, 30, 5))
+    (4, 64, 4),
+    (4, 64, 1),
+    (4, 64, 16),
+    (2, 92, 4),
+    (8, 44, 4),
+    (1, 8, 2),
+    (12, 768, 12),
+    (3, 30, 5),
+)
 
 
 @lru_cache(maxsize=256)
@@ -39,14 +47,18 @@ def survey52_block_truth(n_layers: int, d_model: int, n_heads: int) -> int:
 
 
 def _block_mistakes(n_layers: int, d: int, n_heads: int) -> dict[str, int]:
-    return {"approx": 12 * n_layers * d * d, "no LN": n_layers * (12 * d * d + 9 * d),
-            "no bias": n_layers * (12 * d * d + 4 * d), "ffn d": n_layers * (8 * d * d + 9 * d)}
+    return {
+        "approx": 12 * n_layers * d * d,
+        "no LN": n_layers * (12 * d * d + 9 * d),
+        "no bias": n_layers * (12 * d * d + 4 * d),
+        "ffn d": n_layers * (8 * d * d + 9 * d),
+    }
 
 
 _BLOCK_HINTS = {
     "approx": "12 L d^2 is the text's approximation: count the biases and the LayerNorms as well.",
     "no LN": "each block also has two LayerNorms (after attention and after the feed-forward layer), each with a "
-             "weight and a bias of width d.",
+    "weight and a bias of width d.",
     "no bias": "every Linear layer has a bias too: the four attention projections and the two feed-forward layers.",
     "ffn d": "the feed-forward layer is 4 x d wide (intermediate_size = 4 * d_model in models.minibert.new_bert).",
 }
@@ -59,23 +71,41 @@ def _check_survey52_block(answer):
 
     def same_for_all_heads(v):  # the first three cases differ in n_heads only
         if len({v[0], v[1], v[2]}) > 1:
-            return ("your count changes with n_heads: the query, key, value and output projections are d x d "
-                    "whatever the split, so the heads do not change the number of parameters.")
+            return (
+                "your count changes with n_heads: the query, key, value and output projections are d x d "
+                "whatever the split, so the heads do not change the number of parameters."
+            )
         return None
 
     return judge_function(
-        answer, "block_params", SURVEY52_BLOCK_CASES, read=as_whole_number,
-        refuse="block_params should return a whole number of parameters, got {first!r}.", screen=same_for_all_heads,
-        truth=survey52_block_truth, mistakes=_block_mistakes, hints=_BLOCK_HINTS,
-        ok=("correct: the head count does not appear in it — heads only split the d-wide projections into slices; "
-            "what they change is how many attention patterns a block computes."),
-        not_yet=lambda i, v, t: (f"not yet: block_params{SURVEY52_BLOCK_CASES[i]} = {v[i]:,} is too "
-                                 f"{'many' if v[i] > t[i] else 'few'}; compare with the table's block_params column, "
-                                 "and list a block's Linear layers and LayerNorms one by one."))
+        answer,
+        "block_params",
+        SURVEY52_BLOCK_CASES,
+        read=as_whole_number,
+        refuse="block_params should return a whole number of parameters, got {first!r}.",
+        screen=same_for_all_heads,
+        truth=survey52_block_truth,
+        mistakes=_block_mistakes,
+        hints=_BLOCK_HINTS,
+        ok=(
+            "correct: the head count does not appear in it — heads only split the d-wide projections into slices; "
+            "what they change is how many attention patterns a block computes."
+        ),
+        not_yet=lambda i, v, t: (
+            f"not yet: block_params{SURVEY52_BLOCK_CASES[i]} = {v[i]:,} is too "
+            f"{'many' if v[i] > t[i] else 'few'}; compare with the table's block_params column, "
+            "and list a block's Linear layers and LayerNorms one by one."
+        ),
+    )
 
 
 SURVEY52_WIDTH_CASES: tuple[tuple[int, int, int, int], ...] = (
-    (2, 4, 64, 4), (8, 4, 64, 4), (3, 4, 32, 2), (12, 1, 32, 2), (1, 4, 16, 1))
+    (2, 4, 64, 4),
+    (8, 4, 64, 4),
+    (3, 4, 32, 2),
+    (12, 1, 32, 2),
+    (1, 4, 16, 1),
+)
 
 
 def survey52_width_truth(n_layers: int, base_layers: int, base_d: int, n_heads: int) -> int:
@@ -111,13 +141,25 @@ def _check_survey52_width(answer):
         return None
 
     return judge_function(
-        answer, "equal_width", cases, read=as_whole_number,
-        refuse="equal_width should return a whole number (a width), got {first!r}.", screen=multiples_of_the_heads,
-        truth=survey52_width_truth, mistakes=lambda *c: {"rule": _width_rule_of_thumb(*c)},
-        hints={"rule": "that balances 12 L d^2 only, the notebook's rule of thumb; for narrow blocks the biases and "
-                       "LayerNorms (13 d per block) tip the balance: compare real counts (your block_params)."},
-        ok=("correct: at the notebook's sizes it matches the grid's widths; where it does not, 12 L d^2 was too "
-            "rough for narrow blocks."),
-        not_yet=lambda i, v, t: (f"not yet: equal_width{cases[i]} = {v[i]} is too "
-                                 f"{'wide' if v[i] > t[i] else 'narrow'}; try the multiples of n_heads around your "
-                                 "answer and compare their parameter counts with the base model's."))
+        answer,
+        "equal_width",
+        cases,
+        read=as_whole_number,
+        refuse="equal_width should return a whole number (a width), got {first!r}.",
+        screen=multiples_of_the_heads,
+        truth=survey52_width_truth,
+        mistakes=lambda *c: {"rule": _width_rule_of_thumb(*c)},
+        hints={
+            "rule": "that balances 12 L d^2 only, the notebook's rule of thumb; for narrow blocks the biases and "
+            "LayerNorms (13 d per block) tip the balance: compare real counts (your block_params)."
+        },
+        ok=(
+            "correct: at the notebook's sizes it matches the grid's widths; where it does not, 12 L d^2 was too "
+            "rough for narrow blocks."
+        ),
+        not_yet=lambda i, v, t: (
+            f"not yet: equal_width{cases[i]} = {v[i]} is too "
+            f"{'wide' if v[i] > t[i] else 'narrow'}; try the multiples of n_heads around your "
+            "answer and compare their parameter counts with the base model's."
+        ),
+    )

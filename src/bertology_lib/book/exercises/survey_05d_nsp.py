@@ -25,8 +25,14 @@ def survey54_nsp_params_truth(d_model: int) -> int:
     ``BertForPreTraining``: its pooler (dense d -> d on [CLS], with bias) and its two-way classifier."""
     from transformers import BertConfig, BertForPreTraining
 
-    cfg = BertConfig(vocab_size=50, hidden_size=d_model, num_hidden_layers=1, num_attention_heads=1,
-                     intermediate_size=4 * d_model, max_position_embeddings=16)
+    cfg = BertConfig(
+        vocab_size=50,
+        hidden_size=d_model,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        intermediate_size=4 * d_model,
+        max_position_embeddings=16,
+    )
     model = quiet_build(lambda: BertForPreTraining(cfg))
     return sum(p.numel() for m in (model.bert.pooler, model.cls.seq_relationship) for p in m.parameters())
 
@@ -36,14 +42,20 @@ def _check_survey54_nsp_params(answer):
     """``answer``: a function ``nsp_head_params(d_model)``, the parameters NSP adds to a lab BERT of that width
     (pooler and classifier); run on hidden widths, exact."""
     return judge_function(
-        answer, "nsp_head_params", [(d,) for d in SURVEY54_WIDTHS], read=as_whole_number,
-        refuse="nsp_head_params should return a whole number, got {first!r}.", truth=survey54_nsp_params_truth,
+        answer,
+        "nsp_head_params",
+        [(d,) for d in SURVEY54_WIDTHS],
+        read=as_whole_number,
+        refuse="nsp_head_params should return a whole number, got {first!r}.",
+        truth=survey54_nsp_params_truth,
         mistakes=lambda d: {"classifier": 2 * d + 2, "no biases": d * d + 2 * d},
-        hints={"classifier": "that is the classifier; NSP reads [CLS] through a pooler (a dense layer with tanh) "
-                             "first.",
-               "no biases": "count the biases too: the pooler's d and the classifier's 2."},
+        hints={
+            "classifier": "that is the classifier; NSP reads [CLS] through a pooler (a dense layer with tanh) first.",
+            "no biases": "count the biases too: the pooler's d and the classifier's 2.",
+        },
         ok="correct: a few thousand weights on top of the encoder, all of them read from [CLS] alone.",
-        not_yet="not yet: count the pooler (d x d weights, d biases) and the classifier (d x 2 weights, 2 biases).")
+        not_yet="not yet: count the pooler (d x d weights, d biases) and the classifier (d x 2 weights, 2 biases).",
+    )
 
 
 SURVEY54_OVERLAP_SIZES = (30, 60, 120)
@@ -69,14 +81,24 @@ def _check_survey54_overlap(answer):
     """``answer``: a function ``noun_overlap_rate(sentences)`` (toy sentences with ``lemmas`` and ``upos``), the
     share of ordered pairs of distinct sentences that share a noun lemma; run on hidden held-out sets, +-0.001."""
     return judge_function(
-        answer, "noun_overlap_rate", [(_held_sentences(n),) for n in SURVEY54_OVERLAP_SIZES],
-        show=lambda c: f"{len(c[0])} sentences", read=as_number,
+        answer,
+        "noun_overlap_rate",
+        [(_held_sentences(n),) for n in SURVEY54_OVERLAP_SIZES],
+        show=lambda c: f"{len(c[0])} sentences",
+        read=as_number,
         refuse="noun_overlap_rate should return a number, got {first!r}.",
-        truth=survey54_overlap_truth, match=within(0.001),
+        truth=survey54_overlap_truth,
+        match=within(0.001),
         mistakes=lambda s: {"with itself": survey54_overlap_truth(s) * (len(s) - 1) / len(s)},
-        hints={"with itself": "a sentence is not its own partner: divide by n (n - 1) ordered pairs of distinct "
-                              "sentences."},
-        ok=("correct: a detector that answers 'is next' exactly when the two sentences share a noun is right on every "
-            "positive and on the negatives that share none: accuracy 1 - rate / 2."),
-        not_yet=("not yet: collect each sentence's lemmas whose upos is NOUN or PROPN, then count the ordered pairs "
-                 "(i, j), i != j, whose sets intersect."))
+        hints={
+            "with itself": "a sentence is not its own partner: divide by n (n - 1) ordered pairs of distinct sentences."
+        },
+        ok=(
+            "correct: a detector that answers 'is next' exactly when the two sentences share a noun is right on every "
+            "positive and on the negatives that share none: accuracy 1 - rate / 2."
+        ),
+        not_yet=(
+            "not yet: collect each sentence's lemmas whose upos is NOUN or PROPN, then count the ordered pairs "
+            "(i, j), i != j, whose sets intersect."
+        ),
+    )

@@ -30,8 +30,15 @@ def survey6_head_truth(d_model: int, n_heads: int, n_removed: int) -> int:
     from bertology_lib.interventions import heads
 
     n_layers = n_removed // n_heads + 1
-    cfg = BertConfig(vocab_size=16, hidden_size=d_model, num_hidden_layers=n_layers, num_attention_heads=n_heads,
-                     intermediate_size=4 * d_model, max_position_embeddings=16, attn_implementation="eager")
+    cfg = BertConfig(
+        vocab_size=16,
+        hidden_size=d_model,
+        num_hidden_layers=n_layers,
+        num_attention_heads=n_heads,
+        intermediate_size=4 * d_model,
+        max_position_embeddings=16,
+        attn_implementation="eager",
+    )
     mask = torch.ones(n_layers, n_heads)
     mask.view(-1)[:n_removed] = 0
 
@@ -44,8 +51,12 @@ def survey6_head_truth(d_model: int, n_heads: int, n_removed: int) -> int:
 
 def _head_mistakes(d: int, h: int, n: int) -> dict[str, int]:
     hd = d // h
-    return {"no bias": n * 4 * hd * d, "out bias": n * (4 * hd * d + 4 * hd), "no out": n * 3 * (hd * d + hd),
-            "full width": n * (4 * d * d + 3 * d)}
+    return {
+        "no bias": n * 4 * hd * d,
+        "out bias": n * (4 * hd * d + 4 * hd),
+        "no out": n * 3 * (hd * d + hd),
+        "full width": n * (4 * d * d + 3 * d),
+    }
 
 
 _HEAD_HINTS = {
@@ -61,14 +72,24 @@ def _check_survey6_heads(answer):
     """``answer``: a function ``params_removed(d_model, n_heads, n_removed)`` returning how many parameters
     physically removing ``n_removed`` heads deletes; run on hidden shapes, exact."""
     return judge_function(
-        answer, "params_removed", SURVEY6_HEAD_CASES, read=as_whole_number,
+        answer,
+        "params_removed",
+        SURVEY6_HEAD_CASES,
+        read=as_whole_number,
         refuse="params_removed should return a whole number of parameters, got {first!r}.",
-        truth=survey6_head_truth, mistakes=_head_mistakes, hints=_HEAD_HINTS,
-        ok=("correct: heads are a small share of a BERT's parameters — the embeddings and the feed-forward layers "
-            "stay — which is why pruning 40% of them buys little speed."),
-        not_yet=lambda i, v, t: (f"not yet: params_removed{SURVEY6_HEAD_CASES[i]} = {v[i]:,} is too "
-                                 f"{'many' if v[i] > t[i] else 'few'}; list which rows and columns of which Linear "
-                                 "layers belong to one head."))
+        truth=survey6_head_truth,
+        mistakes=_head_mistakes,
+        hints=_HEAD_HINTS,
+        ok=(
+            "correct: heads are a small share of a BERT's parameters — the embeddings and the feed-forward layers "
+            "stay — which is why pruning 40% of them buys little speed."
+        ),
+        not_yet=lambda i, v, t: (
+            f"not yet: params_removed{SURVEY6_HEAD_CASES[i]} = {v[i]:,} is too "
+            f"{'many' if v[i] > t[i] else 'few'}; list which rows and columns of which Linear "
+            "layers belong to one head."
+        ),
+    )
 
 
 SURVEY6_MAGNITUDE_SPARSITIES: tuple[float, ...] = (0.3, 0.5, 0.8)
@@ -82,8 +103,14 @@ def _magnitude_models() -> list:
 
     out = []
     for seed, (layers, d) in enumerate(((2, 32), (3, 24))):
-        cfg = BertConfig(vocab_size=16, hidden_size=d, num_hidden_layers=layers, num_attention_heads=2,
-                         intermediate_size=4 * d, max_position_embeddings=16)
+        cfg = BertConfig(
+            vocab_size=16,
+            hidden_size=d,
+            num_hidden_layers=layers,
+            num_attention_heads=2,
+            intermediate_size=4 * d,
+            max_position_embeddings=16,
+        )
 
         def build(cfg=cfg, seed=seed):
             torch.manual_seed(seed)
@@ -105,8 +132,7 @@ def _magnitude_cases() -> list[tuple[dict, float, dict]]:
     for model in _magnitude_models():
         layers = comp.prunable_weights(model)
         for s in SURVEY6_MAGNITUDE_SPARSITIES:
-            cases.append(({n: m.weight.detach().clone() for n, m in layers.items()}, s,
-                          comp.magnitude_masks(model, s)))
+            cases.append(({n: m.weight.detach().clone() for n, m in layers.items()}, s, comp.magnitude_masks(model, s)))
     return cases
 
 
@@ -150,27 +176,41 @@ def _check_survey6_magnitude(answer):
     those weights with the smallest magnitude, one threshold for all; run on hidden models, at most 0.1% of
     the weights may disagree (ties at the threshold)."""
     cases = _magnitude_cases()
-    got, err = run_cases(answer, "global_masks", [(dict(w), s) for w, s, _ in cases],
-                    lambda c: f"global_masks(weights, {c[1]})")
+    got, err = run_cases(
+        answer, "global_masks", [(dict(w), s) for w, s, _ in cases], lambda c: f"global_masks(weights, {c[1]})"
+    )
     if err:
         return False, err
     dis = [_mask_disagreement(g, want) for g, (_, _, want) in zip(got, cases)]
     if any(x is None for x in dis):
-        return False, ("global_masks should return a dict with the same names as `weights` and one bool tensor of "
-                       "the weight's shape per name (True = keep).")
+        return False, (
+            "global_masks should return a dict with the same names as `weights` and one bool tensor of "
+            "the weight's shape per name (True = keep)."
+        )
     if all(x <= 0.001 for x in dis):
-        return True, ("correct: one threshold for all matrices, so a matrix with larger weights keeps more of them; "
-                      "compare the kept share per layer.")
-    kept = [sum(int(_as_bool(g[n]).sum()) for n in g) / sum(w[n].numel() for n in w)
-            for g, (w, _, _) in zip(got, cases)]
+        return True, (
+            "correct: one threshold for all matrices, so a matrix with larger weights keeps more of them; "
+            "compare the kept share per layer."
+        )
+    kept = [
+        sum(int(_as_bool(g[n]).sum()) for n in g) / sum(w[n].numel() for n in w) for g, (w, _, _) in zip(got, cases)
+    ]
     if all(abs(k - s) < 0.01 for k, (_, s, _) in zip(kept, cases)):
-        return False, ("you keep the `sparsity` share of the weights; sparsity is the share set to zero (the mask "
-                       "is True where a weight stays).")
+        return False, (
+            "you keep the `sparsity` share of the weights; sparsity is the share set to zero (the mask "
+            "is True where a weight stays)."
+        )
     if all(abs(k - (1 - s)) < 0.01 for k, (_, s, _) in zip(kept, cases)):
         if all(_mask_disagreement(g, _per_matrix(w, s)) <= 0.001 for g, (w, s, _) in zip(got, cases)):
-            return False, ("those are per-matrix thresholds: Gordon et al. (and comp.magnitude_masks) rank all block "
-                           "weights together, with one global threshold.")
-        return False, ("the right number of weights is kept, but not the right ones: keep the largest magnitudes "
-                       "(|w|), ranked across all the matrices together.")
-    return False, ("not yet: with sparsity s, the mask should keep (1 - s) of all the weights in `weights`, those "
-                   "with the largest |w| over all matrices taken together.")
+            return False, (
+                "those are per-matrix thresholds: Gordon et al. (and comp.magnitude_masks) rank all block "
+                "weights together, with one global threshold."
+            )
+        return False, (
+            "the right number of weights is kept, but not the right ones: keep the largest magnitudes "
+            "(|w|), ranked across all the matrices together."
+        )
+    return False, (
+        "not yet: with sparsity s, the mask should keep (1 - s) of all the weights in `weights`, those "
+        "with the largest |w| over all matrices taken together."
+    )

@@ -22,7 +22,9 @@ from bertology_lib.book.exercises.checks import checker
 
 
 S6R_IMPORTANCE_CASES: tuple[tuple[int, int, int, int, tuple[int, ...]], ...] = (
-    (2, 4, 32, 2, (4, 4, 4, 3)), (3, 2, 24, 3, (5, 5, 2)))
+    (2, 4, 32, 2, (4, 4, 4, 3)),
+    (3, 2, 24, 3, (5, 5, 2)),
+)
 """(blocks, heads per block, width, labels, batch sizes) of the hidden classifiers and their held-out batches:
 batches of unequal sizes and lengths (padding), so per-batch and per-sentence gradients differ."""
 
@@ -42,17 +44,28 @@ def _importance_case(i: int):
 
     def build():
         torch.manual_seed(200 + i)
-        cfg = BertConfig(vocab_size=30, hidden_size=d, num_hidden_layers=n_layers, num_attention_heads=n_heads,
-                         intermediate_size=2 * d, max_position_embeddings=16, initializer_range=0.2,
-                         attn_implementation="eager")
+        cfg = BertConfig(
+            vocab_size=30,
+            hidden_size=d,
+            num_hidden_layers=n_layers,
+            num_attention_heads=n_heads,
+            intermediate_size=2 * d,
+            max_position_embeddings=16,
+            initializer_range=0.2,
+            attn_implementation="eager",
+        )
         return SequenceClassifier(BertModel(cfg, add_pooling_layer=False), n_labels, seed=i).train()
 
     g = torch.Generator().manual_seed(300 + i)
     rows = []
     for _ in range(sum(sizes)):
         n = int(torch.randint(2, 12, (1,), generator=g))
-        rows.append({"input_ids": [2] + torch.randint(5, 30, (n,), generator=g).tolist() + [3],
-                     "labels": int(torch.randint(0, n_labels, (1,), generator=g))})
+        rows.append(
+            {
+                "input_ids": [2] + torch.randint(5, 30, (n,), generator=g).tolist() + [3],
+                "labels": int(torch.randint(0, n_labels, (1,), generator=g)),
+            }
+        )
     feats = Features("classification", [f"x{j}" for j in range(len(rows))], rows, [r["labels"] for r in rows])
     return quiet_build(build), feats, 0
 
@@ -60,7 +73,7 @@ def _importance_case(i: int):
 def _batches(feats, pad_id: int, sizes: Sequence[int]) -> list[dict]:
     from bertology_lib.training.encoding import collate
 
-    return [collate(feats.rows[end - b:end], pad_id) for b, end in zip(sizes, accumulate(sizes))]
+    return [collate(feats.rows[end - b : end], pad_id) for b, end in zip(sizes, accumulate(sizes))]
 
 
 def s6r_importance_truth(i: int):
@@ -109,19 +122,24 @@ def _importance_mistakes(i: int) -> dict[str, Any]:
     signed = sum(_gate_grads(model, _batches(feats, pad, sizes)))
     single = _batches(feats, pad, [1] * len(feats.rows))
     per_sentence = sum(g.abs() for g in _gate_grads(model, single))
-    return {"raw": raw, "global": raw / raw.norm(), "l1": raw / raw.sum(-1, keepdim=True),
-            "signed": per_layer(signed.abs()), "per sentence": per_layer(per_sentence)}
+    return {
+        "raw": raw,
+        "global": raw / raw.norm(),
+        "l1": raw / raw.sum(-1, keepdim=True),
+        "signed": per_layer(signed.abs()),
+        "per sentence": per_layer(per_sentence),
+    }
 
 
 _IMPORTANCE_HINTS = {
     "raw": "the sums are right; now normalise them as the library does: divide each layer's row by its L2 norm "
-           "(Michel et al. compare heads within a layer).",
+    "(Michel et al. compare heads within a layer).",
     "global": "normalise each layer's row by its own L2 norm, not the whole matrix by one norm.",
     "l1": "divide each layer's row by its L2 norm (the square root of the sum of squares), not by its sum.",
     "signed": "take the absolute value of each batch's gradient before summing over the batches: gradients of "
-              "opposite sign must not cancel.",
+    "opposite sign must not cancel.",
     "per sentence": "use each batch's mean loss (model(**batch).loss), one gradient per batch, as the library "
-                    "and HF run_bertology.py do, not one gradient per sentence.",
+    "and HF run_bertology.py do, not one gradient per sentence.",
 }
 
 
@@ -138,8 +156,12 @@ def _as_tensor(x: Any):
 
 
 def _close(a, b, tol: float) -> bool:
-    return a is not None and b is not None and tuple(a.shape) == tuple(b.shape) and \
-        float((a.double() - b.double()).abs().max()) <= tol
+    return (
+        a is not None
+        and b is not None
+        and tuple(a.shape) == tuple(b.shape)
+        and float((a.double() - b.double()).abs().max()) <= tol
+    )
 
 
 @checker("ex-s6r-importance")
@@ -169,22 +191,30 @@ def _check_s6r_importance(answer):
     bad = next((i for i, (v, s) in enumerate(zip(vals, shapes)) if v is None or tuple(v.shape) != s), None)
     if bad is not None:
         what = f"shape {tuple(vals[bad].shape)}" if vals[bad] is not None else type(got[bad]).__name__
-        return False, ("importance should return one number per head: a (n_layers, n_heads) tensor (here "
-                       f"{shapes[bad]}), got {what}.")
+        return False, (
+            "importance should return one number per head: a (n_layers, n_heads) tensor (here "
+            f"{shapes[bad]}), got {what}."
+        )
     if not all(_close(v, _as_tensor(a), _IMPORTANCE_TOL) for v, a in zip(vals, again)):
-        return False, ("two calls on the same model and batches give different importances: dropout is on. Put the "
-                       "model in eval mode (model.eval()) first: the importance of one fixed model.")
+        return False, (
+            "two calls on the same model and batches give different importances: dropout is on. Put the "
+            "model in eval mode (model.eval()) first: the importance of one fixed model."
+        )
     truth = [s6r_importance_truth(i) for i in range(n)]
     if all(_close(v, t, _IMPORTANCE_TOL) for v, t in zip(vals, truth)):
-        return True, ("correct: the gate gradient says how much the loss would change if a head were scaled down; "
-                      "the pruning curve removes the heads with the smallest one first.")
+        return True, (
+            "correct: the gate gradient says how much the loss would change if a head were scaled down; "
+            "the pruning curve removes the heads with the smallest one first."
+        )
     mistakes = [_importance_mistakes(i) for i in range(n)]
     for key, hint in _IMPORTANCE_HINTS.items():
         if all(_close(v, m[key], _IMPORTANCE_TOL) for v, m in zip(vals, mistakes)):
             return False, hint
-    return False, ("not yet: in eval mode, with gates = ones(n_layers, n_heads) requiring grad inside "
-                   "heads.gate_heads(model, gates), add up |d loss / d gates| over the batches, then divide each "
-                   "layer's row by its L2 norm.")
+    return False, (
+        "not yet: in eval mode, with gates = ones(n_layers, n_heads) requiring grad inside "
+        "heads.gate_heads(model, gates), add up |d loss / d gates| over the batches, then divide each "
+        "layer's row by its L2 norm."
+    )
 
 
 def _student_case(i: int) -> tuple:
@@ -193,7 +223,11 @@ def _student_case(i: int) -> tuple:
 
 
 S6R_INT8_CASES: tuple[tuple[int, int, str], ...] = (
-    (48, 32, "positive max"), (64, 96, "negative max"), (32, 32, "all positive"), (16, 128, "rows apart"))
+    (48, 32, "positive max"),
+    (64, 96, "negative max"),
+    (32, 32, "all positive"),
+    (16, 128, "rows apart"),
+)
 """(rows, columns, kind) of the hidden weight matrices: the largest ``|w|`` positive and shared by many weights
 (where rounding reaches 128 and must be clipped) or negative, all weights positive (a min/max affine scale
 differs most), and rows of very different scales (one scale per row differs most)."""
@@ -247,21 +281,27 @@ def _int8_mistakes(w) -> dict[str, Any]:
     row = w.abs().amax(dim=1, keepdim=True) / 127.5
     a_scale = (w.max().clamp_min(0) - w.min().clamp_max(0)) / 255
     zero = torch.round(-128 - w.min().clamp_max(0) / a_scale)
-    return {"127": grid(w, m / 127) * (m / 127), "128": grid(w, m / 128) * (m / 128),
-            "affine": grid(w, a_scale, zero) * a_scale, "per row": grid(w, row) * row,
-            "truncated": grid(w, s, rnd=torch.trunc) * s, "unclipped": grid(w, s, lo=None) * s,
-            "integers": grid(w, s), "identity": w}
+    return {
+        "127": grid(w, m / 127) * (m / 127),
+        "128": grid(w, m / 128) * (m / 128),
+        "affine": grid(w, a_scale, zero) * a_scale,
+        "per row": grid(w, row) * row,
+        "truncated": grid(w, s, rnd=torch.trunc) * s,
+        "unclipped": grid(w, s, lo=None) * s,
+        "integers": grid(w, s),
+        "identity": w,
+    }
 
 
 _INT8_HINTS = {
     "127": "the scale spreads 2 max|w| over the 255 steps from -128 to 127 (max|w| / 127.5), not max|w| over 127.",
     "128": "the scale spreads 2 max|w| over the 255 steps from -128 to 127 (max|w| / 127.5), not max|w| over 128.",
     "affine": "torch's int8 weights are symmetric: zero point 0 and a scale from max|w|, not from the range "
-              "min(w) .. max(w).",
+    "min(w) .. max(w).",
     "per row": "one scale for the whole matrix (per tensor), from the largest |w| of all its rows.",
     "truncated": "round w / scale to the nearest integer; truncating moves every weight towards 0.",
     "unclipped": "clip q to [-128, 127]: the largest positive weight lands on 127.5, which rounds to 128 and "
-                 "does not fit in int8.",
+    "does not fit in int8.",
     "integers": "those are the int8 numbers q; return the weights the model computes with, q x scale.",
     "identity": "that is w itself: quantisation moves every weight to the nearest of 256 evenly spaced values.",
 }
@@ -285,8 +325,12 @@ def _check_s6r_int8(answer):
 
     cases = s6r_int8_cases()
     with torch.random.fork_rng(devices=[]):
-        got, err = run_cases(answer, "int8_weight", [(w.clone(),) for w in cases],
-                             lambda c: f"int8_weight(w) on a hidden {tuple(c[0].shape)} matrix")
+        got, err = run_cases(
+            answer,
+            "int8_weight",
+            [(w.clone(),) for w in cases],
+            lambda c: f"int8_weight(w) on a hidden {tuple(c[0].shape)} matrix",
+        )
     if err:
         return False, err
     vals = [_as_tensor(g) for g in got]
@@ -296,11 +340,15 @@ def _check_s6r_int8(answer):
         what = f"shape {tuple(vals[bad].shape)}" if vals[bad] is not None else type(got[bad]).__name__
         return False, f"int8_weight should return a float matrix of w's shape {tuple(cases[bad].shape)}, got {what}."
     if all(d <= 0.001 for d in dis):
-        return True, ("correct: every weight moves by at most half a step, max|w| / 255; one outlier weight widens "
-                      "the step for the whole matrix.")
+        return True, (
+            "correct: every weight moves by at most half a step, max|w| / 255; one outlier weight widens "
+            "the step for the whole matrix."
+        )
     for key, hint in _INT8_HINTS.items():
         if all(_int8_disagreement(v, _int8_mistakes(w)[key]) <= 0.001 for v, w in zip(vals, cases)):
             return False, hint
     i = next(i for i, d in enumerate(dis) if d > 0.001)
-    return False, (f"not yet: on a hidden {tuple(cases[i].shape)} matrix {dis[i]:.0%} of the entries differ; "
-                   "scale = max|w| / 127.5, q = w / scale rounded and clipped to [-128, 127], return q x scale.")
+    return False, (
+        f"not yet: on a hidden {tuple(cases[i].shape)} matrix {dis[i]:.0%} of the entries differ; "
+        "scale = max|w| / 127.5, q = w / scale rounded and clipped to [-128, 127], return q x scale."
+    )

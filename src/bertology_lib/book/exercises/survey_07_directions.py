@@ -49,8 +49,9 @@ def _bow_rates() -> tuple[tuple[str, float], ...]:
         for it in t.items:
             row = {"pred": _bow(it.text), "label": it.label}
             if it.perturbed is not None:
-                row.update(pred_perturbed=_bow(it.perturbed), p_before=float(_bow(it.text)),
-                           p_after=float(_bow(it.perturbed)))
+                row.update(
+                    pred_perturbed=_bow(it.perturbed), p_before=float(_bow(it.text)), p_after=float(_bow(it.perturbed))
+                )
             fails.append(bool(bh.item_failed(t, row)))
         out[t.name] = sum(fails) / len(fails)
     return tuple(out.items())
@@ -62,8 +63,10 @@ def _check_survey7_bow(answer):
     suite ``checklist.negation_suite(book_world(), 50, seed=0)``; +-0.005 per test (one item is 0.02)."""
     truth = survey7_bow_truth()
     if not isinstance(answer, dict):
-        return False, (f"expected a dict {{test name: failure rate}} with one entry per test of the suite, got "
-                       f"{type(answer).__name__}.")
+        return False, (
+            f"expected a dict {{test name: failure rate}} with one entry per test of the suite, got "
+            f"{type(answer).__name__}."
+        )
     missing = [n for n in truth if n not in answer]
     if missing:
         return False, f"{len(missing)} test(s) missing, e.g. {missing[0]!r}: give a rate for every test of the suite."
@@ -74,17 +77,25 @@ def _check_survey7_bow(answer):
         return False, "give failure rates as shares in [0, 1], not percentages."
     wrong = [n for n in truth if abs(vals[n] - truth[n]) > 0.005]
     if not wrong:
-        return True, ("correct: a licensor detector passes every plain negation and fails exactly where scope "
-                      "matters; a trained model whose scope bars sit lower has learned more than that.")
+        return True, (
+            "correct: a licensor detector passes every plain negation and fails exactly where scope "
+            "matters; a trained model whose scope bars sit lower has learned more than that."
+        )
     inv_scope = [n for n in wrong if n.startswith("add a negated") and vals[n] > 0.9]
     if inv_scope:
-        return False, (f"{inv_scope[0]!r}: an INV item fails only when the prediction changes; what does the rule "
-                       "predict before and after the clause is added when the base sentence is already negated?")
+        return False, (
+            f"{inv_scope[0]!r}: an INV item fails only when the prediction changes; what does the rule "
+            "predict before and after the clause is added when the base sentence is already negated?"
+        )
     if any(n.endswith("clause only") and vals[n] < 0.1 for n in wrong):
-        return False, ("the rule looks for a licensor anywhere in the sentence, whichever clause it is in; what does "
-                       "it say about a sentence whose only 'not' is in a relative clause?")
-    return False, (f"{len(wrong)} test(s) off, e.g. {wrong[0]!r}: score each item the way "
-                   "bh.item_failed does, with the rule's prediction (and P(negated) = 1 or 0 for DIR tests).")
+        return False, (
+            "the rule looks for a licensor anywhere in the sentence, whichever clause it is in; what does "
+            "it say about a sentence whose only 'not' is in a relative clause?"
+        )
+    return False, (
+        f"{len(wrong)} test(s) off, e.g. {wrong[0]!r}: score each item the way "
+        "bh.item_failed does, with the rule's prediction (and P(negated) = 1 or 0 for DIR tests)."
+    )
 
 
 NLI_NO_CONJUNCTION = ("paraphrase", "negation", "chain")
@@ -113,12 +124,15 @@ def _overlap_mistakes() -> dict[str, tuple[float, float]]:
     ex = pool.examples("train")
     full = [e.meta.get("overlap", 0.0) >= 1.0 for e in ex]
     ent = [e.label == tasks.ENTAILMENT for e in ex]
-    std = hans.overlap_table(tasks.toy_nli(n_train=2000, world_seed=w.seed, vocab_size=w.vocab_size)
-                             .examples("train"))  # all four kinds: what forgetting ``kinds=`` gives
+    std = hans.overlap_table(
+        tasks.toy_nli(n_train=2000, world_seed=w.seed, vocab_size=w.vocab_size).examples("train")
+    )  # all four kinds: what forgetting ``kinds=`` gives
     share, entailed = survey7_overlap_truth()
-    return {"swapped": (entailed, share),
-            "reverse": (share, sum(f and e for f, e in zip(full, ent)) / max(1, sum(ent))),
-            "standard": (float(std.loc[True, "n"] / std["n"].sum()), float(std.loc[True, "entailment"]))}
+    return {
+        "swapped": (entailed, share),
+        "reverse": (share, sum(f and e for f, e in zip(full, ent)) / max(1, sum(ent))),
+        "standard": (float(std.loc[True, "n"] / std["n"].sum()), float(std.loc[True, "entailment"])),
+    }
 
 
 @checker("ex-survey7-overlap")
@@ -127,22 +141,33 @@ def _check_survey7_overlap(answer):
     the conjunction kind whose hypothesis words all occur in the premise, and the share of those pairs
     labelled entailment; +-0.005 each."""
     return judge_value(
-        answer, read=lambda a: numbers(a, 2),
+        answer,
+        read=lambda a: numbers(a, 2),
         refuse="expected two numbers (overlap_share, entailed_share), got {answer!r}.",
         screen=lambda v: "give both as shares in [0, 1], not percentages." if any(x > 1 or x < 0 for x in v) else None,
-        truth=survey7_overlap_truth, match=within(0.005),
-        ok=("correct: without conjunctions, full overlap is rarer and says nothing about entailment; the data gives "
-            "the heuristic nothing to learn."),
+        truth=survey7_overlap_truth,
+        match=within(0.005),
+        ok=(
+            "correct: without conjunctions, full overlap is rarer and says nothing about entailment; the data gives "
+            "the heuristic nothing to learn."
+        ),
         mistakes=[
             Mistake("the two numbers are in the wrong order: (overlap_share, entailed_share).", lambda t: (t[1], t[0])),
-            Mistake("those are the numbers of toy NLI with all four kinds; build it without the conjunction kind "
-                    "(kinds=(\"paraphrase\", \"negation\", \"chain\")).", lambda t: _overlap_mistakes()["standard"]),
-            Mistake("that is the share of entailed pairs that have full overlap; the question asks the other way: "
-                    "among the full-overlap pairs, the share labelled entailment.",
-                    lambda t: (t[0], _overlap_mistakes()["reverse"][1])),
+            Mistake(
+                "those are the numbers of toy NLI with all four kinds; build it without the conjunction kind "
+                '(kinds=("paraphrase", "negation", "chain")).',
+                lambda t: _overlap_mistakes()["standard"],
+            ),
+            Mistake(
+                "that is the share of entailed pairs that have full overlap; the question asks the other way: "
+                "among the full-overlap pairs, the share labelled entailment.",
+                lambda t: (t[0], _overlap_mistakes()["reverse"][1]),
+            ),
         ],
         not_yet=lambda v, t: (
             "the overlap share is right; the entailed share is taken among the full-overlap pairs only."
-            if abs(v[0] - t[0]) <= 0.005 else
-            "not yet: a pair has full overlap when every hypothesis word (except '.') occurs in the premise, as "
-            "data.hans.full_overlap and each example's meta['overlap'] say; count over the 2,000 training pairs."))
+            if abs(v[0] - t[0]) <= 0.005
+            else "not yet: a pair has full overlap when every hypothesis word (except '.') occurs in the premise, as "
+            "data.hans.full_overlap and each example's meta['overlap'] say; count over the 2,000 training pairs."
+        ),
+    )

@@ -29,8 +29,10 @@ from bertology_lib.data.bios.templates import ALL_PERMS
 from bertology_lib.errors import ParameterError
 from bertology_lib.validation import check_bool, check_int, check_seed
 
-_AUG_HELP = ("allowed: 'single', 'multiM' (M=1..100), 'permute' or 'permuteK' (K=1..720), 'fullname', "
-             "joined with '+', e.g. 'multi5+permute', 'multi5+fullname+permute', 'permute5'")
+_AUG_HELP = (
+    "allowed: 'single', 'multiM' (M=1..100), 'permute' or 'permuteK' (K=1..720), 'fullname', "
+    "joined with '+', e.g. 'multi5+permute', 'multi5+fullname+permute', 'permute5'"
+)
 
 
 @dataclass(frozen=True)
@@ -60,14 +62,19 @@ class BioConfig:
 
     def validate(self) -> None:
         """Raise :class:`~bertology_lib.errors.ParameterError` naming the first bad field."""
+
         def _int(name: str, lo: int, hi: int | None, note: str = "") -> None:
             try:  # ints are stored as plain ints (a numpy int would not serialise into the cache key)
                 object.__setattr__(self, name, check_int(name, getattr(self, name), lo, hi))
             except ParameterError as e:
                 raise ParameterError(f"{e}{note}") from None
 
-        _int("n_people", 1, MAX_PEOPLE, f" (limited by name pools: {len(FIRST_NAMES)}x{len(MIDDLE_NAMES)}"
-                                         f"x{len(LAST_NAMES)})")
+        _int(
+            "n_people",
+            1,
+            MAX_PEOPLE,
+            f" (limited by name pools: {len(FIRST_NAMES)}x{len(MIDDLE_NAMES)}x{len(LAST_NAMES)})",
+        )
         object.__setattr__(self, "seed", check_seed(self.seed))
         _int("multi", 1, 100)
         _int("permute", 0, len(ALL_PERMS), " (0 = no permutation; at most 6! distinct orders)")
@@ -79,8 +86,12 @@ class BioConfig:
     def pool_sizes(self) -> dict[str, int]:
         """Values drawn per pooled attribute (birth_city, university, major, company_name): the whole pool, or
         ``ceil(n_people / people_per_value)`` of its first values (at least 2)."""
-        full = {"birth_city": len(CITIES), "university": len(UNIVERSITIES), "major": len(MAJORS),
-                "company_name": len(COMPANIES)}
+        full = {
+            "birth_city": len(CITIES),
+            "university": len(UNIVERSITIES),
+            "major": len(MAJORS),
+            "company_name": len(COMPANIES),
+        }
         if not self.people_per_value:
             return full
         k = max(2, -(-self.n_people // self.people_per_value))
@@ -90,8 +101,12 @@ class BioConfig:
         """The values a person of this dataset can have, per pooled attribute, plus ``company_city`` (the
         distinct headquarters of the drawn companies, sorted)."""
         k = self.pool_sizes()
-        out = {"birth_city": CITIES[:k["birth_city"]], "university": UNIVERSITIES[:k["university"]],
-               "major": MAJORS[:k["major"]], "company_name": COMPANIES[:k["company_name"]]}
+        out = {
+            "birth_city": CITIES[: k["birth_city"]],
+            "university": UNIVERSITIES[: k["university"]],
+            "major": MAJORS[: k["major"]],
+            "company_name": COMPANIES[: k["company_name"]],
+        }
         return {**out, "company_city": tuple(sorted({COMPANY_CITY[c] for c in out["company_name"]}))}
 
     @classmethod
@@ -108,8 +123,14 @@ class BioConfig:
             if key in opts or (key == "single" and "multi" in opts) or (key == "multi" and "single" in opts):
                 raise ParameterError(f"augmentation name={name!r}: part {tok!r} repeats or conflicts; {_AUG_HELP}")
             opts[key] = int(m.group(2)) if m.group(2) else 1
-        return cls(n_people=n_people, seed=seed, multi=opts.get("multi", 1), permute=opts.get("permute", 0),
-                   fullname="fullname" in opts, **kw)
+        return cls(
+            n_people=n_people,
+            seed=seed,
+            multi=opts.get("multi", 1),
+            permute=opts.get("permute", 0),
+            fullname="fullname" in opts,
+            **kw,
+        )
 
     @property
     def augmentation(self) -> str:
@@ -128,5 +149,3 @@ class BioConfig:
 
     def cache_key(self) -> str:
         return hashlib.sha256(json.dumps(self.key(), sort_keys=True).encode()).hexdigest()[:16]
-
-

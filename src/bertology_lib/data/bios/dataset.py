@@ -127,8 +127,9 @@ class BioDataset:
             return tuple(range(len(self.people)))
         return self.split_validation(val_fraction)[split == "val"]  # fit | val
 
-    def qa_pairs(self, split: str = "train", val_fraction: float = 0.1,
-                 attributes: Sequence[str] = ATTRIBUTES) -> list[QAPair]:
+    def qa_pairs(
+        self, split: str = "train", val_fraction: float = 0.1, attributes: Sequence[str] = ATTRIBUTES
+    ) -> list[QAPair]:
         """All QA pairs (person-major, attribute-minor) for a split (see :meth:`split_people`)."""
         out = []
         for i in self.split_people(split, val_fraction):

@@ -28,8 +28,10 @@ def exact_match(prediction: str, gold: str) -> bool:
 def qa_accuracy(pairs: Sequence[QAPair], predictions: Sequence[str]) -> dict[str, float]:
     """Exact-match accuracy per attribute (only attributes present) plus 'overall'."""
     if len(pairs) != len(predictions):
-        raise ParameterError(f"len(predictions)={len(predictions)} differs from len(pairs)={len(pairs)}; "
-                             "allowed: one prediction per pair")
+        raise ParameterError(
+            f"len(predictions)={len(predictions)} differs from len(pairs)={len(pairs)}; "
+            "allowed: one prediction per pair"
+        )
     hits: Counter[str] = Counter()
     totals: Counter[str] = Counter()
     for pair, pred in zip(pairs, predictions):
@@ -40,8 +42,7 @@ def qa_accuracy(pairs: Sequence[QAPair], predictions: Sequence[str]) -> dict[str
     return out
 
 
-def majority_baseline(people: Sequence[Person], attributes: Sequence[str] = ATTRIBUTES
-                      ) -> dict[str, tuple[str, float]]:
+def majority_baseline(people: Sequence[Person], attributes: Sequence[str] = ATTRIBUTES) -> dict[str, tuple[str, float]]:
     """Per attribute: (most frequent answer among people, its frequency = accuracy of always guessing it).
 
     Ties go to the alphabetically first answer. For company_city this is the most common city among

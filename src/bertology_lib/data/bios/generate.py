@@ -54,7 +54,9 @@ def sample_people(n_people: int, seed: int = 0, people_per_value: int = 0) -> li
     fi, rest = np.divmod(name_idx, n_ml)
     mi, li = np.divmod(rest, len(LAST_NAMES))
     cols = (
-        fi, mi, li,
+        fi,
+        mi,
+        li,
         rng.integers(0, 2, n_people),  # gender
         rng.integers(YEARS[0], YEARS[1] + 1, n_people),
         rng.integers(1, 13, n_people),
@@ -66,8 +68,20 @@ def sample_people(n_people: int, seed: int = 0, people_per_value: int = 0) -> li
     )
     genders = ("male", "female")
     return [
-        Person(FIRST_NAMES[f], MIDDLE_NAMES[m], LAST_NAMES[la], genders[g], y, mo, d, CITIES[c],
-               UNIVERSITIES[u], MAJORS[mj], COMPANIES[co], COMPANY_CITY[COMPANIES[co]])
+        Person(
+            FIRST_NAMES[f],
+            MIDDLE_NAMES[m],
+            LAST_NAMES[la],
+            genders[g],
+            y,
+            mo,
+            d,
+            CITIES[c],
+            UNIVERSITIES[u],
+            MAJORS[mj],
+            COMPANIES[co],
+            COMPANY_CITY[COMPANIES[co]],
+        )
         for f, m, la, g, y, mo, d, c, u, mj, co in zip(*(col.tolist() for col in cols))
     ]
 
@@ -77,8 +91,9 @@ def _n_words(s: str) -> int:
     return len(words(s))
 
 
-def _render(p: Person, tmpl: Sequence[int], order: Sequence[int], fullname: bool
-            ) -> tuple[str, tuple[Span, ...], tuple[tuple[str, int], ...]]:
+def _render(
+    p: Person, tmpl: Sequence[int], order: Sequence[int], fullname: bool
+) -> tuple[str, tuple[Span, ...], tuple[tuple[str, int], ...]]:
     """One biography: sentences in ``order`` (attribute indices), template ids ``tmpl`` per attribute."""
     name = p.full_name
     n_name = _n_words(name)
@@ -166,17 +181,26 @@ def generate_dataset(config: BioConfig) -> BioDataset:
         groups = {"majority": qa_train, "minority": qa_test}
     else:
         perm = np.random.default_rng([seed, STREAM_QA]).permutation(n)
-        qa_train, qa_test = tuple(sorted(perm[: n // 2].tolist())), tuple(sorted(perm[n // 2:].tolist()))
+        qa_train, qa_test = tuple(sorted(perm[: n // 2].tolist())), tuple(sorted(perm[n // 2 :].tolist()))
         groups = {}
     return BioDataset(config, tuple(people), tuple(entries), qa_train, qa_test, groups)
 
 
-def celebrity_dataset(n_majority: int, n_minority: int, seed: int = 0, fullname: bool = False,
-                      people_per_value: int = 0) -> BioDataset:
+def celebrity_dataset(
+    n_majority: int, n_minority: int, seed: int = 0, fullname: bool = False, people_per_value: int = 0
+) -> BioDataset:
     """Celebrity setup: majority multi5+permute (QA-train = all majority), minority single+permute1 (QA-test).
 
     People are the same as ``generate_dataset(BioConfig(n_majority + n_minority, seed))``.
     """
-    return generate_dataset(BioConfig(n_people=n_majority + n_minority, seed=seed, multi=5, permute=1,
-                                      fullname=fullname, n_minority=n_minority,
-                                      people_per_value=people_per_value))
+    return generate_dataset(
+        BioConfig(
+            n_people=n_majority + n_minority,
+            seed=seed,
+            multi=5,
+            permute=1,
+            fullname=fullname,
+            n_minority=n_minority,
+            people_per_value=people_per_value,
+        )
+    )

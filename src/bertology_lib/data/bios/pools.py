@@ -15,11 +15,26 @@ from collections.abc import Iterable
 GENERATOR_VERSION = 1  # bump when pools/templates/sampling change (part of BioConfig.key(): new cache keys)
 
 ATTRIBUTES: tuple[str, ...] = (
-    "birth_date", "birth_city", "university", "major", "company_name", "company_city",
+    "birth_date",
+    "birth_city",
+    "university",
+    "major",
+    "company_name",
+    "company_city",
 )
 MONTHS: tuple[str, ...] = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 )
 YEARS = (1900, 2099)  # inclusive
 DAYS = (1, 28)  # inclusive; every month has day 28
@@ -36,6 +51,7 @@ def words(text: str) -> list[str]:
 # Pools (fixed module constants; independent of the dataset seed)
 # ----------------------------------------------------------------------------------------------
 
+
 def _dedupe(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
@@ -46,23 +62,194 @@ def _pick(candidates: Iterable[str], k: int, tag: str) -> tuple[str, ...]:
     return tuple(random.Random(f"bios-pool-{tag}-v{GENERATOR_VERSION}").sample(pool, k))
 
 
-_FIRST_A = ("A", "Ale", "Ber", "Ca", "Cla", "Da", "E", "Eli", "Fe", "Ga", "Ha", "I", "Ja", "Ka", "La",
-            "Li", "Ma", "Mi", "Na", "No", "O", "Pe", "Ra", "Ro", "Sa", "Se", "Ta", "Te", "Va", "Vi", "Za")
-_FIRST_B = ("nya", "lia", "rin", "ron", "dan", "vin", "ris", "mon", "lena", "ton", "dia", "leo", "ra",
-            "nis", "bel", "ric", "sha", "lan", "mir", "dor", "rah", "vyn", "lie", "nor")
-_MIDDLE_A = ("Bri", "Ro", "Sa", "Qui", "Em", "Ju", "Lo", "Ma", "Ne", "Ol", "Pi", "Re", "Si", "Te", "Wy",
-             "Ze", "Au", "Cle", "Del", "Fa", "Gre", "Hol", "Ja", "Kei", "Ar", "Bel", "Cal", "Dar", "Ev",
-             "Fin", "Har", "Lin")
-_MIDDLE_B = ("ar", "wan", "ge", "nn", "ery", "de", "ris", "ley", "lo", "ve", "per", "ne", "ra", "lix",
-             "mon", "ton", "sa", "rel", "nna", "ly")
-_LAST_A = ("Ash", "Black", "Bright", "Brook", "Cald", "Craw", "Dun", "Fair", "Fen", "Gold", "Hal", "Hart",
-           "Holl", "Kings", "Lang", "Mar", "Mill", "Moor", "North", "Oak", "Pem", "Ray", "Red", "Ren",
-           "Rock", "Rose", "Sand", "Stan", "Stone", "Strat", "Thorn", "Wake", "West", "Whit", "Wild",
-           "Win", "Wood", "Yar", "Bran", "Cor", "Ald", "Gar", "Lock", "Pres")
-_LAST_B = ("wood", "ford", "ley", "ton", "well", "field", "more", "by", "worth", "man", "ridge", "brook",
-           "son", "er", "ham", "stead", "wick", "hurst", "dale", "croft", "shaw", "land", "ward", "cott",
-           "bury")
-
+_FIRST_A = (
+    "A",
+    "Ale",
+    "Ber",
+    "Ca",
+    "Cla",
+    "Da",
+    "E",
+    "Eli",
+    "Fe",
+    "Ga",
+    "Ha",
+    "I",
+    "Ja",
+    "Ka",
+    "La",
+    "Li",
+    "Ma",
+    "Mi",
+    "Na",
+    "No",
+    "O",
+    "Pe",
+    "Ra",
+    "Ro",
+    "Sa",
+    "Se",
+    "Ta",
+    "Te",
+    "Va",
+    "Vi",
+    "Za",
+)
+_FIRST_B = (
+    "nya",
+    "lia",
+    "rin",
+    "ron",
+    "dan",
+    "vin",
+    "ris",
+    "mon",
+    "lena",
+    "ton",
+    "dia",
+    "leo",
+    "ra",
+    "nis",
+    "bel",
+    "ric",
+    "sha",
+    "lan",
+    "mir",
+    "dor",
+    "rah",
+    "vyn",
+    "lie",
+    "nor",
+)
+_MIDDLE_A = (
+    "Bri",
+    "Ro",
+    "Sa",
+    "Qui",
+    "Em",
+    "Ju",
+    "Lo",
+    "Ma",
+    "Ne",
+    "Ol",
+    "Pi",
+    "Re",
+    "Si",
+    "Te",
+    "Wy",
+    "Ze",
+    "Au",
+    "Cle",
+    "Del",
+    "Fa",
+    "Gre",
+    "Hol",
+    "Ja",
+    "Kei",
+    "Ar",
+    "Bel",
+    "Cal",
+    "Dar",
+    "Ev",
+    "Fin",
+    "Har",
+    "Lin",
+)
+_MIDDLE_B = (
+    "ar",
+    "wan",
+    "ge",
+    "nn",
+    "ery",
+    "de",
+    "ris",
+    "ley",
+    "lo",
+    "ve",
+    "per",
+    "ne",
+    "ra",
+    "lix",
+    "mon",
+    "ton",
+    "sa",
+    "rel",
+    "nna",
+    "ly",
+)
+_LAST_A = (
+    "Ash",
+    "Black",
+    "Bright",
+    "Brook",
+    "Cald",
+    "Craw",
+    "Dun",
+    "Fair",
+    "Fen",
+    "Gold",
+    "Hal",
+    "Hart",
+    "Holl",
+    "Kings",
+    "Lang",
+    "Mar",
+    "Mill",
+    "Moor",
+    "North",
+    "Oak",
+    "Pem",
+    "Ray",
+    "Red",
+    "Ren",
+    "Rock",
+    "Rose",
+    "Sand",
+    "Stan",
+    "Stone",
+    "Strat",
+    "Thorn",
+    "Wake",
+    "West",
+    "Whit",
+    "Wild",
+    "Win",
+    "Wood",
+    "Yar",
+    "Bran",
+    "Cor",
+    "Ald",
+    "Gar",
+    "Lock",
+    "Pres",
+)
+_LAST_B = (
+    "wood",
+    "ford",
+    "ley",
+    "ton",
+    "well",
+    "field",
+    "more",
+    "by",
+    "worth",
+    "man",
+    "ridge",
+    "brook",
+    "son",
+    "er",
+    "ham",
+    "stead",
+    "wick",
+    "hurst",
+    "dale",
+    "croft",
+    "shaw",
+    "land",
+    "ward",
+    "cott",
+    "bury",
+)
 
 
 def _pronounceable(a: str, b: str) -> bool:
@@ -110,13 +297,17 @@ Palo Alto, CA|Menlo Park, CA|Cambridge, MA|Boulder, CO|Santa Fe, NM|Burlington, 
 Wilmington, DE|Billings, MT|Fargo, ND|Cheyenne, WY|Juneau, AK"""
 CITIES: tuple[str, ...] = tuple(_dedupe(c.strip() for c in _CITY_CANDIDATES.split("|") if c.strip())[:200])
 
-_STATES = [s.replace("_", " ") for s in (
-    "Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Georgia Hawaii "
-    "Idaho Illinois Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan "
-    "Minnesota Mississippi Missouri Montana Nebraska Nevada New_Hampshire New_Jersey New_Mexico "
-    "New_York North_Carolina North_Dakota Ohio Oklahoma Oregon Pennsylvania Rhode_Island "
-    "South_Carolina South_Dakota Tennessee Texas Utah Vermont Virginia Washington West_Virginia "
-    "Wisconsin Wyoming").split()]
+_STATES = [
+    s.replace("_", " ")
+    for s in (
+        "Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Georgia Hawaii "
+        "Idaho Illinois Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan "
+        "Minnesota Mississippi Missouri Montana Nebraska Nevada New_Hampshire New_Jersey New_Mexico "
+        "New_York North_Carolina North_Dakota Ohio Oklahoma Oregon Pennsylvania Rhode_Island "
+        "South_Carolina South_Dakota Tennessee Texas Utah Vermont Virginia Washington West_Virginia "
+        "Wisconsin Wyoming"
+    ).split()
+]
 
 _NAMED_UNIVERSITIES = """
 Massachusetts Institute of Technology|Stanford University|Harvard University|Princeton University|
@@ -145,12 +336,16 @@ Bradley University|Elon University|Quinnipiac University|Chapman University|Stet
 Mercer University|Belmont University|Samford University|Valparaiso University|Wofford College|
 Denison University|Dickinson College|Gettysburg College|Lafayette College|Muhlenberg College|
 Ursinus College|Franklin and Marshall College"""
-UNIVERSITIES: tuple[str, ...] = tuple(_dedupe(itertools.chain(
-    (u.strip() for u in _NAMED_UNIVERSITIES.split("|") if u.strip()),
-    (f"University of {s}" for s in _STATES),
-    (f"{s} State University" for s in _STATES),
-    (f"{c.split(',')[0]} College" for c in CITIES),
-))[:300])
+UNIVERSITIES: tuple[str, ...] = tuple(
+    _dedupe(
+        itertools.chain(
+            (u.strip() for u in _NAMED_UNIVERSITIES.split("|") if u.strip()),
+            (f"University of {s}" for s in _STATES),
+            (f"{s} State University" for s in _STATES),
+            (f"{c.split(',')[0]} College" for c in CITIES),
+        )
+    )[:300]
+)
 
 _MAJOR_CANDIDATES = """
 Computer Science|Mathematics|Physics|Chemistry|Biology|Economics|Psychology|Sociology|Philosophy|History|
@@ -170,14 +365,65 @@ Environmental Engineering|Software Engineering|Robotics|Biophysics|Astrophysics|
 Meteorology|Veterinary Science|Dental Hygiene|Speech Pathology|Occupational Therapy|Physical Therapy"""
 MAJORS: tuple[str, ...] = tuple(_dedupe(m.strip() for m in _MAJOR_CANDIDATES.split("|") if m.strip())[:100])
 
-_COMPANY_A = ("Apex", "Blue Harbor", "Bright", "Cedar", "Crest", "Delta", "Echo", "Everest", "Falcon",
-              "Granite", "Harbor", "Horizon", "Iron", "Juniper", "Keystone", "Lumen", "Maple", "Meridian",
-              "Nova", "Oakridge", "Orion", "Pinnacle", "Quantum", "Redwood", "Sterling", "Summit", "Titan",
-              "Vertex", "Willow", "Zenith")
-_COMPANY_B = ("Systems", "Dynamics", "Logistics", "Foods", "Pharmaceuticals", "Energy", "Financial",
-              "Networks", "Labs", "Motors", "Media", "Analytics", "Capital", "Robotics", "Textiles",
-              "Insurance", "Health", "Software", "Aerospace", "Retail", "Consulting", "Materials",
-              "Biotech", "Airlines", "Semiconductors")
+_COMPANY_A = (
+    "Apex",
+    "Blue Harbor",
+    "Bright",
+    "Cedar",
+    "Crest",
+    "Delta",
+    "Echo",
+    "Everest",
+    "Falcon",
+    "Granite",
+    "Harbor",
+    "Horizon",
+    "Iron",
+    "Juniper",
+    "Keystone",
+    "Lumen",
+    "Maple",
+    "Meridian",
+    "Nova",
+    "Oakridge",
+    "Orion",
+    "Pinnacle",
+    "Quantum",
+    "Redwood",
+    "Sterling",
+    "Summit",
+    "Titan",
+    "Vertex",
+    "Willow",
+    "Zenith",
+)
+_COMPANY_B = (
+    "Systems",
+    "Dynamics",
+    "Logistics",
+    "Foods",
+    "Pharmaceuticals",
+    "Energy",
+    "Financial",
+    "Networks",
+    "Labs",
+    "Motors",
+    "Media",
+    "Analytics",
+    "Capital",
+    "Robotics",
+    "Textiles",
+    "Insurance",
+    "Health",
+    "Software",
+    "Aerospace",
+    "Retail",
+    "Consulting",
+    "Materials",
+    "Biotech",
+    "Airlines",
+    "Semiconductors",
+)
 COMPANIES: tuple[str, ...] = _pick((f"{a} {b}" for a in _COMPANY_A for b in _COMPANY_B), 263, "company")
 
 

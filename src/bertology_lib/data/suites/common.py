@@ -12,8 +12,17 @@ from bertology_lib.data.toy_english import MASK, Builder, ClozeItem, Noun, Token
 OTHER_NUMBER = {"Sing": "Plur", "Plur": "Sing"}  # attractors take the other number
 
 
-def cloze_item(b: Builder, suite: str, toks: list[Token], slot: Token, correct: str, incorrect: str,
-               meta: dict[str, Any], subj: Token | None = None, verb: Token | None = None) -> ClozeItem:
+def cloze_item(
+    b: Builder,
+    suite: str,
+    toks: list[Token],
+    slot: Token,
+    correct: str,
+    incorrect: str,
+    meta: dict[str, Any],
+    subj: Token | None = None,
+    verb: Token | None = None,
+) -> ClozeItem:
     """The item of sentence ``toks`` with ``slot`` masked (the sentence keeps ``correct`` there)."""
     if correct == incorrect:  # pragma: no cover - guarded by the builders
         raise AssertionError(f"identical candidates {correct!r}")
@@ -37,4 +46,3 @@ def count_noun(b: Builder, cls: str | None = None, *, exclude: frozenset[str] = 
 def agent_verb(b: Builder, cls: str, transitive: bool = True) -> Verb:
     """A verb whose agent fits noun class ``cls``."""
     return b.lex.verb_for(b.rng, "agent", cls, transitive)
-

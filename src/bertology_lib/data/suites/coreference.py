@@ -20,12 +20,50 @@ from collections.abc import Sequence
 
 from bertology_lib.errors import ParameterError
 
-MALE_NAMES: tuple[str, ...] = ("John", "James", "Robert", "Michael", "William", "David", "Richard", "Thomas",
-                               "Charles", "Daniel", "Paul", "Steven", "George", "Kevin", "Brian", "Edward",
-                               "Peter", "Henry", "Tom", "Joe")
-FEMALE_NAMES: tuple[str, ...] = ("Mary", "Patricia", "Jennifer", "Linda", "Elizabeth", "Susan", "Jessica", "Sarah",
-                                 "Karen", "Nancy", "Lisa", "Betty", "Sandra", "Emily", "Anna", "Laura", "Rachel",
-                                 "Alice", "Helen", "Emma")
+MALE_NAMES: tuple[str, ...] = (
+    "John",
+    "James",
+    "Robert",
+    "Michael",
+    "William",
+    "David",
+    "Richard",
+    "Thomas",
+    "Charles",
+    "Daniel",
+    "Paul",
+    "Steven",
+    "George",
+    "Kevin",
+    "Brian",
+    "Edward",
+    "Peter",
+    "Henry",
+    "Tom",
+    "Joe",
+)
+FEMALE_NAMES: tuple[str, ...] = (
+    "Mary",
+    "Patricia",
+    "Jennifer",
+    "Linda",
+    "Elizabeth",
+    "Susan",
+    "Jessica",
+    "Sarah",
+    "Karen",
+    "Nancy",
+    "Lisa",
+    "Betty",
+    "Sandra",
+    "Emily",
+    "Anna",
+    "Laura",
+    "Rachel",
+    "Alice",
+    "Helen",
+    "Emma",
+)
 PRONOUNS: dict[str, dict[str, str]] = {  # case -> gender -> form
     "subj": {"m": "he", "f": "she"},
     "obj": {"m": "him", "f": "her"},
@@ -94,8 +132,9 @@ def coreference_items(n: int, seed: int = 0) -> list[CorefItem]:
     seeded shuffle of :data:`TEMPLATES`. Names are drawn with the seed (one male, one female per item).
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 2 or n % 2:
-        raise ParameterError(f"n={n!r} is not allowed; allowed: an even int >= 2 (half the items have the "
-                             "antecedent first, half second)")
+        raise ParameterError(
+            f"n={n!r} is not allowed; allowed: an even int >= 2 (half the items have the antecedent first, half second)"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ParameterError(f"seed={seed!r} is not allowed; allowed: an int >= 0")
     rng = random.Random(seed)

@@ -50,18 +50,29 @@ def entity_swap_items(b: Builder, n_items: int) -> list[ClozeItem]:
             cross = list(kb.cities) + list(kb.countries)
         toks, slots, s, v = b.fact_tokens(fact, template)
         wrong = rng.choice(same if swap == "same_type" else cross)
-        meta = {"swap": swap, "relation": rel, "template": template, "entity": p,
-                "fact": (fact.relation, fact.subject, fact.object)}
+        meta = {
+            "swap": swap,
+            "relation": rel,
+            "template": template,
+            "entity": p,
+            "fact": (fact.relation, fact.subject, fact.object),
+        }
         items.append(cloze_item(b, "entity_swap", toks, slots["subject"], p, wrong, meta, s, v))
     return items
 
 
-def _fact_item(b: Builder, suite: str, fact: Fact, template: int, mask: str,
-               wrong: str, extra: dict[str, Any]) -> ClozeItem:
+def _fact_item(
+    b: Builder, suite: str, fact: Fact, template: int, mask: str, wrong: str, extra: dict[str, Any]
+) -> ClozeItem:
     toks, slots, s, v = b.fact_tokens(fact, template)
     slot = slots[mask]
-    meta = {"relation": fact.relation, "template": template, "subject": fact.subject,
-            "answer": slot.word, "fact": (fact.relation, fact.subject, fact.object)}
+    meta = {
+        "relation": fact.relation,
+        "template": template,
+        "subject": fact.subject,
+        "answer": slot.word,
+        "fact": (fact.relation, fact.subject, fact.object),
+    }
     meta.update(extra)
     return cloze_item(b, suite, toks, slot, slot.word, wrong, meta, s, v)
 
@@ -71,8 +82,13 @@ def _size_item(b: Builder, suite: str, fact: Fact, template: int, extra: dict[st
     toks, slots, s, v = b.fact_tokens(fact, template)
     word = slots["relation"].word
     wrong = {"bigger": "smaller", "larger": "smaller", "smaller": "bigger"}[word]
-    meta = {"relation": fact.relation, "template": template, "subject": fact.subject,
-            "answer": word, "fact": (fact.relation, fact.subject, fact.object)}
+    meta = {
+        "relation": fact.relation,
+        "template": template,
+        "subject": fact.subject,
+        "answer": word,
+        "fact": (fact.relation, fact.subject, fact.object),
+    }
     meta.update(extra)
     return cloze_item(b, suite, toks, slots["relation"], word, wrong, meta, s, v)
 
@@ -132,8 +148,10 @@ def wording_items(b: Builder, relations=WORDING_RELATIONS) -> list[ClozeItem]:
     for f in b.kb.stated_facts():
         if f.relation in relations:
             wrong = false_object(b, f)
-            items.extend(_fact_item(b, "wording", f, t, "object", wrong, {"stated": True})
-                         for t in range(N_TEMPLATES[f.relation]))
+            items.extend(
+                _fact_item(b, "wording", f, t, "object", wrong, {"stated": True})
+                for t in range(N_TEMPLATES[f.relation])
+            )
     return items
 
 
@@ -152,17 +170,33 @@ def inference_items(b: Builder, n_items: int) -> list[ClozeItem]:
         i += 1
         if f.relation == "smaller_than":
             dist = order[f.object] - order[f.subject]
-            items.append(_size_item(b, "inference", f, template,
-                                    {"stated": False, "inference": "size_transitivity",
-                                     "rank_distance": dist}))
+            items.append(
+                _size_item(
+                    b,
+                    "inference",
+                    f,
+                    template,
+                    {"stated": False, "inference": "size_transitivity", "rank_distance": dist},
+                )
+            )
         elif f.relation == "lives_in_country":
             wrong = rng.choice([k for k in kb.countries if k != f.object])
-            items.append(_fact_item(b, "inference", f, template, "object", wrong,
-                                    {"stated": False, "inference": "person_city_country",
-                                     "via": kb.lives_in[f.subject]}))
+            items.append(
+                _fact_item(
+                    b,
+                    "inference",
+                    f,
+                    template,
+                    "object",
+                    wrong,
+                    {"stated": False, "inference": "person_city_country", "via": kb.lives_in[f.subject]},
+                )
+            )
         else:  # capital city located in its country
             wrong = rng.choice([k for k in kb.countries if k != f.object])
-            items.append(_fact_item(b, "inference", f, template, "object", wrong,
-                                    {"stated": False, "inference": "capital_in_country"}))
+            items.append(
+                _fact_item(
+                    b, "inference", f, template, "object", wrong, {"stated": False, "inference": "capital_in_country"}
+                )
+            )
     return items
-

@@ -27,8 +27,11 @@ def role_reversal_items(b: Builder, n_items: int) -> list[ClozeItem]:
             number, tense = b.rand_number(), rng.choice(("pres", "past"))
         i += 1
         first, second = (nb, na) if reversed_ else (na, nb)
-        right, wrong = (lex.verb_by_base[v_ba], lex.verb_by_base[v_ab]) if reversed_ else (
-            lex.verb_by_base[v_ab], lex.verb_by_base[v_ba])
+        right, wrong = (
+            (lex.verb_by_base[v_ba], lex.verb_by_base[v_ab])
+            if reversed_
+            else (lex.verb_by_base[v_ab], lex.verb_by_base[v_ba])
+        )
         subj = b.np(first, number, "the")
         obj = b.np(second, number, "the")  # same number: the pair has the same words
         cl = b.clause(subj, "trans", verb=right, obj=obj, tense=tense)
@@ -40,8 +43,15 @@ def role_reversal_items(b: Builder, n_items: int) -> list[ClozeItem]:
             return v.s3 if number == "Sing" else v.base
 
         toks = b.sentence(cl)
-        meta = {"pair_id": (i - 1) // 2, "reversed": reversed_, "verbs": (v_ab, v_ba),
-                "classes": (ca, cb), "agent": first.sg, "patient": second.sg, "tense": tense}
+        meta = {
+            "pair_id": (i - 1) // 2,
+            "reversed": reversed_,
+            "verbs": (v_ab, v_ba),
+            "classes": (ca, cb),
+            "agent": first.sg,
+            "patient": second.sg,
+            "tense": tense,
+        }
         items.append(cloze_item(b, "role_reversal", toks, vtok, form(right), form(wrong), meta))
     return items
 
@@ -89,8 +99,14 @@ def selectional_items(b: Builder, n_items: int) -> list[ClozeItem]:
         cl = b.clause(agent, "trans", verb=v, obj=obj, tense=rng.choice(("pres", "past", "perf")))
         toks = b.sentence(cl)
         forms = (good.sg, bad.sg) if number == "Sing" else (good.pl, bad.pl)
-        meta = {"verb": v.base, "contrast": contrast, "good_class": good_c, "bad_class": bad_c,
-                "good_pref": v.pref("patient", good_c), "bad_pref": v.pref("patient", bad_c)}
+        meta = {
+            "verb": v.base,
+            "contrast": contrast,
+            "good_class": good_c,
+            "bad_class": bad_c,
+            "good_pref": v.pref("patient", good_c),
+            "bad_pref": v.pref("patient", bad_c),
+        }
         items.append(cloze_item(b, "selectional", toks, obj.head, *forms, meta))
     return items
 
@@ -137,8 +153,7 @@ def numbers_items(b: Builder, n_items: int) -> list[ClozeItem]:
                 cl = b.clause(subj, "intr", verb=v, tense="pres")
             good, bad = (v.s3, v.base) if number == "Sing" else (v.base, v.s3)
             meta = {"kind": kind, "numeral": num, "number": number, "invariant_noun": noun.invariant}
-            items.append(cloze_item(b, "numbers", b.sentence(cl), cl.head, good, bad, meta,
-                               subj.head, cl.head))
+            items.append(cloze_item(b, "numbers", b.sentence(cl), cl.head, good, bad, meta, subj.head, cl.head))
         else:
             p = owners[(i // 3) % len(owners)]
             count, animal = kb.owns[p]
@@ -146,7 +161,7 @@ def numbers_items(b: Builder, n_items: int) -> list[ClozeItem]:
             toks, slots, s, v = b.fact_tokens(fact, rng.randrange(2))
             wrong = rng.choice([n for n in range(2, 10) if n != count])
             meta = {"kind": kind, "person": p, "count": count, "relation": "owns"}
-            items.append(cloze_item(b, "numbers", toks, slots["count"], NUMERALS[count - 1],
-                               NUMERALS[wrong - 1], meta, s, v))
+            items.append(
+                cloze_item(b, "numbers", toks, slots["count"], NUMERALS[count - 1], NUMERALS[wrong - 1], meta, s, v)
+            )
     return items
-

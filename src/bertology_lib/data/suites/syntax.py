@@ -23,8 +23,13 @@ AGREEMENT_STRUCTURES: dict[int, tuple[tuple[str, ...], ...]] = {
     0: ((),),
     1: (("pp",), ("rc_subj",), ("rc_obj",)),
     2: (("pp", "pp"), ("rc_subj", "pp"), ("rc_obj", "pp"), ("pp", "rc_subj"), ("rc_obj", "rc_obj")),
-    3: (("pp", "pp", "pp"), ("rc_subj", "pp", "pp"), ("rc_obj", "pp", "pp"), ("pp", "rc_subj", "pp"),
-        ("rc_obj", "rc_obj", "pp")),
+    3: (
+        ("pp", "pp", "pp"),
+        ("rc_subj", "pp", "pp"),
+        ("rc_obj", "pp", "pp"),
+        ("pp", "rc_subj", "pp"),
+        ("rc_obj", "rc_obj", "pp"),
+    ),
 }
 
 
@@ -41,13 +46,16 @@ def _modified_np(b: Builder, noun: Noun, number: str, mods: tuple[str, ...], att
     elif first == "rc_subj":
         v = agent_verb(b, noun.cls) if CLASSES[noun.cls][0] else b.lex.verb(rng, True)
         obj = _modified_np(b, count_noun(b, b.lex.arg_class(rng, v, "patient")), att_num, rest, att_num)
-        b.add_relative(np, lambda rel: b.clause(None, "trans", verb=v, obj=obj, tense="pres",
-                                                gap="subj", rel=rel, controller=np, kind="rel"))
+        b.add_relative(
+            np,
+            lambda rel: b.clause(
+                None, "trans", verb=v, obj=obj, tense="pres", gap="subj", rel=rel, controller=np, kind="rel"
+            ),
+        )
     elif first == "rc_obj":
         v = b.lex.verb_for(rng, "patient", noun.cls, True)
         subj = _modified_np(b, count_noun(b, b.lex.arg_class(rng, v, "agent")), att_num, rest, att_num)
-        b.add_relative(np, lambda rel: b.clause(subj, "trans", verb=v, tense="pres", gap="obj",
-                                                rel=rel, kind="rel"))
+        b.add_relative(np, lambda rel: b.clause(subj, "trans", verb=v, tense="pres", gap="obj", rel=rel, kind="rel"))
     else:  # pragma: no cover
         raise ParameterError(f"modifier={first!r} is unknown; allowed: pp, rc_subj, rc_obj")
     return np
@@ -84,8 +92,13 @@ def agreement_items(b: Builder, n_items: int) -> list[ClozeItem]:
         if incorrect == correct:
             b.reset()
             continue
-        meta = {"n_attractors": n_att, "attractor_type": "+".join(mods) or "none",
-                "attractor_kind": _kind(mods), "number": number, "verb_form": form}
+        meta = {
+            "n_attractors": n_att,
+            "attractor_type": "+".join(mods) or "none",
+            "attractor_kind": _kind(mods),
+            "number": number,
+            "verb_form": form,
+        }
         it = cloze_item(b, "agreement", toks, verb_tok, correct, incorrect, meta, subj.head, verb_tok)
         assert it.sentence is not None
         s, v_i = it.sentence.meta["subject_index"], it.sentence.meta["verb_index"]
@@ -137,14 +150,26 @@ def npi_items(b: Builder, n_items: int) -> list[ClozeItem]:
             licensor = rng.choice(("not", "no"))
             if licensor == "not":
                 iv = agent_verb(b, cls, False)
-                b.add_relative(subj, lambda rel: b.clause(
-                    None, "intr", verb=iv, tense=rng.choice(("pres", "perf")), neg="not",
-                    gap="subj", rel=rel, controller=subj, kind="rel"))
+                b.add_relative(
+                    subj,
+                    lambda rel: b.clause(
+                        None,
+                        "intr",
+                        verb=iv,
+                        tense=rng.choice(("pres", "perf")),
+                        neg="not",
+                        gap="subj",
+                        rel=rel,
+                        controller=subj,
+                        kind="rel",
+                    ),
+                )
             else:
                 rv = b.lex.verb_for(rng, "patient", cls, True)
                 inner = b.np(count_noun(b, b.lex.arg_class(rng, rv, "agent")), b.rand_number(), "no")
-                b.add_relative(subj, lambda rel: b.clause(
-                    inner, "trans", verb=rv, tense="pres", gap="obj", rel=rel, kind="rel"))
+                b.add_relative(
+                    subj, lambda rel: b.clause(inner, "trans", verb=rv, tense="pres", gap="obj", rel=rel, kind="rel")
+                )
         licensed = condition == "licensed"
         correct, incorrect = (npi, _NPI_PAIR[npi]) if licensed else (_NPI_PAIR[npi], npi)
         obj_number = b.rand_number()
@@ -164,8 +189,13 @@ def npi_items(b: Builder, n_items: int) -> list[ClozeItem]:
         toks = b.sentence(cl)
         if correct not in NPIS:  # the filled-in word is the PPI
             b.npis = [t for t in b.npis if t is not slot]
-        meta = {"npi": npi, "condition": condition, "licensed": licensed, "licensor": licensor,
-                "licensor_in_sentence": licensor is not None}
+        meta = {
+            "npi": npi,
+            "condition": condition,
+            "licensed": licensed,
+            "licensor": licensor,
+            "licensor_in_sentence": licensor is not None,
+        }
         it = cloze_item(b, "npi", toks, slot, correct, incorrect, meta)
         assert it.sentence is not None
         meta["licensor_indices"] = tuple(it.sentence.meta["licensors"])

@@ -80,18 +80,58 @@ from bertology_lib.data.toy_english import vocabulary
 from bertology_lib.validation import check_choice
 
 __all__ = [
-    "SPLITS", "TASK_NAMES", "KINDS", "NLI_LABELS", "ENTAILMENT", "NEUTRAL", "CONTRADICTION", "QA_TYPES",
-    "NLI_KINDS", "CLASSIFICATION_LABELS", "WORLDS", "SST2_LABELS", "TASKS_VERSION",
-    "ClassificationExample", "QAExample", "Example", "Task", "fill_splits",
-    "ToyTaskConfig", "ClassificationConfig", "NLIConfig", "QAConfig", "SST2Config", "configure", "toy_world",
-    "toy_classification", "main_clause_negated", "toy_nli", "lexical_overlap_subset", "toy_qa",
-    "sst2", "sst2_task", "sst2_data_key", "get_task", "task_vocabulary", "toy_vocabulary",
-    "normalize_answer", "squad_exact", "squad_f1", "qa_metrics", "classification_metrics", "floor_scores", "floor_gap",
+    "SPLITS",
+    "TASK_NAMES",
+    "KINDS",
+    "NLI_LABELS",
+    "ENTAILMENT",
+    "NEUTRAL",
+    "CONTRADICTION",
+    "QA_TYPES",
+    "NLI_KINDS",
+    "CLASSIFICATION_LABELS",
+    "WORLDS",
+    "SST2_LABELS",
+    "TASKS_VERSION",
+    "ClassificationExample",
+    "QAExample",
+    "Example",
+    "Task",
+    "fill_splits",
+    "ToyTaskConfig",
+    "ClassificationConfig",
+    "NLIConfig",
+    "QAConfig",
+    "SST2Config",
+    "configure",
+    "toy_world",
+    "toy_classification",
+    "main_clause_negated",
+    "toy_nli",
+    "lexical_overlap_subset",
+    "toy_qa",
+    "sst2",
+    "sst2_task",
+    "sst2_data_key",
+    "get_task",
+    "task_vocabulary",
+    "toy_vocabulary",
+    "normalize_answer",
+    "squad_exact",
+    "squad_f1",
+    "qa_metrics",
+    "classification_metrics",
+    "floor_scores",
+    "floor_gap",
 ]
 
 TASK_NAMES: tuple[str, ...] = ("toy_classification", "toy_nli", "toy_qa", "sst2")
-_MAKERS: dict[str, Callable[..., Task]] = {"toy_classification": toy_classification, "toy_nli": toy_nli,
-                                           "toy_qa": toy_qa, "sst2": sst2_task}
+_MAKERS: dict[str, Callable[..., Task]] = {
+    "toy_classification": toy_classification,
+    "toy_nli": toy_nli,
+    "toy_qa": toy_qa,
+    "sst2": sst2_task,
+}
 
 
 def get_task(name: str, **config: Any) -> Task:

@@ -26,8 +26,9 @@ from bertology_lib.data.tasks.task import ClassificationExample, Task, fill_spli
 from bertology_lib.data.toy_english import LICENSORS, Builder, Sentence
 
 
-def main_clause_negated(words: Sequence[str], heads: Sequence[int], deprels: Sequence[str],
-                        subject: int | None) -> bool:
+def main_clause_negated(
+    words: Sequence[str], heads: Sequence[int], deprels: Sequence[str], subject: int | None
+) -> bool:
     """True when "not"/"never" modifies the root predicate or "no" determines the main subject
     (word ``subject``, 0-based); the label rule of the toy negation task."""
     root = heads.index(0)
@@ -88,6 +89,11 @@ def toy_classification(config: ClassificationConfig | None = None, **overrides: 
 
         return fill_splits(cfg.sizes(), [0, 1], rng, make, cfg.label)
 
-    return Task("toy_classification", "classification", names, {**cfg.to_dict(), "task": "toy_classification"},
-                build, f"toy English: is the main clause {'negated' if cfg.label == 'negation' else 'subject plural'}?")
-
+    return Task(
+        "toy_classification",
+        "classification",
+        names,
+        {**cfg.to_dict(), "task": "toy_classification"},
+        build,
+        f"toy English: is the main clause {'negated' if cfg.label == 'negation' else 'subject plural'}?",
+    )

@@ -22,16 +22,24 @@ CLASSIFICATION_LABELS: dict[str, tuple[str, ...]] = {
     "negation": ("affirmative", "negated"),
     "subject_number": ("singular", "plural"),
 }
-QA_TYPES: tuple[str, ...] = ("city_of_person", "person_in_city", "capital", "person_with_job",
-                             "owner", "bigger", "smaller")
+QA_TYPES: tuple[str, ...] = (
+    "city_of_person",
+    "person_in_city",
+    "capital",
+    "person_with_job",
+    "owner",
+    "bigger",
+    "smaller",
+)
 WORLDS: tuple[str, ...] = ("kb", "random")
 
 
 def _subset_tuple(name: str, value: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
     """A non-empty subset of ``allowed`` as a tuple (the stored, cache-key form)."""
     if not isinstance(value, (list, tuple, str)):  # check_subset would iterate anything else
-        raise ParameterError(f"{name}={value!r} is not a list; allowed: a non-empty subset of "
-                             f"{', '.join(repr(a) for a in allowed)}")
+        raise ParameterError(
+            f"{name}={value!r} is not a list; allowed: a non-empty subset of {', '.join(repr(a) for a in allowed)}"
+        )
     return tuple(check_subset(name, value, allowed))
 
 
@@ -139,8 +147,10 @@ class SST2Config:
             raise ParameterError(f"path={self.path!r} is not a path; allowed: a folder path (str) or None")
         if self.path is not None:
             if Path(self.path).expanduser().is_file():
-                raise ParameterError(f"path={str(self.path)!r} is a single file; allowed: a folder holding "
-                                     "train.tsv and dev.tsv (the task trains on one and tests on the other)")
+                raise ParameterError(
+                    f"path={str(self.path)!r} is a single file; allowed: a folder holding "
+                    "train.tsv and dev.tsv (the task trains on one and tests on the other)"
+                )
             object.__setattr__(self, "path", str(self.path))
 
     def to_dict(self) -> dict[str, Any]:
@@ -156,8 +166,9 @@ def configure(cls: type, config: Any, overrides: Mapping[str, Any]) -> Any:
     fields = {f.name for f in dataclasses.fields(cls)}
     bad = sorted(set(overrides) - fields)
     if bad:
-        raise ParameterError(f"{bad[0]}={overrides[bad[0]]!r} is not a {cls.__name__} field; allowed: "
-                             f"{', '.join(sorted(fields))}")
+        raise ParameterError(
+            f"{bad[0]}={overrides[bad[0]]!r} is not a {cls.__name__} field; allowed: {', '.join(sorted(fields))}"
+        )
     return dataclasses.replace(config or cls(), **overrides)
 
 
@@ -173,5 +184,7 @@ def toy_world(task_or_config: Any) -> ToyEnglishConfig:
     if isinstance(task_or_config, Task) and "world_seed" in task_or_config.config:
         c = task_or_config.config
         return ToyEnglishConfig(n_sentences=1, seed=c["world_seed"], vocab_size=c["vocab_size"])
-    raise ParameterError(f"world={task_or_config!r} is not usable; allowed: a toy task (its world_seed and "
-                         "vocab_size) or a ToyEnglishConfig")
+    raise ParameterError(
+        f"world={task_or_config!r} is not usable; allowed: a toy task (its world_seed and "
+        "vocab_size) or a ToyEnglishConfig"
+    )

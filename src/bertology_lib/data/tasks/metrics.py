@@ -62,9 +62,17 @@ def qa_metrics(predictions: Sequence[str], golds: Sequence[str]) -> dict[str, fl
         vals = xs if idx is None else [xs[i] for i in idx]
         return sum(vals) / len(vals) if vals else float("nan")
 
-    return {"exact": mean(ex), "f1": mean(f1), "has_ans_exact": mean(ex, has), "has_ans_f1": mean(f1, has),
-            "no_ans_exact": mean(ex, no), "no_answer_rate": mean([float(not normalize_answer(p)) for p in predictions]),
-            "n": float(len(golds)), "n_has_ans": float(len(has)), "n_no_ans": float(len(no))}
+    return {
+        "exact": mean(ex),
+        "f1": mean(f1),
+        "has_ans_exact": mean(ex, has),
+        "has_ans_f1": mean(f1, has),
+        "no_ans_exact": mean(ex, no),
+        "no_answer_rate": mean([float(not normalize_answer(p)) for p in predictions]),
+        "n": float(len(golds)),
+        "n_has_ans": float(len(has)),
+        "n_no_ans": float(len(no)),
+    }
 
 
 def classification_metrics(predicted: Sequence[int], labels: Sequence[int], n_labels: int) -> dict[str, float]:

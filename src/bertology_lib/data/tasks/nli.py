@@ -65,7 +65,8 @@ class _NLIMaker:
         if f.relation == "occupation":
             return Fact("occupation", f.subject, self.other(OCCUPATIONS, f.object))
         raise ParameterError(  # pragma: no cover
-            f"relation={f.relation!r} has no conflicting fact; allowed: lives_in, occupation")
+            f"relation={f.relation!r} has no conflicting fact; allowed: lives_in, occupation"
+        )
 
     def make(self, label: int) -> tuple[str, ClassificationExample]:
         kind = self.rng.choice(self.cfg.kinds)
@@ -211,12 +212,19 @@ def toy_nli(config: NLIConfig | None = None, **overrides: Any) -> Task:
         m = _NLIMaker(cfg, rng)
         return fill_splits(cfg.sizes(), [ENTAILMENT, NEUTRAL, CONTRADICTION], rng, m.make, "nli")
 
-    return Task("toy_nli", "classification", NLI_LABELS, {**cfg.to_dict(), "task": "toy_nli"}, build,
-                "toy NLI: premise -> hypothesis entailment / neutral / contradiction")
+    return Task(
+        "toy_nli",
+        "classification",
+        NLI_LABELS,
+        {**cfg.to_dict(), "task": "toy_nli"},
+        build,
+        "toy NLI: premise -> hypothesis entailment / neutral / contradiction",
+    )
 
 
-def lexical_overlap_subset(examples: Sequence[ClassificationExample], threshold: float = 1.0
-                           ) -> list[ClassificationExample]:
+def lexical_overlap_subset(
+    examples: Sequence[ClassificationExample], threshold: float = 1.0
+) -> list[ClassificationExample]:
     """NLI examples whose hypothesis words (not ".") are all (``threshold``) found in the premise.
 
     The McCoy et al. (2019) diagnostic: a model that predicts "entailment" whenever the

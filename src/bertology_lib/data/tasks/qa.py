@@ -51,8 +51,11 @@ class _QAMaker:
             f = Fact("lives_in", p, w.lives_in[p])
             if qtype == "city_of_person":
                 q = ("which", "city", "does", p, "live", "in")
-                near = [Fact("lives_in_country", p, w.country_of(p)), Fact("occupation", p, w.occupation[p]),
-                        Fact("owns", p, w.owns[p][1], w.owns[p][0])]
+                near = [
+                    Fact("lives_in_country", p, w.country_of(p)),
+                    Fact("occupation", p, w.occupation[p]),
+                    Fact("owns", p, w.owns[p][1], w.owns[p][0]),
+                ]
                 return q, f, "object", lambda g: g.relation == "lives_in" and g.subject == p, near
             c = f.object
             q = ("who", "lives", "in", c)
@@ -63,24 +66,23 @@ class _QAMaker:
             k = rng.choice(w.countries)
             f = Fact("capital_of", w.capital[k], k)
             q = ("which", "city", "is", "the", "capital", "of", k)
-            near = [Fact("city_in_country", c, k) for c in w.cities
-                    if w.city_country[c] == k and c != w.capital[k]]
+            near = [Fact("city_in_country", c, k) for c in w.cities if w.city_country[c] == k and c != w.capital[k]]
             return q, f, "subject", lambda g: g.relation == "capital_of" and g.object == k, near
         if qtype == "person_with_job":
             p = rng.choice(w.people)
             o = w.occupation[p]
             f = Fact("occupation", p, o)
             q = ("who", "is", article(o), o) if rng.random() < 0.5 else ("who", "works", "as", article(o), o)
-            near = [Fact("occupation", x, w.occupation[x]) for x in rng.sample(w.people, 6)
-                    if w.occupation[x] != o]
+            near = [Fact("occupation", x, w.occupation[x]) for x in rng.sample(w.people, 6) if w.occupation[x] != o]
             return q, f, "subject", lambda g: g.relation == "occupation" and g.object == o, near
         if qtype == "owner":
             p = rng.choice(w.people)
             n, a = w.owns[p]
             f = Fact("owns", p, a, n)
             q = ("who", rng.choice(("owns", "has")), NUMERALS[n - 1], self._noun_form(a, n))
-            near = [Fact("owns", x, w.owns[x][1], w.owns[x][0]) for x in w.people
-                    if w.owns[x][1] == a and w.owns[x][0] != n]
+            near = [
+                Fact("owns", x, w.owns[x][1], w.owns[x][0]) for x in w.people if w.owns[x][1] == a and w.owns[x][0] != n
+            ]
             return q, f, "subject", lambda g: g.relation == "owns" and g.object == a and g.count == n, near
         # bigger / smaller: one size fact per context, so transitivity cannot add answers
         o = w.size_order
@@ -97,7 +99,7 @@ class _QAMaker:
         small = o[rng.randrange(0, i)]
         f = Fact("smaller_than", small, big)
         q = ("which", "is", "smaller", "than", "the", big)
-        near = [Fact("smaller_than", big, x) for x in o[i + 1:]]
+        near = [Fact("smaller_than", big, x) for x in o[i + 1 :]]
         return q, f, "subject", lambda g: g.relation == "smaller_than" and g.object == big, near
 
     def make(self, answerable: bool) -> tuple[str, QAExample] | None:
@@ -118,8 +120,12 @@ class _QAMaker:
                 near_miss = True
         while len(chosen) < cfg.n_facts:
             g = rng.choice(facts)
-            if (g in chosen or answers(g) or (size_q and g.relation == "smaller_than")
-                    or (g.relation == "smaller_than" and any(c.relation == "smaller_than" for c in chosen))):
+            if (
+                g in chosen
+                or answers(g)
+                or (size_q and g.relation == "smaller_than")
+                or (g.relation == "smaller_than" and any(c.relation == "smaller_than" for c in chosen))
+            ):
                 continue
             chosen.append(g)
         rng.shuffle(chosen)
@@ -133,8 +139,7 @@ class _QAMaker:
                 start = i - 1 if target.relation == "smaller_than" else i  # keep "the"/"a"
                 span = (len(context) + start, len(context) + i + 1)
             context.extend(words)
-        ex = QAExample("", tuple(q), tuple(context), span,
-                       {"qtype": qtype, "near_miss": near_miss})
+        ex = QAExample("", tuple(q), tuple(context), span, {"qtype": qtype, "near_miss": near_miss})
         return _words_key(q, context), ex
 
 
@@ -164,5 +169,11 @@ def toy_qa(config: QAConfig | None = None, **overrides: Any) -> Task:
             out[split] = exs
         return out
 
-    return Task("toy_qa", "qa", (), {**cfg.to_dict(), "task": "toy_qa"}, build,
-                "toy extractive QA with unanswerable questions (SQuAD 2.0 style)")
+    return Task(
+        "toy_qa",
+        "qa",
+        (),
+        {**cfg.to_dict(), "task": "toy_qa"},
+        build,
+        "toy extractive QA with unanswerable questions (SQuAD 2.0 style)",
+    )

@@ -54,8 +54,9 @@ def _sst2_rows(split: str, seed: int, n_dev: int, path: str | None) -> list[tupl
     return [(texts[i], labels[i]) for i in idx]
 
 
-def sst2(split: str = "train", limit: int | None = None, *, seed: int = 0, n_dev: int = 872,
-         path: str | Path | None = None) -> list[ClassificationExample]:
+def sst2(
+    split: str = "train", limit: int | None = None, *, seed: int = 0, n_dev: int = 872, path: str | Path | None = None
+) -> list[ClassificationExample]:
     """GLUE SST-2 examples of ``split`` (see :class:`SST2Config` for how splits are made).
 
     Train and dev rows come in a seeded shuffled order, so ``limit`` takes a random subset.
@@ -76,8 +77,18 @@ def sst2_task(config: SST2Config | None = None, **overrides: Any) -> Task:
 
     def build() -> dict[str, list]:
         kw = dict(seed=cfg.seed, n_dev=cfg.n_dev, path=cfg.path)
-        return {"train": sst2("train", cfg.n_train, **kw), "dev": sst2("dev", None, **kw),
-                "test": sst2("test", cfg.n_test, **kw)}
+        return {
+            "train": sst2("train", cfg.n_train, **kw),
+            "dev": sst2("dev", None, **kw),
+            "test": sst2("test", cfg.n_test, **kw),
+        }
 
-    return Task("sst2", "classification", SST2_LABELS, {**cfg.to_dict(), "task": "sst2"}, build,
-                "GLUE SST-2 sentiment (test = GLUE dev)", data_key=lambda: sst2_data_key(cfg.path))
+    return Task(
+        "sst2",
+        "classification",
+        SST2_LABELS,
+        {**cfg.to_dict(), "task": "sst2"},
+        build,
+        "GLUE SST-2 sentiment (test = GLUE dev)",
+        data_key=lambda: sst2_data_key(cfg.path),
+    )

@@ -55,7 +55,7 @@ class QAExample:
     @property
     def answer_text(self) -> str:
         """The gold answer's words joined by spaces; "" when unanswerable."""
-        return "" if self.answer is None else " ".join(self.context[self.answer[0]: self.answer[1]])
+        return "" if self.answer is None else " ".join(self.context[self.answer[0] : self.answer[1]])
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -74,9 +74,16 @@ class Task:
     (e.g. a CheckList suite or a test set).
     """
 
-    def __init__(self, name: str, kind: str, label_names: Sequence[str], config: Mapping[str, Any],
-                 build: Callable[[], Mapping[str, list]], description: str = "",
-                 data_key: Callable[[], Mapping[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        label_names: Sequence[str],
+        config: Mapping[str, Any],
+        build: Callable[[], Mapping[str, list]],
+        description: str = "",
+        data_key: Callable[[], Mapping[str, Any]] | None = None,
+    ) -> None:
         check_choice("kind", kind, KINDS)
         self.name, self.kind, self.label_names = name, kind, tuple(label_names)
         self.config = dict(config)
@@ -117,8 +124,13 @@ class Task:
 
     def key(self) -> dict[str, Any]:
         """What identifies the data in cache keys; file-based tasks add their files' hashes."""
-        key = {"name": self.name, "kind": self.kind, "labels": list(self.label_names),
-               "config": self.config, "version": TASKS_VERSION}
+        key = {
+            "name": self.name,
+            "kind": self.kind,
+            "labels": list(self.label_names),
+            "config": self.config,
+            "version": TASKS_VERSION,
+        }
         if self._data_key is not None:
             if self._data is None:  # computed once: hashing the files reads them
                 self._data = dict(self._data_key())
@@ -132,17 +144,28 @@ class Task:
         rows = []
         for ex in self.examples(split):
             if isinstance(ex, QAExample):
-                row = {"id": ex.id, "question": " ".join(ex.question), "context": " ".join(ex.context),
-                       "answer": ex.answer_text, "answerable": ex.answerable}
+                row = {
+                    "id": ex.id,
+                    "question": " ".join(ex.question),
+                    "context": " ".join(ex.context),
+                    "answer": ex.answer_text,
+                    "answerable": ex.answerable,
+                }
             else:
-                row = {"id": ex.id, "text": ex.text, "text_pair": ex.text_pair, "label": ex.label,
-                       "label_name": self.label_names[ex.label]}
+                row = {
+                    "id": ex.id,
+                    "text": ex.text,
+                    "text_pair": ex.text_pair,
+                    "label": ex.label,
+                    "label_name": self.label_names[ex.label],
+                }
             rows.append({**row, **{k: v for k, v in ex.meta.items() if not isinstance(v, (list, tuple, dict))}})
         return pd.DataFrame(rows)
 
     @classmethod
-    def from_examples(cls, name: str, splits: Mapping[str, Sequence[Example]],
-                      label_names: Sequence[str] = ()) -> "Task":
+    def from_examples(
+        cls, name: str, splits: Mapping[str, Sequence[Example]], label_names: Sequence[str] = ()
+    ) -> "Task":
         """A task from ready examples; its key hashes their content."""
         check_subset("splits", list(splits), SPLITS)
         all_ex = [e for s in splits.values() for e in s]
@@ -155,12 +178,14 @@ class Task:
             labels = {e.label for e in all_ex}
             if not label_names or not labels <= set(range(len(label_names))):
                 raise ParameterError(f"label_names={tuple(label_names)!r} do not cover labels {sorted(labels)}")
-        payload = json.dumps({s: [e.to_dict() for e in ex] for s, ex in sorted(splits.items())},
-                             sort_keys=True, default=list)
+        payload = json.dumps(
+            {s: [e.to_dict() for e in ex] for s, ex in sorted(splits.items())}, sort_keys=True, default=list
+        )
         digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
         data = {s: list(ex) for s, ex in splits.items()}
-        return cls(name, "qa" if qa else "classification", () if qa else label_names,
-                   {"examples_sha256": digest}, lambda: data)
+        return cls(
+            name, "qa" if qa else "classification", () if qa else label_names, {"examples_sha256": digest}, lambda: data
+        )
 
 
 def _stratified_labels(n: int, labels: Sequence[Any], rng: random.Random) -> list[Any]:
@@ -170,9 +195,14 @@ def _stratified_labels(n: int, labels: Sequence[Any], rng: random.Random) -> lis
     return out
 
 
-def fill_splits(sizes: Mapping[str, int], labels: Sequence[Any], rng: random.Random,
-                make: Callable[[Any], tuple[str, Any] | None], prefix: str,
-                max_tries: int = 200) -> dict[str, list]:
+def fill_splits(
+    sizes: Mapping[str, int],
+    labels: Sequence[Any],
+    rng: random.Random,
+    make: Callable[[Any], tuple[str, Any] | None],
+    prefix: str,
+    max_tries: int = 200,
+) -> dict[str, list]:
     """Examples for every split (``sizes``: split -> count) with stratified ``labels``;
     ``make(label) -> (dedupe_key, example)``.
 
@@ -193,6 +223,7 @@ def fill_splits(sizes: Mapping[str, int], labels: Sequence[Any], rng: random.Ran
             else:
                 raise ParameterError(
                     f"could not draw {n} distinct {split} examples (label {want!r}) from this world; "
-                    "allowed: fewer examples, or more facts/kinds")
+                    "allowed: fewer examples, or more facts/kinds"
+                )
         out[split] = exs
     return out

@@ -42,8 +42,17 @@ class World:
 
     @classmethod
     def of(cls, kb: KnowledgeBase) -> "World":
-        return cls(kb.people, kb.cities, kb.countries, dict(kb.lives_in), dict(kb.city_country),
-                   dict(kb.capital), dict(kb.occupation), dict(kb.owns), tuple(kb.size_order))
+        return cls(
+            kb.people,
+            kb.cities,
+            kb.countries,
+            dict(kb.lives_in),
+            dict(kb.city_country),
+            dict(kb.capital),
+            dict(kb.occupation),
+            dict(kb.owns),
+            tuple(kb.size_order),
+        )
 
     def shuffled(self, rng: random.Random) -> "World":
         """Same names, freshly drawn relations (cities spread over countries as in the KB)."""
@@ -55,10 +64,17 @@ class World:
         capital = {k: next(c for c in cities if city_country[c] == k) for k in countries}
         order = list(self.size_order)
         rng.shuffle(order)
-        return World(self.people, self.cities, self.countries,
-                      {p: rng.choice(self.cities) for p in self.people}, city_country, capital,
-                      {p: rng.choice(OCCUPATIONS) for p in self.people},
-                      {p: (rng.randint(1, 9), rng.choice(PET_ANIMALS)) for p in self.people}, tuple(order))
+        return World(
+            self.people,
+            self.cities,
+            self.countries,
+            {p: rng.choice(self.cities) for p in self.people},
+            city_country,
+            capital,
+            {p: rng.choice(OCCUPATIONS) for p in self.people},
+            {p: (rng.randint(1, 9), rng.choice(PET_ANIMALS)) for p in self.people},
+            tuple(order),
+        )
 
     def country_of(self, person: str) -> str:
         return self.city_country[self.lives_in[person]]
@@ -102,5 +118,7 @@ class Speaker:
             return (s, "does", "not", "live", "in", o, ".")
         if fact.relation == "smaller_than":
             return ("the", s, "is", "not", "smaller", "than", "the", o, ".")
-        raise ParameterError(f"relation={fact.relation!r} has no negated form; allowed: occupation, lives_in, "
-                             "lives_in_country, smaller_than")  # pragma: no cover
+        raise ParameterError(
+            f"relation={fact.relation!r} has no negated form; allowed: occupation, lives_in, "
+            "lives_in_country, smaller_than"
+        )  # pragma: no cover

@@ -15,21 +15,59 @@ from bertology_lib.validation import check_float, check_int, check_seed
 
 MASK = "[MASK]"
 UPOS_TAGS = (
-    "DET", "NOUN", "VERB", "AUX", "ADJ", "ADP", "PRON", "PROPN", "NUM",
-    "CCONJ", "SCONJ", "ADV", "PART", "PUNCT",
+    "DET",
+    "NOUN",
+    "VERB",
+    "AUX",
+    "ADJ",
+    "ADP",
+    "PRON",
+    "PROPN",
+    "NUM",
+    "CCONJ",
+    "SCONJ",
+    "ADV",
+    "PART",
+    "PUNCT",
 )
 DEPRELS = (
-    "root", "nsubj", "nsubj:pass", "obj", "iobj", "det", "amod", "nummod", "case", "nmod",
-    "obl", "obl:agent", "acl:relcl", "mark", "cc", "conj", "advmod", "advcl", "ccomp",
-    "aux", "aux:pass", "cop", "punct",
+    "root",
+    "nsubj",
+    "nsubj:pass",
+    "obj",
+    "iobj",
+    "det",
+    "amod",
+    "nummod",
+    "case",
+    "nmod",
+    "obl",
+    "obl:agent",
+    "acl:relcl",
+    "mark",
+    "cc",
+    "conj",
+    "advmod",
+    "advcl",
+    "ccomp",
+    "aux",
+    "aux:pass",
+    "cop",
+    "punct",
 )
 NEGATION_DEPREL = "advmod"
 LICENSORS = ("not", "never", "no")
 NPIS = ("any", "ever", "yet")
 PPIS = ("some", "already")
 SUITES = (
-    "agreement", "npi", "role_reversal", "selectional", "numbers",
-    "entity_swap", "knowledge", "inference",
+    "agreement",
+    "npi",
+    "role_reversal",
+    "selectional",
+    "numbers",
+    "entity_swap",
+    "knowledge",
+    "inference",
 )
 PROBABILITIES = ("p_plural", "p_negation", "p_pp", "p_relative", "p_coordination", "p_subordinate", "p_fact")
 # p_pp and p_relative compound with depth; above 0.6 noun phrases grow without bound

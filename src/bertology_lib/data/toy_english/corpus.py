@@ -73,8 +73,7 @@ def vocabulary(config: ToyEnglishConfig) -> list[str]:
     return sorted(words)
 
 
-def ambiguous_words(sentences: Iterable[Sentence], min_count: int = 5,
-                    min_share: float = 0.05) -> dict[str, Counter]:
+def ambiguous_words(sentences: Iterable[Sentence], min_count: int = 5, min_share: float = 0.05) -> dict[str, Counter]:
     """Words seen with >= 2 UPOS tags, the minority tags covering >= ``min_share``.
 
     Returns word -> Counter of tags.  Used by the POS-probing notebooks to report
@@ -92,8 +91,9 @@ def ambiguous_words(sentences: Iterable[Sentence], min_count: int = 5,
     return out
 
 
-def per_word_majority_baseline(train: Sequence[Sentence], test: Sequence[Sentence],
-                               ambiguous: Collection[str] | None = None) -> dict[str, float]:
+def per_word_majority_baseline(
+    train: Sequence[Sentence], test: Sequence[Sentence], ambiguous: Collection[str] | None = None
+) -> dict[str, float]:
     """POS tagging by each word's most frequent training tag (unknown words: overall mode).
 
     Returns accuracy overall, on ``ambiguous`` words (default: :func:`ambiguous_words`

@@ -16,8 +16,15 @@ from bertology_lib.data.toy_english.sentence import Sentence
 from bertology_lib.data.toy_english.words import NUMERALS
 from bertology_lib.errors import ParameterError
 
-N_TEMPLATES = {"lives_in": 3, "lives_in_country": 2, "city_in_country": 2, "capital_of": 2,
-               "occupation": 2, "owns": 2, "smaller_than": 4}
+N_TEMPLATES = {
+    "lives_in": 3,
+    "lives_in_country": 2,
+    "city_in_country": 2,
+    "capital_of": 2,
+    "occupation": 2,
+    "owns": 2,
+    "smaller_than": 4,
+}
 
 
 class FactGrammar(Grammar):
@@ -98,8 +105,7 @@ class FactGrammar(Grammar):
             number = "Sing" if fact.count == 1 else "Plur"
             pets = self.np(self.lex.noun_by_sg[o], number, None, num)
             own, have = special_verbs()["own"], special_verbs()["have"]
-            cl = self.clause(subj, "trans", verb=own if template % 2 == 0 else have, obj=pets,
-                             tense="pres")
+            cl = self.clause(subj, "trans", verb=own if template % 2 == 0 else have, obj=pets, tense="pres")
             slots.update(subject=subj.head, object=pets.head, count=pets.toks[0])
             return self.sentence(cl), slots, subj.head, self.agreement[-1][1]
         if rel == "smaller_than":
@@ -122,6 +128,5 @@ class FactGrammar(Grammar):
 
     def fact_sentence(self, fact: Fact, template: int) -> Sentence:
         toks, _, s, v = self.fact_tokens(fact, template)
-        meta = {"kind": "fact", "facts": ((fact.relation, fact.subject, fact.object),),
-                "template": template}
+        meta = {"kind": "fact", "facts": ((fact.relation, fact.subject, fact.object),), "template": template}
         return self.finalize(toks, meta, s, v)

@@ -27,8 +27,7 @@ class Token:
 
     __slots__ = ("word", "lemma", "upos", "head", "deprel", "chunk", "role", "number")
 
-    def __init__(self, word: str, upos: str, lemma: str | None = None, number: str = "_",
-                 chunk: object | None = None):
+    def __init__(self, word: str, upos: str, lemma: str | None = None, number: str = "_", chunk: object | None = None):
         self.word = word
         self.lemma = lemma if lemma is not None else word
         self.upos = upos
@@ -57,9 +56,9 @@ class Phrase:
 
     __slots__ = ("toks", "head", "number", "cls", "kind")
 
-    def __init__(self, toks: list[Token], head: Token, number: str = "_", cls: str | None = None,
-                 kind: str = "np"):
+    def __init__(self, toks: list[Token], head: Token, number: str = "_", cls: str | None = None, kind: str = "np"):
         self.toks, self.head, self.number, self.cls, self.kind = toks, head, number, cls, kind
+
 
 class Grammar:
     """Grammar primitives, deterministic given their arguments (and ``rng`` for the relative
@@ -82,8 +81,9 @@ class Grammar:
         self.agreement, self.licensors, self.npis = [], [], []
 
     # ---- noun phrases -------------------------------------------------------------
-    def np(self, noun: Noun, number: str, det: str | None = "the", num: str | None = None,
-           adjs: Sequence[str] = ()) -> Phrase:
+    def np(
+        self, noun: Noun, number: str, det: str | None = "the", num: str | None = None, adjs: Sequence[str] = ()
+    ) -> Phrase:
         ch = Chunk("NP")
         toks: list[Token] = []
         word = noun.sg if number == "Sing" else noun.pl
@@ -111,8 +111,9 @@ class Grammar:
         t = Token(word, "PRON", word, number, Chunk("NP"))
         return Phrase([t], t, number, cls)
 
-    def add_pp(self, phrase: Phrase, prep: str, inner: Phrase, deprel: str = "nmod",
-               attach_to: Token | None = None) -> Phrase:
+    def add_pp(
+        self, phrase: Phrase, prep: str, inner: Phrase, deprel: str = "nmod", attach_to: Token | None = None
+    ) -> Phrase:
         case = Token(prep, "ADP", prep, "_", Chunk("PP")).attach(inner.head, "case")
         inner.head.attach(attach_to or phrase.head, deprel)
         phrase.toks.extend([case] + inner.toks)
@@ -140,13 +141,28 @@ class Grammar:
         return phrase
 
     # ---- clauses --------------------------------------------------------------------
-    def clause(self, subj: Phrase | None, pred: str, *, verb: Verb | None = None,
-               obj: Phrase | None = None, adj: str | None = None, pred_np: Phrase | None = None,
-               comp: Phrase | None = None, tense: str = "pres", neg: str | None = None,
-               gap: str | None = None, rel: Token | None = None, controller: Phrase | None = None,
-               by_agent: Phrase | None = None, pre_adv: str | None = None,
-               post_adv: str | None = None, adjunct: tuple[str, Phrase] | None = None,
-               kind: str = "main", complementizer: bool = True) -> Phrase:
+    def clause(
+        self,
+        subj: Phrase | None,
+        pred: str,
+        *,
+        verb: Verb | None = None,
+        obj: Phrase | None = None,
+        adj: str | None = None,
+        pred_np: Phrase | None = None,
+        comp: Phrase | None = None,
+        tense: str = "pres",
+        neg: str | None = None,
+        gap: str | None = None,
+        rel: Token | None = None,
+        controller: Phrase | None = None,
+        by_agent: Phrase | None = None,
+        pre_adv: str | None = None,
+        post_adv: str | None = None,
+        adjunct: tuple[str, Phrase] | None = None,
+        kind: str = "main",
+        complementizer: bool = True,
+    ) -> Phrase:
         """Assemble a clause; ``pred`` in {"trans", "intr", "pass", "cop_adj", "cop_noun", "comp"}.
 
         ``gap`` ("subj"/"obj") makes a relative clause with pronoun token ``rel`` whose
@@ -298,8 +314,13 @@ class Grammar:
         return clause.toks + [p]
 
     # ---- finalisation -----------------------------------------------------------------
-    def finalize(self, toks: list[Token], meta: dict[str, Any] | None = None,
-                 main_subject: Token | None = None, main_verb: Token | None = None) -> Sentence:
+    def finalize(
+        self,
+        toks: list[Token],
+        meta: dict[str, Any] | None = None,
+        main_subject: Token | None = None,
+        main_verb: Token | None = None,
+    ) -> Sentence:
         index = {id(t): i for i, t in enumerate(toks)}
         n = len(toks)
         words = []
@@ -334,14 +355,22 @@ class Grammar:
         agr = []
         for ctrl, verb, number, kind in self.agreement:
             if id(ctrl) in index and id(verb) in index:
-                agr.append({"subject": index[id(ctrl)], "verb": index[id(verb)],
-                            "number": number, "clause": kind})
+                agr.append({"subject": index[id(ctrl)], "verb": index[id(verb)], "number": number, "clause": kind})
         meta["agreement"] = tuple(agr)
         meta["licensors"] = tuple(index[id(t)] for t in self.licensors if id(t) in index)
         meta["npis"] = tuple(index[id(t)] for t in self.npis if id(t) in index)
-        sent = Sentence(tuple(words), tuple(t.lemma for t in toks), tuple(t.upos for t in toks),
-                        heads, tuple(t.deprel for t in toks), tuple(depth), tuple(chunks),
-                        tuple(t.role for t in toks), tuple(t.number for t in toks), meta)
+        sent = Sentence(
+            tuple(words),
+            tuple(t.lemma for t in toks),
+            tuple(t.upos for t in toks),
+            heads,
+            tuple(t.deprel for t in toks),
+            tuple(depth),
+            tuple(chunks),
+            tuple(t.role for t in toks),
+            tuple(t.number for t in toks),
+            meta,
+        )
         if main_subject is not None and id(main_subject) in index:
             s = index[id(main_subject)]
             v = index[id(main_verb)] if main_verb is not None and id(main_verb) in index else None

@@ -59,8 +59,7 @@ class KnowledgeBase:
     def stated_facts(self) -> list[Fact]:
         """Facts the corpus states (each at least once when the corpus is large enough)."""
         f = [Fact("lives_in", p, c) for p, c in self.lives_in.items()]
-        f += [Fact("lives_in_country", p, self.country_of(p)) for p in self.people
-              if p in self.stated_country_people]
+        f += [Fact("lives_in_country", p, self.country_of(p)) for p in self.people if p in self.stated_country_people]
         caps = set(self.capital.values())
         f += [Fact("city_in_country", c, k) for c, k in self.city_country.items() if c not in caps]
         f += [Fact("capital_of", c, k) for k, c in self.capital.items()]
@@ -71,8 +70,9 @@ class KnowledgeBase:
 
     def heldout_facts(self) -> list[Fact]:
         """Facts that follow from stated ones but are never stated."""
-        f = [Fact("lives_in_country", p, self.country_of(p)) for p in self.people
-             if p not in self.stated_country_people]
+        f = [
+            Fact("lives_in_country", p, self.country_of(p)) for p in self.people if p not in self.stated_country_people
+        ]
         f += [Fact("city_in_country", c, k) for k, c in self.capital.items()]
         f += [Fact("smaller_than", a, b) for a, b in sorted(self.heldout_size_pairs)]
         return f
@@ -85,8 +85,7 @@ def _proper_names(rng: random.Random, n: int, endings: Sequence[str], used: set[
         if rng.random() < 0.6:
             stem += rng.choice(CODAS[3:]) + rng.choice(VOWELS)
         w = (stem + rng.choice(endings)).capitalize()
-        if w not in used and not any(sum(ch in "aeiou" for ch in w[k:k + 3]) == 3
-                                     for k in range(len(w) - 2)):
+        if w not in used and not any(sum(ch in "aeiou" for ch in w[k : k + 3]) == 3 for k in range(len(w) - 2)):
             used.add(w)
             out.append(w)
     return out
@@ -121,6 +120,18 @@ def knowledge_base(seed: int) -> KnowledgeBase:
                 stated.add((order[i], order[j]))
             else:
                 heldout.add((order[i], order[j]))
-    return KnowledgeBase(seed, tuple(people), tuple(cities), tuple(countries), lives_in,
-                         city_country, capital, occupation, owns, order, frozenset(stated),
-                         frozenset(heldout), stated_country)
+    return KnowledgeBase(
+        seed,
+        tuple(people),
+        tuple(cities),
+        tuple(countries),
+        lives_in,
+        city_country,
+        capital,
+        occupation,
+        owns,
+        order,
+        frozenset(stated),
+        frozenset(heldout),
+        stated_country,
+    )

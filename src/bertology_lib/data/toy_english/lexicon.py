@@ -97,8 +97,14 @@ class Lexicon:
     Built by :func:`lexicon`; used by the generator, the suites and the tests.
     """
 
-    def __init__(self, nouns: list[Noun], verbs: list[Verb], adjectives: list[tuple[str, float]],
-                 adverbs: list[tuple[str, float]], converses: list[tuple[str, str, str, str]]):
+    def __init__(
+        self,
+        nouns: list[Noun],
+        verbs: list[Verb],
+        adjectives: list[tuple[str, float]],
+        adverbs: list[tuple[str, float]],
+        converses: list[tuple[str, str, str, str]],
+    ):
         self.nouns = tuple(nouns)
         self.verbs = tuple(verbs)
         self.adjectives = tuple(a for a, _ in adjectives)
@@ -172,7 +178,6 @@ class Lexicon:
         return rng.choices(cs, cum_weights=cw)[0]
 
 
-
 @functools.lru_cache(maxsize=None)
 def special_verbs() -> dict[str, "Verb"]:
     """Closed-class lexical verbs used only in fixed frames: "live", "own", "have" and the
@@ -185,8 +190,7 @@ def special_verbs() -> dict[str, "Verb"]:
             past, part = IRREGULAR_VERBS[base]
         if base == "have":
             s3, past, part = "has", "had", "had"
-        out[base] = Verb(base, s3, past, part, ing, base in ("own", "have"),
-                         (("person", 1.0),), (), 1.0)
+        out[base] = Verb(base, s3, past, part, ing, base in ("own", "have"), (("person", 1.0),), (), 1.0)
     return out
 
 
@@ -213,13 +217,13 @@ class _NameMaker:
         r = self.rng
         return r.choice(ONSETS) + r.choice(VOWELS) + r.choice(CODAS)
 
-    def make(self, n_syll: int | None = None, suffix: str = "",
-             check: Callable[[str], Iterable[str]] | None = None) -> str:
+    def make(
+        self, n_syll: int | None = None, suffix: str = "", check: Callable[[str], Iterable[str]] | None = None
+    ) -> str:
         for _ in range(1000):
             k = n_syll or self.rng.choice((1, 2, 2, 2, 3))
             stem = "".join(self.syllable() for _ in range(k))
-            if "ii" in stem or (not suffix and (len(stem) < 3 or stem[-1] in "sxzyeh"
-                                                or stem.endswith(("ng", "ed")))):
+            if "ii" in stem or (not suffix and (len(stem) < 3 or stem[-1] in "sxzyeh" or stem.endswith(("ng", "ed")))):
                 continue
             w = stem + suffix
             forms = {w} | set(check(w) if check else ())
@@ -266,8 +270,7 @@ def _build_lexicon(seed: int, vocab_size: int, zipf: float, ambiguous_fraction: 
     n_gen_advs = n_gen - n_gen_nouns - n_gen_verbs - n_gen_adjs
     n_amb = int(round(ambiguous_fraction * (n_gen_verbs + len(real_verbs))))
     classes = list(CLASSES)
-    class_w = [3 if c in ("tool", "abstract", "food", "person", "place") else 1.5 if c in HUMAN else 1
-               for c in classes]
+    class_w = [3 if c in ("tool", "abstract", "food", "person", "place") else 1.5 if c in HUMAN else 1 for c in classes]
 
     def verb_forms(w: str) -> list[str]:
         s3, past, ing = regular_forms(w)
@@ -299,8 +302,9 @@ def _build_lexicon(seed: int, vocab_size: int, zipf: float, ambiguous_fraction: 
                     gen_verbs.append([w, True, ((b, 1.0),), ((a, 1.0),)])
                     converses.append((prev[0], w, a, b))
             else:
-                gen_verbs.append([w, True, random_prefs(rng.choice(animate), animate),
-                                  random_prefs(rng.choice(classes), classes)])
+                gen_verbs.append(
+                    [w, True, random_prefs(rng.choice(animate), animate), random_prefs(rng.choice(classes), classes)]
+                )
         else:
             gen_verbs.append([w, False, random_prefs(rng.choice(animate), animate), ()])
     # ambiguous stems: the verb's base doubles as a noun (and s3 == plural)
@@ -315,8 +319,7 @@ def _build_lexicon(seed: int, vocab_size: int, zipf: float, ambiguous_fraction: 
             continue
         w = names.make(check=lambda x: [plural(x)])
         gen_nouns.append((w, plural(w), rng.choices(classes, weights=class_w)[0], False))
-    adjs = [names.make(n_syll=rng.choice((1, 1, 2)), suffix=rng.choice(ADJ_SUFFIXES))
-            for _ in range(n_gen_adjs)]
+    adjs = [names.make(n_syll=rng.choice((1, 1, 2)), suffix=rng.choice(ADJ_SUFFIXES)) for _ in range(n_gen_adjs)]
     advs = []
     for _ in range(n_gen_advs):
         a = names.make(n_syll=rng.choice((1, 2)), suffix="ly")
@@ -356,13 +359,14 @@ def _build_lexicon(seed: int, vocab_size: int, zipf: float, ambiguous_fraction: 
         s3, past, ing = regular_forms(w)
         verb_items.append([w, s3, past, past, ing, tr, ag, pa, False])
     vw = ranked(verb_items, lambda it: it[0] in amb_bases or it[8], 30)
-    verbs = [Verb(it[0], it[1], it[2], it[3], it[4], it[5], it[6], it[7], vw[i] * 2.0,
-                  it[0] in amb_bases) for i, it in enumerate(verb_items)]
+    verbs = [
+        Verb(it[0], it[1], it[2], it[3], it[4], it[5], it[6], it[7], vw[i] * 2.0, it[0] in amb_bases)
+        for i, it in enumerate(verb_items)
+    ]
     # ambiguous stems: make their noun weight comparable to their verb weight so that
     # context must decide (otherwise one reading would dominate).
     vweight = {v.base: v.weight for v in verbs}
-    nouns = [dataclasses.replace(n, weight=max(n.weight, 0.6 * vweight[n.sg])) if n.also_verb else n
-             for n in nouns]
+    nouns = [dataclasses.replace(n, weight=max(n.weight, 0.6 * vweight[n.sg])) if n.also_verb else n for n in nouns]
     adj_items = list(REAL_ADJS) + adjs
     aw = ranked(adj_items, lambda a: a in REAL_ADJS, 10)
     adj_list = [(a, aw[i]) for i, a in enumerate(adj_items)]
@@ -374,12 +378,11 @@ def _build_lexicon(seed: int, vocab_size: int, zipf: float, ambiguous_fraction: 
 
 def lexicon(config: ToyEnglishConfig) -> Lexicon:
     """The (cached) lexicon of ``config``; depends on seed, vocab_size, zipf, ambiguity."""
-    return _build_lexicon(config.seed, config.vocab_size, float(config.zipf_exponent),
-                          float(config.ambiguous_fraction))
+    return _build_lexicon(config.seed, config.vocab_size, float(config.zipf_exponent), float(config.ambiguous_fraction))
 
 
 def verb_form_number(word: str, lex: Lexicon) -> str | None:
-    """"Sing"/"Plur" if ``word`` is a finite form marking number (aux or present verb)."""
+    """ "Sing"/"Plur" if ``word`` is a finite form marking number (aux or present verb)."""
     if word in AUX_NUMBER:
         return AUX_NUMBER[word]
     info = lex.verb_form_info.get(word, set())

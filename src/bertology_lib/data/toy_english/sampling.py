@@ -36,8 +36,9 @@ class Builder(FactGrammar):
     def rand_number(self) -> str:
         return "Plur" if self.rng.random() < self.cfg.p_plural else "Sing"
 
-    def rand_det(self, number: str, *, npi_ok: bool = False, ppi_ok: bool = True,
-                 no_ok: bool = False) -> tuple[str | None, str | None]:
+    def rand_det(
+        self, number: str, *, npi_ok: bool = False, ppi_ok: bool = True, no_ok: bool = False
+    ) -> tuple[str | None, str | None]:
         """(determiner, numeral) for a noun phrase."""
         r = self.rng.random()
         if npi_ok and r < 0.35:
@@ -85,9 +86,19 @@ class Builder(FactGrammar):
                 out.append(a)
         return out
 
-    def rand_np(self, cls: str | None, depth: int, *, role: str = "any", npi_ok: bool = False,
-                ppi_ok: bool = True, no_ok: bool = False, allow_pron: bool = True,
-                allow_mods: bool = True, number: str | None = None) -> Phrase:
+    def rand_np(
+        self,
+        cls: str | None,
+        depth: int,
+        *,
+        role: str = "any",
+        npi_ok: bool = False,
+        ppi_ok: bool = True,
+        no_ok: bool = False,
+        allow_pron: bool = True,
+        allow_mods: bool = True,
+        number: str | None = None,
+    ) -> Phrase:
         """A random noun phrase of class ``cls`` with optional PP / relative clause."""
         rng = self.rng
         if cls is None:
@@ -109,7 +120,7 @@ class Builder(FactGrammar):
             det = "the"
         np = self.np(noun, number, det, num, self.rand_adjs())
         if allow_mods and depth < 3:
-            decay = 0.55 ** depth
+            decay = 0.55**depth
             if rng.random() < self.cfg.p_pp * decay:
                 inner = self.rand_np(None, depth + 1, role="obl", allow_pron=False, ppi_ok=ppi_ok)
                 self.add_pp(np, rng.choice(NMOD_PREPS), inner)
@@ -125,31 +136,66 @@ class Builder(FactGrammar):
         if r < 0.5 and CLASSES[cls][0]:  # subject gap
             if rng.random() < 0.75:
                 v = lex.verb_for(rng, "agent", cls, True)
-                obj = self.rand_np(lex.arg_class(rng, v, "patient"), depth, role="obj",
-                                   ppi_ok=neg is None, allow_mods=depth < 2)
-                return self.add_relative(np, lambda rel: self.clause(
-                    None, "trans", verb=v, obj=obj, tense=tense, neg=neg, gap="subj", rel=rel,
-                    controller=np, kind="rel"))
+                obj = self.rand_np(
+                    lex.arg_class(rng, v, "patient"), depth, role="obj", ppi_ok=neg is None, allow_mods=depth < 2
+                )
+                return self.add_relative(
+                    np,
+                    lambda rel: self.clause(
+                        None,
+                        "trans",
+                        verb=v,
+                        obj=obj,
+                        tense=tense,
+                        neg=neg,
+                        gap="subj",
+                        rel=rel,
+                        controller=np,
+                        kind="rel",
+                    ),
+                )
             v = lex.verb_for(rng, "agent", cls, False)
-            return self.add_relative(np, lambda rel: self.clause(
-                None, "intr", verb=v, tense=tense, neg=neg, gap="subj", rel=rel,
-                controller=np, kind="rel", adjunct=self.rand_adjunct(depth, ppi_ok=neg is None)))
+            return self.add_relative(
+                np,
+                lambda rel: self.clause(
+                    None,
+                    "intr",
+                    verb=v,
+                    tense=tense,
+                    neg=neg,
+                    gap="subj",
+                    rel=rel,
+                    controller=np,
+                    kind="rel",
+                    adjunct=self.rand_adjunct(depth, ppi_ok=neg is None),
+                ),
+            )
         if r < 0.62:
             adj = lex.adjective(rng)
-            return self.add_relative(np, lambda rel: self.clause(
-                None, "cop_adj", adj=adj, tense="past" if tense == "past" else "pres", neg=neg,
-                gap="subj", rel=rel, controller=np, kind="rel"))
+            return self.add_relative(
+                np,
+                lambda rel: self.clause(
+                    None,
+                    "cop_adj",
+                    adj=adj,
+                    tense="past" if tense == "past" else "pres",
+                    neg=neg,
+                    gap="subj",
+                    rel=rel,
+                    controller=np,
+                    kind="rel",
+                ),
+            )
         # object gap: "the dog that the cats chase"
         v = lex.verb_for(rng, "patient", cls, True)
-        subj = self.rand_np(lex.arg_class(rng, v, "agent"), depth, role="subj",
-                            allow_mods=depth < 2)
-        return self.add_relative(np, lambda rel: self.clause(
-            subj, "trans", verb=v, tense=tense, neg=neg, gap="obj", rel=rel, kind="rel"))
+        subj = self.rand_np(lex.arg_class(rng, v, "agent"), depth, role="subj", allow_mods=depth < 2)
+        return self.add_relative(
+            np, lambda rel: self.clause(subj, "trans", verb=v, tense=tense, neg=neg, gap="obj", rel=rel, kind="rel")
+        )
 
     def rand_tense(self, allow_neg: bool = True) -> tuple[str, str | None]:
         r = self.rng.random()
-        tense = ("pres" if r < 0.45 else "past" if r < 0.65 else "perf" if r < 0.8
-                 else "modal" if r < 0.9 else "prog")
+        tense = "pres" if r < 0.45 else "past" if r < 0.65 else "perf" if r < 0.8 else "modal" if r < 0.9 else "prog"
         neg = None
         if allow_neg and self.rng.random() < self.cfg.p_negation:
             neg = "never" if self.rng.random() < 0.25 and tense in ("pres", "past", "perf") else "not"
@@ -157,8 +203,7 @@ class Builder(FactGrammar):
 
     def rand_adjunct(self, depth: int, ppi_ok: bool = True) -> tuple[str, Phrase] | None:
         if self.rng.random() < 0.15:
-            inner = self.rand_np("place", depth + 1, role="obl", allow_pron=False,
-                                 allow_mods=False, ppi_ok=ppi_ok)
+            inner = self.rand_np("place", depth + 1, role="obl", allow_pron=False, allow_mods=False, ppi_ok=ppi_ok)
             return self.rng.choice(PLACE_PREPS), inner
         return None
 
@@ -196,56 +241,101 @@ class Builder(FactGrammar):
             if no_subj and s.head.upos == "NOUN":
                 force_det(s, "no", self)
             elif not no_subj and rng.random() < 0.04 and s.head.upos == "NOUN":
-                other = self.rand_np(cls, depth + 1, role="subj", allow_pron=False,
-                                     allow_mods=False)
+                other = self.rand_np(cls, depth + 1, role="subj", allow_pron=False, allow_mods=False)
                 s = self.coordinate(s, other)
             return s
 
         if r < 0.5:
             v = lex.verb(rng, True)
             subj = subject(lex.arg_class(rng, v, "agent"))
-            obj = self.rand_np(lex.arg_class(rng, v, "patient"), depth, role="obj",
-                               npi_ok=licensed, ppi_ok=not licensed)
-            cl = self.clause(subj, "trans", verb=v, obj=obj, tense=tense, neg=neg,
-                             pre_adv=pre_adv, post_adv=post_adv, adjunct=adjunct, kind=kind)
+            obj = self.rand_np(
+                lex.arg_class(rng, v, "patient"), depth, role="obj", npi_ok=licensed, ppi_ok=not licensed
+            )
+            cl = self.clause(
+                subj,
+                "trans",
+                verb=v,
+                obj=obj,
+                tense=tense,
+                neg=neg,
+                pre_adv=pre_adv,
+                post_adv=post_adv,
+                adjunct=adjunct,
+                kind=kind,
+            )
         elif r < 0.68:
             v = lex.verb(rng, False)
             subj = subject(lex.arg_class(rng, v, "agent"))
-            cl = self.clause(subj, "intr", verb=v, tense=tense, neg=neg, pre_adv=pre_adv,
-                             post_adv=post_adv, adjunct=adjunct, kind=kind)
+            cl = self.clause(
+                subj,
+                "intr",
+                verb=v,
+                tense=tense,
+                neg=neg,
+                pre_adv=pre_adv,
+                post_adv=post_adv,
+                adjunct=adjunct,
+                kind=kind,
+            )
         elif r < 0.75:
             v = lex.verb(rng, True)
             subj = subject(lex.arg_class(rng, v, "patient"))
             by = None
             if rng.random() < 0.6:
-                by = self.rand_np(lex.arg_class(rng, v, "agent"), depth + 1, role="obl",
-                                  allow_mods=False, ppi_ok=not licensed)
-            cl = self.clause(subj, "pass", verb=v, by_agent=by, tense="past" if tense == "past" else "pres",
-                             neg=None if neg == "never" else neg, kind=kind,
-                             post_adv=None if post_adv in NPIS + PPIS else post_adv)
+                by = self.rand_np(
+                    lex.arg_class(rng, v, "agent"), depth + 1, role="obl", allow_mods=False, ppi_ok=not licensed
+                )
+            cl = self.clause(
+                subj,
+                "pass",
+                verb=v,
+                by_agent=by,
+                tense="past" if tense == "past" else "pres",
+                neg=None if neg == "never" else neg,
+                kind=kind,
+                post_adv=None if post_adv in NPIS + PPIS else post_adv,
+            )
         elif r < 0.86:
             subj = subject(lex.noun(rng).cls)
             adj = lex.adjective(rng)
-            cl = self.clause(subj, "cop_adj", adj=adj, tense="past" if tense == "past" else "pres",
-                             neg=None if neg == "never" else neg, kind=kind)
+            cl = self.clause(
+                subj,
+                "cop_adj",
+                adj=adj,
+                tense="past" if tense == "past" else "pres",
+                neg=None if neg == "never" else neg,
+                kind=kind,
+            )
         elif r < 0.91:
             cls = lex.noun(rng).cls
             subj = subject(cls)
             noun = lex.noun(rng, cls)
             pnum = subj.number
             pred_np = self.np(noun, pnum, "a" if pnum == "Sing" else None, None, self.rand_adjs())
-            cl = self.clause(subj, "cop_noun", pred_np=pred_np,
-                             tense="past" if tense == "past" else "pres",
-                             neg=None if neg == "never" else neg, kind=kind)
+            cl = self.clause(
+                subj,
+                "cop_noun",
+                pred_np=pred_np,
+                tense="past" if tense == "past" else "pres",
+                neg=None if neg == "never" else neg,
+                kind=kind,
+            )
         else:
             if depth >= 1:
                 return self.rand_clause(depth, kind)
             v = self.comp_verb()
             subj = subject(rng.choice(HUMAN))
             inner, _, _ = self.rand_clause(depth + 1, "comp")
-            cl = self.clause(subj, "comp", verb=v, comp=inner, tense=tense,
-                             neg=None if neg == "never" else neg, kind=kind,
-                             complementizer=rng.random() < 0.7)
+            cl = self.clause(
+                subj,
+                "comp",
+                verb=v,
+                comp=inner,
+                tense=tense,
+                neg=None if neg == "never" else neg,
+                kind=kind,
+                complementizer=rng.random() < 0.7,
+            )
         agree = None
         for ctrl, vtok, _, k in self.agreement[n_agree:]:
             if k == kind and ctrl is subj.head:

@@ -50,10 +50,22 @@ class Sentence:
         for i, w in enumerate(self.words):
             feats = f"Number={self.number[i]}" if self.number[i] != "_" else "_"
             misc = f"Chunk={self.chunks[i]}|Depth={self.depth[i]}|Role={self.roles[i]}"
-            lines.append("\t".join([
-                str(i + 1), w, self.lemmas[i], self.upos[i], "_", feats,
-                str(self.heads[i]), self.deprels[i], "_", misc,
-            ]))
+            lines.append(
+                "\t".join(
+                    [
+                        str(i + 1),
+                        w,
+                        self.lemmas[i],
+                        self.upos[i],
+                        "_",
+                        feats,
+                        str(self.heads[i]),
+                        self.deprels[i],
+                        "_",
+                        misc,
+                    ]
+                )
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -84,4 +96,3 @@ class ClozeItem:
         w = list(self.words)
         w[self.mask_index] = word
         return tuple(w)
-

@@ -42,9 +42,18 @@ def _subset(sent: Sentence, keep: Sequence[int], transform: str) -> Sentence:
         return tuple(xs[i] for i in keep)
 
     meta = {"kind": sent.meta.get("kind"), "transform": transform, "source_positions": tuple(keep)}
-    return Sentence(pick(sent.words), pick(sent.lemmas), pick(sent.upos), tuple(heads),
-                    pick(sent.deprels), tuple(depth), pick(sent.chunks), pick(sent.roles),
-                    pick(sent.number), meta)
+    return Sentence(
+        pick(sent.words),
+        pick(sent.lemmas),
+        pick(sent.upos),
+        tuple(heads),
+        pick(sent.deprels),
+        tuple(depth),
+        pick(sent.chunks),
+        pick(sent.roles),
+        pick(sent.number),
+        meta,
+    )
 
 
 def shuffle_words(sent: Sentence, seed: int = 0, keep_punct: bool = True) -> Sentence:
@@ -118,8 +127,10 @@ def apply_transform(item: ClozeItem, name: str) -> ClozeItem | None:
     """
     check_choice("transform", name, tuple(TRANSFORMS))
     if item.sentence is None:
-        raise ParameterError("item.sentence=None: the item has no annotated sentence; allowed: an item from "
-                             "bertology_lib.data.suites.make_suite")
+        raise ParameterError(
+            "item.sentence=None: the item has no annotated sentence; allowed: an item from "
+            "bertology_lib.data.suites.make_suite"
+        )
     if name == "truncate":
         # keep the masked word: cut half of the words before it plus everything after it
         new = _subset(item.sentence, list(range(item.mask_index // 2, item.mask_index + 1)), "truncate")

@@ -11,13 +11,25 @@ from __future__ import annotations
 
 # Semantic classes of nouns: name -> (animate, human).
 CLASSES: dict[str, tuple[bool, bool]] = {
-    "server": (True, True), "patron": (True, True), "worker": (True, True),
-    "official": (True, True), "criminal": (True, True), "teacher": (True, True),
-    "student": (True, True), "person": (True, True),
-    "pet": (True, False), "bird": (True, False), "farm": (True, False),
-    "wild": (True, False), "small": (True, False),
-    "food": (False, False), "vehicle": (False, False), "document": (False, False),
-    "tool": (False, False), "plant": (False, False), "place": (False, False),
+    "server": (True, True),
+    "patron": (True, True),
+    "worker": (True, True),
+    "official": (True, True),
+    "criminal": (True, True),
+    "teacher": (True, True),
+    "student": (True, True),
+    "person": (True, True),
+    "pet": (True, False),
+    "bird": (True, False),
+    "farm": (True, False),
+    "wild": (True, False),
+    "small": (True, False),
+    "food": (False, False),
+    "vehicle": (False, False),
+    "document": (False, False),
+    "tool": (False, False),
+    "plant": (False, False),
+    "place": (False, False),
     "abstract": (False, False),
 }
 ANIMATE = tuple(c for c, (a, _) in CLASSES.items() if a)
@@ -47,18 +59,48 @@ REAL_NOUNS: dict[str, str] = {
     "abstract": "idea plan story/stories dream game song joke question walk play",
 }
 # Nouns that are also verbs (real ones); their verb entries are in REAL_VERBS.
-REAL_AMBIGUOUS = ("cook", "guard", "judge", "pilot", "plant", "watch", "fish", "train",
-                   "ship", "paint", "walk", "play", "book", "park", "coach")
+REAL_AMBIGUOUS = (
+    "cook",
+    "guard",
+    "judge",
+    "pilot",
+    "plant",
+    "watch",
+    "fish",
+    "train",
+    "ship",
+    "paint",
+    "walk",
+    "play",
+    "book",
+    "park",
+    "coach",
+)
 IRREGULAR_VERBS = {
     # base: (past, participle)
-    "eat": ("ate", "eaten"), "drive": ("drove", "driven"), "write": ("wrote", "written"),
-    "teach": ("taught", "taught"), "flee": ("fled", "fled"), "buy": ("bought", "bought"),
-    "sell": ("sold", "sold"), "steal": ("stole", "stolen"), "catch": ("caught", "caught"),
-    "bite": ("bit", "bitten"), "build": ("built", "built"), "see": ("saw", "seen"),
-    "find": ("found", "found"), "run": ("ran", "run"), "sleep": ("slept", "slept"),
-    "sing": ("sang", "sung"), "swim": ("swam", "swum"), "fall": ("fell", "fallen"),
-    "say": ("said", "said"), "think": ("thought", "thought"), "know": ("knew", "known"),
-    "feed": ("fed", "fed"), "meet": ("met", "met"),
+    "eat": ("ate", "eaten"),
+    "drive": ("drove", "driven"),
+    "write": ("wrote", "written"),
+    "teach": ("taught", "taught"),
+    "flee": ("fled", "fled"),
+    "buy": ("bought", "bought"),
+    "sell": ("sold", "sold"),
+    "steal": ("stole", "stolen"),
+    "catch": ("caught", "caught"),
+    "bite": ("bit", "bitten"),
+    "build": ("built", "built"),
+    "see": ("saw", "seen"),
+    "find": ("found", "found"),
+    "run": ("ran", "run"),
+    "sleep": ("slept", "slept"),
+    "sing": ("sang", "sung"),
+    "swim": ("swam", "swum"),
+    "fall": ("fell", "fallen"),
+    "say": ("said", "said"),
+    "think": ("thought", "thought"),
+    "know": ("knew", "known"),
+    "feed": ("fed", "fed"),
+    "meet": ("met", "met"),
 }
 # Real verbs: base -> (transitive, agent prefs, patient prefs).  Prefs are "cls:w" lists.
 REAL_VERBS: dict[str, tuple[bool, str, str]] = {
@@ -130,13 +172,14 @@ REAL_CONVERSES = (
     ("teach", "admire", "teacher", "student"),
     ("hunt", "fear", "wild", "farm"),
 )
-REAL_ADJS = ("old young red green happy sad quiet loud clever lazy brave strange "
-              "wooden golden famous hungry busy dark bright heavy").split()
+REAL_ADJS = (
+    "old young red green happy sad quiet loud clever lazy brave strange "
+    "wooden golden famous hungry busy dark bright heavy"
+).split()
 REAL_ADVS = "often quickly slowly usually again today also carefully".split()
 PLACE_PREPS = ("in", "near", "behind", "under", "beside", "at")
 NMOD_PREPS = ("of", "with", "near", "behind", "from", "beside", "under", "on")
-NUMERALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-            "ten", "twelve", "twenty")
+NUMERALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty")
 NUMERAL_VALUE = {w: v for w, v in zip(NUMERALS, (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 20))}
 DETS_SG = ("a", "this", "that", "every", "each")
 DETS_PL = ("these", "those", "many", "several")
@@ -144,27 +187,59 @@ DETS_FREE = ("the", "some", "no", "any", "my", "his", "her", "their", "our")
 POSSESSIVES = ("my", "his", "her", "their", "our")
 MODALS = ("will", "can", "must", "should")
 SCONJS = ("because", "when", "if", "although", "while")
-AUX_NUMBER = {"is": "Sing", "are": "Plur", "was": "Sing", "were": "Plur", "has": "Sing",
-               "have": "Plur", "does": "Sing", "do": "Plur"}
+AUX_NUMBER = {
+    "is": "Sing",
+    "are": "Plur",
+    "was": "Sing",
+    "were": "Plur",
+    "has": "Sing",
+    "have": "Plur",
+    "does": "Sing",
+    "do": "Plur",
+}
 BE = {"Sing": "is", "Plur": "are"}
 BE_PAST = {"Sing": "was", "Plur": "were"}
 HAVE = {"Sing": "has", "Plur": "have"}
 DO = {"Sing": "does", "Plur": "do"}
-SPECIAL_NOUNS = (("year", "years"), ("home", "homes"), ("capital", "capitals"),
-                  ("city", "cities"))
+SPECIAL_NOUNS = (("year", "years"), ("home", "homes"), ("capital", "capitals"), ("city", "cities"))
 SIZE_WORDS = ("bigger", "smaller", "larger")
 # Size order of the knowledge base (smallest first): nouns of the lexicon.
-SIZE_ORDER = ("ant", "bee", "mouse", "rabbit", "cat", "dog", "goat", "horse", "car",
-              "elephant", "truck", "tower", "mountain")
-OCCUPATIONS = ("baker", "farmer", "miner", "builder", "pilot", "doctor", "nurse",
-               "teacher", "chef", "judge", "guard", "cook", "painter", "singer")
+SIZE_ORDER = (
+    "ant",
+    "bee",
+    "mouse",
+    "rabbit",
+    "cat",
+    "dog",
+    "goat",
+    "horse",
+    "car",
+    "elephant",
+    "truck",
+    "tower",
+    "mountain",
+)
+OCCUPATIONS = (
+    "baker",
+    "farmer",
+    "miner",
+    "builder",
+    "pilot",
+    "doctor",
+    "nurse",
+    "teacher",
+    "chef",
+    "judge",
+    "guard",
+    "cook",
+    "painter",
+    "singer",
+)
 PET_ANIMALS = ("cat", "dog", "rabbit", "goat", "horse", "pig", "duck", "cow")
 
-ONSETS = ("b d f g k l m n p r s t v z br dr gr kl pl st tr sn sk bl fl sp ch sh th w h j "
-           "cr fr gl pr sl sm sw").split()
+ONSETS = ("b d f g k l m n p r s t v z br dr gr kl pl st tr sn sk bl fl sp ch sh th w h j cr fr gl pr sl sm sw").split()
 VOWELS = "a e i o u a e i o u ai ea oo ou ie".split()
-CODAS = ["", "", "", "n", "m", "l", "r", "t", "k", "p", "d", "g", "nd", "nt", "rk", "lt",
-          "mp", "ng"]
+CODAS = ["", "", "", "n", "m", "l", "r", "t", "k", "p", "d", "g", "nd", "nt", "rk", "lt", "mp", "ng"]
 ADJ_SUFFIXES = ("ish", "ful", "ous", "y", "al", "ic", "ent", "ive")
 
 
@@ -180,8 +255,9 @@ def regular_forms(base: str) -> tuple[str, str, str]:
         past, ing = base + "d", (base[:-1] + "ing" if not base.endswith("ee") else base + "ing")
     elif base.endswith("y") and base[-2:-1] not in tuple("aeiou"):
         past, ing = base[:-1] + "ied", base + "ing"
-    elif (len(base) <= 4 and len(base) >= 3 and base[-1] in "bdgmnpt" and base[-2] in "aeiou"
-          and base[-3] not in "aeiou"):
+    elif (
+        len(base) <= 4 and len(base) >= 3 and base[-1] in "bdgmnpt" and base[-2] in "aeiou" and base[-3] not in "aeiou"
+    ):
         past, ing = base + base[-1] + "ed", base + base[-1] + "ing"
     else:
         past, ing = base + "ed", base + "ing"
@@ -203,7 +279,6 @@ def function_words() -> list[str]:
     words |= {"he", "she", "it", "they", "him", "her", "them", "who", "which", "that"}
     words |= set(AUX_NUMBER) | {"did", "been"} | set(MODALS)
     words |= set(PLACE_PREPS) | set(NMOD_PREPS) | {"by", "for", "as", "than"}
-    words |= {"and", "but", "or"} | set(SCONJS) | {"not", "never", "ever", "yet", "already",
-                                                    "very"}
+    words |= {"and", "but", "or"} | set(SCONJS) | {"not", "never", "ever", "yet", "already", "very"}
     words |= {".", ","}
     return sorted(words)

@@ -52,12 +52,26 @@ class BoostSizes(SizeTable):
     # so small training sets and a cheap second variant (one more block instead of twice the depth)
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(n_train=48, n_test=32, n_seeds=2, sst2_train=32, sst2_test=32, duplicate_k=1, second="last"),
-        "quick": dict(n_train=400, n_test=300, n_seeds=5, sst2_train=300, sst2_test=None, duplicate_k=2,
-                      second="last", toy_training={"toy_qa": (2e-3, 10.0), "toy_nli": (1e-3, 10.0),
-                                                   "toy_classification": (3e-4, 5.0)}),
-        "full": dict(n_train=20000, n_test=2000, n_seeds=5, sst2_train=67000, sst2_test=None, duplicate_k=4,
-                     second="every", toy_training={"toy_qa": (3e-4, 5.0), "toy_nli": (3e-4, 5.0),
-                                                   "toy_classification": (3e-4, 5.0)}),
+        "quick": dict(
+            n_train=400,
+            n_test=300,
+            n_seeds=5,
+            sst2_train=300,
+            sst2_test=None,
+            duplicate_k=2,
+            second="last",
+            toy_training={"toy_qa": (2e-3, 10.0), "toy_nli": (1e-3, 10.0), "toy_classification": (3e-4, 5.0)},
+        ),
+        "full": dict(
+            n_train=20000,
+            n_test=2000,
+            n_seeds=5,
+            sst2_train=67000,
+            sst2_test=None,
+            duplicate_k=4,
+            second="every",
+            toy_training={"toy_qa": (3e-4, 5.0), "toy_nli": (3e-4, 5.0), "toy_classification": (3e-4, 5.0)},
+        ),
     }
 
 
@@ -70,8 +84,10 @@ def toy_config(profile: str, task) -> ft.FinetuneConfig:
         return ft.FinetuneConfig.for_profile("smoke")
     training = BoostSizes.for_profile(profile).toy_training
     if task.name not in training:
-        raise ParameterError(f"task {task.name!r} has no toy fine-tuning settings at profile {profile!r}; "
-                             f"allowed: {', '.join(sorted(training))}")
+        raise ParameterError(
+            f"task {task.name!r} has no toy fine-tuning settings at profile {profile!r}; "
+            f"allowed: {', '.join(sorted(training))}"
+        )
     lr, epochs = training[task.name]
     return ft.FinetuneConfig.for_profile(profile, lr=lr, epochs=epochs, eval_splits=("test",))
 
@@ -84,8 +100,11 @@ def variants(base: ModelSource, n_blocks: int, k: int, second: str = "every") ->
 
     Each variant is an independent deeper model (copies share no weights)."""
     check_choice("second", second, SECOND_VARIANTS)
-    other = ({"every block duplicated": duplication_pattern(n_blocks, "every")} if second == "every"
-             else {"last block duplicated": duplication_pattern(n_blocks, "set", layers=[n_blocks - 1])})
+    other = (
+        {"every block duplicated": duplication_pattern(n_blocks, "every")}
+        if second == "every"
+        else {"last block duplicated": duplication_pattern(n_blocks, "set", layers=[n_blocks - 1])}
+    )
     return {
         "baseline": base,
         f"first {k} duplicated": duplicated(base, duplication_pattern(n_blocks, "first", k=k)),
@@ -93,14 +112,19 @@ def variants(base: ModelSource, n_blocks: int, k: int, second: str = "every") ->
     }
 
 
-def run(task, sources: Mapping[str, Any], seeds: Sequence[int], cfg: ft.FinetuneConfig,
-        progress: bool = False) -> dict[str, list[ft.FinetuneResult]]:
+def run(
+    task, sources: Mapping[str, Any], seeds: Sequence[int], cfg: ft.FinetuneConfig, progress: bool = False
+) -> dict[str, list[ft.FinetuneResult]]:
     """Fine-tune every variant on ``task`` with every seed (cached per run)."""
     return {name: ft.seed_sweep(task, src, seeds, cfg, progress=progress) for name, src in sources.items()}
 
 
-def table(results: Mapping[str, Sequence[ft.FinetuneResult]], baseline: str = "baseline",
-          split: str = "test", metric: str | None = None) -> pd.DataFrame:
+def table(
+    results: Mapping[str, Sequence[ft.FinetuneResult]],
+    baseline: str = "baseline",
+    split: str = "test",
+    metric: str | None = None,
+) -> pd.DataFrame:
     """One row per variant: mean ± std over seeds, and the paired gain over the baseline."""
     rows = []
     base = results[baseline]
@@ -114,8 +138,12 @@ def table(results: Mapping[str, Sequence[ft.FinetuneResult]], baseline: str = "b
     return pd.DataFrame(rows)
 
 
-def fair_ensembles(results: Mapping[str, Sequence[ft.FinetuneResult]], members: Sequence[str],
-                   baseline: str = "baseline", split: str = "test") -> pd.DataFrame:
+def fair_ensembles(
+    results: Mapping[str, Sequence[ft.FinetuneResult]],
+    members: Sequence[str],
+    baseline: str = "baseline",
+    split: str = "test",
+) -> pd.DataFrame:
     """Per seed: an ensemble of the ``members`` variants vs one of as many baseline seeds.
 
     For seed index i the duplicated ensemble sums the members' probabilities
@@ -132,13 +160,19 @@ def fair_ensembles(results: Mapping[str, Sequence[ft.FinetuneResult]], members: 
     for i in range(n):
         dup = ft.ensemble([results[m][i].predictions[split] for m in members])
         bas = ft.ensemble([base[(i + j) % n].predictions[split] for j in range(k)])
-        rows.append({"seed_index": i, "duplicated_ensemble": dup[metric], "baseline_ensemble": bas[metric],
-                     "metric": metric})
+        rows.append(
+            {"seed_index": i, "duplicated_ensemble": dup[metric], "baseline_ensemble": bas[metric], "metric": metric}
+        )
     return pd.DataFrame(rows)
 
 
-def floor_gap(results: Mapping[str, Sequence[ft.FinetuneResult]], task, baseline: str = "baseline",
-              split: str = "test", metric: str | None = None) -> tuple[float, float, float]:
+def floor_gap(
+    results: Mapping[str, Sequence[ft.FinetuneResult]],
+    task,
+    baseline: str = "baseline",
+    split: str = "test",
+    metric: str | None = None,
+) -> tuple[float, float, float]:
     """The ``baseline`` variant's score minus the task's floor (majority label, or always "no answer" for QA;
     :func:`~bertology_lib.data.tasks.floor_scores`), over seeds: (mean, low, high) of a 95% t interval.
 
@@ -166,13 +200,22 @@ def detectable_difference(diffs: Sequence[float], alpha: float = 0.05, power: fl
     return {"seeds": k, "sd_gain": sd, "detectable": float(t * sd / np.sqrt(k)) if sd > 0 else float("nan")}
 
 
-def detectable_gain(results: Mapping[str, Sequence[ft.FinetuneResult]], variant: str, baseline: str = "baseline",
-                    split: str = "test", metric: str | None = None, alpha: float = 0.05,
-                    power: float = 0.8) -> dict[str, float]:
+def detectable_gain(
+    results: Mapping[str, Sequence[ft.FinetuneResult]],
+    variant: str,
+    baseline: str = "baseline",
+    split: str = "test",
+    metric: str | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> dict[str, float]:
     """:func:`detectable_difference` of ``variant``'s gains over ``baseline``, paired by seed (metric units)."""
     if variant not in results or baseline not in results:
-        raise ParameterError(f"variant={variant!r} or baseline={baseline!r} is not in the results; allowed: "
-                             f"{', '.join(results)}")
-    return detectable_difference([a.score(split, metric) - b.score(split, metric)
-                                  for a, b in zip(results[variant], results[baseline])], alpha, power)
-
+        raise ParameterError(
+            f"variant={variant!r} or baseline={baseline!r} is not in the results; allowed: {', '.join(results)}"
+        )
+    return detectable_difference(
+        [a.score(split, metric) - b.score(split, metric) for a, b in zip(results[variant], results[baseline])],
+        alpha,
+        power,
+    )

@@ -42,8 +42,14 @@ class ReconstructionStudy:
         return reconstruction_gap(self.original, self.twin, seed=seed)
 
 
-def study(mlm: torch.nn.Module, twin: torch.nn.Module, tokenizer, texts: Sequence[str], pattern: Sequence[int],
-          train_texts: Sequence[str] | None = None) -> ReconstructionStudy:
+def study(
+    mlm: torch.nn.Module,
+    twin: torch.nn.Module,
+    tokenizer,
+    texts: Sequence[str],
+    pattern: Sequence[int],
+    train_texts: Sequence[str] | None = None,
+) -> ReconstructionStudy:
     """Count reconstruction on ``texts`` for ``mlm``, its copy duplicated per ``pattern`` (no training), and the
     same two for ``twin``; measure ``mlm``'s held-out masked-word accuracy against the unigram baseline
     (token frequencies from ``train_texts``, default ``texts``)."""
@@ -67,8 +73,12 @@ def across_variants(models: Mapping[str, tuple[Any, Any]], texts: Sequence[str],
         raise ParameterError("models is empty; allowed: a mapping of names to (masked LM, tokenizer)")
     texts, rows = list(texts), {}
     for name, (mlm, tok) in models.items():
-        g = reconstruction_gap(reconstruction_counts(mlm, tok, texts),
-                               reconstruction_counts(random_init_like(mlm), tok, texts), seed=seed)
-        rows[name] = {**g, "mlm_accuracy": masked_accuracy(mlm, tok, texts),
-                      "unigram_accuracy": unigram_accuracy(texts, tok, texts)}
+        g = reconstruction_gap(
+            reconstruction_counts(mlm, tok, texts), reconstruction_counts(random_init_like(mlm), tok, texts), seed=seed
+        )
+        rows[name] = {
+            **g,
+            "mlm_accuracy": masked_accuracy(mlm, tok, texts),
+            "unigram_accuracy": unigram_accuracy(texts, tok, texts),
+        }
     return pd.DataFrame(rows).T

@@ -45,10 +45,19 @@ def bert_tokenizer():
 
 
 def _bert_train_config(cfg: PhysicsConfig, lr: float | None) -> TrainConfig:
-    return TrainConfig(lr=cfg.lr if lr is None else lr, embedding_lr=cfg.embedding_lr, weight_decay=cfg.weight_decay,
-                                warmup_steps=cfg.warmup_steps, max_steps=cfg.bert_steps, batch_size=cfg.batch_size,
-                                seq_len=cfg.seq_len, schedule="cosine", seed=cfg.seed, device=cfg.device,
-                                dtype=cfg.dtype)
+    return TrainConfig(
+        lr=cfg.lr if lr is None else lr,
+        embedding_lr=cfg.embedding_lr,
+        weight_decay=cfg.weight_decay,
+        warmup_steps=cfg.warmup_steps,
+        max_steps=cfg.bert_steps,
+        batch_size=cfg.batch_size,
+        seq_len=cfg.seq_len,
+        schedule="cosine",
+        seed=cfg.seed,
+        device=cfg.device,
+        dtype=cfg.dtype,
+    )
 
 
 def bert_objective(mask_prob: float) -> MLMObjective:
@@ -67,13 +76,22 @@ def bert_pretrain_key(cfg: PhysicsConfig, lr: float | None = None, mask_prob: fl
     architecture by its dimensions (:func:`~bertology_lib.models.decoder.matching_bert_spec`, not the size's
     name), its tokenizer's vocabulary, the training settings and the masked-LM objective."""
     mask_prob = cfg.bert_mask_prob if mask_prob is None else mask_prob
-    return {"bio": cfg.bio_config().key(), "bert": matching_bert_spec(cfg.model_size),
-            "tokenizer": vocab_id(bert_tokenizer()), "train": _bert_train_config(cfg, lr).key(),
-            "objective": bert_objective(mask_prob).key()}
+    return {
+        "bio": cfg.bio_config().key(),
+        "bert": matching_bert_spec(cfg.model_size),
+        "tokenizer": vocab_id(bert_tokenizer()),
+        "train": _bert_train_config(cfg, lr).key(),
+        "objective": bert_objective(mask_prob).key(),
+    }
 
 
-def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
-                  lr: float | None = None, mask_prob: float | None = None) -> Path:
+def bert_pretrain(
+    cfg: PhysicsConfig,
+    cache: ArtifactCache | None = None,
+    progress: bool = False,
+    lr: float | None = None,
+    mask_prob: float | None = None,
+) -> Path:
     """Pretrain a ``BertForMaskedLM`` on the biographies of ``cfg.dataset()``; returns the cached folder.
 
     Whole-word masking (:class:`bertology_lib.training.loop.MLMBatches`), one biography per row (length-bucketed),
@@ -96,8 +114,13 @@ def bert_pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progre
         rows = bert_rows(ds, tok, cfg)
         batches = mlm_batches(ds.texts(), tok, bert_objective(mask_prob), rows, seed=cfg.seed)
         res = pretrain_mlm(model, batches, tc, progress=progress, desc="bert-pretrain")
-        log = {**res.to_dict(), "rows_per_batch": rows, "epochs": res.steps * rows / len(ds.bios),
-               "n_params": sum(p.numel() for p in model.parameters()), "mask_prob": mask_prob}
+        log = {
+            **res.to_dict(),
+            "rows_per_batch": rows,
+            "epochs": res.steps * rows / len(ds.bios),
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "mask_prob": mask_prob,
+        }
         save_run(folder, model.cpu(), tok, cfg, log)
 
     return cache.get_or_create(PRETRAIN_KIND, bert_pretrain_key(cfg, lr, mask_prob), build)
@@ -113,8 +136,9 @@ def load_bert(path: str | Path, device: str = "cpu"):
 
 
 @torch.no_grad()
-def bert_memorisation(model, tokenizer, dataset: bios.BioDataset, people=None, n_people: int = 128, seed: int = 0,
-                      batch_size: int = 128) -> float:
+def bert_memorisation(
+    model, tokenizer, dataset: bios.BioDataset, people=None, n_people: int = 128, seed: int = 0, batch_size: int = 128
+) -> float:
     """The BERT's counterpart of :func:`~bertology_lib.experiments.physics.evaluation.memorisation`: in one
     training biography of each sampled person, every attribute value in turn is masked whole (all its
     tokens, as whole-word masking trains) and the value's first token must be the argmax at its first mask.
@@ -137,10 +161,13 @@ def bert_memorisation(model, tokenizer, dataset: bios.BioDataset, people=None, n
     model.eval()
     hits = []
     for s in range(0, len(rows), batch_size):
-        batch = pad_batch([(r, [IGNORE_INDEX] * len(r)) for r in rows[s: s + batch_size]], tokenizer.pad_token_id)
-        pred = model(input_ids=batch["input_ids"].to(device),
-                     attention_mask=batch["attention_mask"].to(device)).logits.argmax(-1).cpu()
-        hits += [int(pred[i, k]) == t for i, (k, t) in enumerate(targets[s: s + batch_size])]
+        batch = pad_batch([(r, [IGNORE_INDEX] * len(r)) for r in rows[s : s + batch_size]], tokenizer.pad_token_id)
+        pred = (
+            model(input_ids=batch["input_ids"].to(device), attention_mask=batch["attention_mask"].to(device))
+            .logits.argmax(-1)
+            .cpu()
+        )
+        hits += [int(pred[i, k]) == t for i, (k, t) in enumerate(targets[s : s + batch_size])]
     model.train(was_training)
     return float(np.mean(hits))
 
@@ -159,8 +186,9 @@ def bert_qa_example(tokenizer, question: str, answer: str) -> tuple[list[int], l
 
 
 @torch.no_grad()
-def bert_qa_predictions(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
-                        batch_size: int = 256) -> pd.DataFrame:
+def bert_qa_predictions(
+    model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1, batch_size: int = 256
+) -> pd.DataFrame:
     """One row per QA pair of ``split``: person, attribute, answer, prediction (argmax at every mask), correct."""
     pairs = dataset.qa_pairs(split, val_fraction)
     if not pairs:
@@ -172,27 +200,39 @@ def bert_qa_predictions(model, tokenizer, dataset: bios.BioDataset, split: str =
     preds: list[str] = []
     correct: list[bool] = []
     for s in range(0, len(examples), batch_size):
-        batch = pad_batch(examples[s: s + batch_size], tokenizer.pad_token_id)
-        logits = model(input_ids=batch["input_ids"].to(device),
-                       attention_mask=batch["attention_mask"].to(device)).logits.argmax(-1).cpu()  # (B, T)
+        batch = pad_batch(examples[s : s + batch_size], tokenizer.pad_token_id)
+        logits = (
+            model(input_ids=batch["input_ids"].to(device), attention_mask=batch["attention_mask"].to(device))
+            .logits.argmax(-1)
+            .cpu()
+        )  # (B, T)
         for row, lab in zip(logits, batch["labels"]):
             sel = lab != IGNORE_INDEX
             preds.append(tokenizer.decode(row[sel].tolist(), skip_special_tokens=True))
             correct.append(bool(torch.equal(row[sel], lab[sel])))
     model.train(was_training)
-    return pd.DataFrame({"person": [p.person for p in pairs], "attribute": [p.attribute for p in pairs],
-                         "answer": [p.answer for p in pairs], "prediction": preds, "correct": correct})
+    return pd.DataFrame(
+        {
+            "person": [p.person for p in pairs],
+            "attribute": [p.attribute for p in pairs],
+            "answer": [p.answer for p in pairs],
+            "prediction": preds,
+            "correct": correct,
+        }
+    )
 
 
-def bert_evaluate_qa(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
-                     batch_size: int = 256) -> pd.DataFrame:
+def bert_evaluate_qa(
+    model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1, batch_size: int = 256
+) -> pd.DataFrame:
     """Per-attribute accuracy of :func:`bert_qa_predictions`, in the format of :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa`."""
     preds = bert_qa_predictions(model, tokenizer, dataset, split, val_fraction, batch_size)
     return accuracy_table(preds, dataset)
 
 
-def bert_finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, cache: ArtifactCache | None = None,
-                     progress: bool = False) -> Path:
+def bert_finetune_qa(
+    pretrained_path: str | Path, cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False
+) -> Path:
     """Fine-tune a pretrained BERT to fill the answer's masks after a question (QA-train people only).
 
     Full fine-tuning with the ``finetune_*`` settings of ``cfg``; the saved weights are those with the best
@@ -201,25 +241,42 @@ def bert_finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, cache: Art
     cache = cache or ArtifactCache()
     pretrained_path = Path(pretrained_path)
     tc = cfg.finetune_train_config(False)
-    key = {"pretrained": weights_id(pretrained_path), "bio": cfg.bio_config().key(), "val_fraction": cfg.val_fraction,
-           "train": tc.key()}
+    key = {
+        "pretrained": weights_id(pretrained_path),
+        "bio": cfg.bio_config().key(),
+        "val_fraction": cfg.val_fraction,
+        "train": tc.key(),
+    }
 
     def build(folder: Path) -> None:
         ds = cfg.dataset()
         model, tok = load_bert(pretrained_path)
         examples = [bert_qa_example(tok, p.question, p.answer) for p in ds.qa_pairs("fit", cfg.val_fraction)]
         view = MaskedOnlyMLM(model)
-        log = fit_qa(view, examples, tok, cfg, tc,
-                     lambda m: bert_evaluate_qa(m.model, tok, ds, "val", val_fraction=cfg.val_fraction),
-                     progress, "bert-finetune")
+        log = fit_qa(
+            view,
+            examples,
+            tok,
+            cfg,
+            tc,
+            lambda m: bert_evaluate_qa(m.model, tok, ds, "val", val_fraction=cfg.val_fraction),
+            progress,
+            "bert-finetune",
+        )
         save_run(folder, model.cpu(), tok, cfg, {**log, "pretrained": str(pretrained_path)})
 
     return cache.get_or_create(FINETUNE_KIND, key, build)
 
 
-def bert_extraction(cfg: PhysicsConfig, cache: ArtifactCache | None = None, probe_cfg: ProbeConfig | None = None,
-                    progress: bool = False, lr: float | None = None, birth_date_label: str = "month",
-                    n_people: int | None = None) -> pd.DataFrame:
+def bert_extraction(
+    cfg: PhysicsConfig,
+    cache: ArtifactCache | None = None,
+    probe_cfg: ProbeConfig | None = None,
+    progress: bool = False,
+    lr: float | None = None,
+    birth_date_label: str = "month",
+    n_people: int | None = None,
+) -> pd.DataFrame:
     """The BERT comparison (paper §7): what an MLM encoder trained on the same biographies can extract.
 
     Pretrains (:func:`bert_pretrain`, cached), fine-tunes on QA-train people (:func:`bert_finetune_qa`,
@@ -238,11 +295,15 @@ def bert_extraction(cfg: PhysicsConfig, cache: ArtifactCache | None = None, prob
     memorised = bert_memorisation(base, tok, ds, seed=cfg.seed)
     q = q_probe(base, tok, ds, cfg=probe_cfg, seed=cfg.seed, birth_date_label=birth_date_label, n_people=n_people)
     best = best_layer_rows(q).set_index("attribute")
-    out = pd.DataFrame({"qa_accuracy": qa["accuracy"].reindex(bios.ATTRIBUTES),
-                        "qa_majority": qa["majority"].reindex(bios.ATTRIBUTES),
-                        "q_probe_accuracy": best["accuracy"].reindex(bios.ATTRIBUTES),
-                        "q_probe_layer": best["layer"].reindex(bios.ATTRIBUTES).astype(float),
-                        "q_probe_majority": best["majority"].reindex(bios.ATTRIBUTES)})
+    out = pd.DataFrame(
+        {
+            "qa_accuracy": qa["accuracy"].reindex(bios.ATTRIBUTES),
+            "qa_majority": qa["majority"].reindex(bios.ATTRIBUTES),
+            "q_probe_accuracy": best["accuracy"].reindex(bios.ATTRIBUTES),
+            "q_probe_layer": best["layer"].reindex(bios.ATTRIBUTES).astype(float),
+            "q_probe_majority": best["majority"].reindex(bios.ATTRIBUTES),
+        }
+    )
     out.loc["mean"] = out.mean()
     out.loc["mean", "q_probe_layer"] = math.nan
     out["memorised"] = memorised

@@ -25,15 +25,27 @@ AUGMENTATIONS: tuple[str, ...] = ("single", "fullname", "permute1", "multi5", "m
 # pool sizes as the paper states them (§2: names 400/400/1000, 200 cities, 300 universities,
 # 100 majors, 263 companies; birth dates over 200 years x 12 months x 28 days)
 PAPER_POOL_SIZES: dict[str, int] = {
-    "first names": 400, "middle names": 400, "last names": 1000, "birth cities": 200,
-    "universities": 300, "majors": 100, "companies": 263,
-    "birth years": 200, "birth months": 12, "birth days": 28,
+    "first names": 400,
+    "middle names": 400,
+    "last names": 1000,
+    "birth cities": 200,
+    "universities": 300,
+    "majors": 100,
+    "companies": 263,
+    "birth years": 200,
+    "birth months": 12,
+    "birth days": 28,
 }
 
 # one pastel colour per label (colour-blind friendly enough for highlighting; text stays black)
 COLORS: dict[str, str] = {
-    "name": "#d9d9d9", "birth_date": "#ffd8a8", "birth_city": "#b2f2bb", "university": "#a5d8ff",
-    "major": "#eebefa", "company_name": "#ffc9c9", "company_city": "#fff3bf",
+    "name": "#d9d9d9",
+    "birth_date": "#ffd8a8",
+    "birth_city": "#b2f2bb",
+    "university": "#a5d8ff",
+    "major": "#eebefa",
+    "company_name": "#ffc9c9",
+    "company_city": "#fff3bf",
 }
 
 
@@ -45,11 +57,9 @@ def resolve_n_people(n_people: int, profile_size: int) -> int:
     return n
 
 
-def make_datasets(n_people: int, seed: int = 0, augmentations: Sequence[str] = AUGMENTATIONS
-                  ) -> dict[str, BioDataset]:
+def make_datasets(n_people: int, seed: int = 0, augmentations: Sequence[str] = AUGMENTATIONS) -> dict[str, BioDataset]:
     """One dataset per augmentation; the people are the same in all of them (same seed)."""
-    return {a: bios.generate_dataset(bios.BioConfig.from_augmentation(a, n_people, seed=seed))
-            for a in augmentations}
+    return {a: bios.generate_dataset(bios.BioConfig.from_augmentation(a, n_people, seed=seed)) for a in augmentations}
 
 
 def person_table(person: Person) -> pd.DataFrame:
@@ -62,6 +72,7 @@ def person_table(person: Person) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------
 # Rendering
 # ----------------------------------------------------------------------------------------------
+
 
 def word_offsets(text: str) -> list[tuple[int, int]]:
     """Character (start, end) of every item of :func:`bios.words`, so word spans map back to text."""
@@ -80,8 +91,10 @@ def highlight_html(entry: BioEntry, colors: Mapping[str, str] = COLORS) -> str:
     for label, s, e in sorted(entry.spans, key=lambda sp: sp[1]):
         c0, c1 = offsets[s][0], offsets[e - 1][1]
         out.append(html.escape(text[pos:c0]))
-        out.append(f'<span title="{label}" style="background-color:{colors.get(label, "#eeeeee")};'
-                   f'color:#000;border-radius:3px;padding:0 2px">{html.escape(text[c0:c1])}</span>')
+        out.append(
+            f'<span title="{label}" style="background-color:{colors.get(label, "#eeeeee")};'
+            f'color:#000;border-radius:3px;padding:0 2px">{html.escape(text[c0:c1])}</span>'
+        )
         pos = c1
     out.append(html.escape(text[pos:]))
     return "".join(out)
@@ -89,8 +102,10 @@ def highlight_html(entry: BioEntry, colors: Mapping[str, str] = COLORS) -> str:
 
 def legend_html(colors: Mapping[str, str] = COLORS) -> str:
     """One line naming each highlight colour."""
-    return " ".join(f'<span style="background-color:{c};color:#000;border-radius:3px;padding:0 4px">'
-                    f"{html.escape(label)}</span>" for label, c in colors.items())
+    return " ".join(
+        f'<span style="background-color:{c};color:#000;border-radius:3px;padding:0 4px">{html.escape(label)}</span>'
+        for label, c in colors.items()
+    )
 
 
 def examples_html(examples: Mapping[str, Sequence[BioEntry]], colors: Mapping[str, str] = COLORS) -> str:
@@ -98,18 +113,24 @@ def examples_html(examples: Mapping[str, Sequence[BioEntry]], colors: Mapping[st
     rows = []
     for aug, entries in examples.items():
         for k, entry in enumerate(entries):
-            head = (f"<td rowspan='{len(entries)}' style='vertical-align:top'><b>{html.escape(aug)}</b></td>"
-                    if k == 0 else "")
+            head = (
+                f"<td rowspan='{len(entries)}' style='vertical-align:top'><b>{html.escape(aug)}</b></td>"
+                if k == 0
+                else ""
+            )
             order = " → ".join(a for a, _ in entry.sentence_starts)
-            rows.append(f"<tr>{head}<td style='vertical-align:top'>{entry.copy}</td>"
-                        f"<td style='text-align:left'>{highlight_html(entry, colors)}"
-                        f"<br><small style='color:#666'>order: {html.escape(order)}</small></td></tr>")
-    return (f"<p>{legend_html(colors)}</p><table><thead><tr><th>augmentation</th><th>copy</th>"
-            f"<th style='text-align:left'>biography</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            rows.append(
+                f"<tr>{head}<td style='vertical-align:top'>{entry.copy}</td>"
+                f"<td style='text-align:left'>{highlight_html(entry, colors)}"
+                f"<br><small style='color:#666'>order: {html.escape(order)}</small></td></tr>"
+            )
+    return (
+        f"<p>{legend_html(colors)}</p><table><thead><tr><th>augmentation</th><th>copy</th>"
+        f"<th style='text-align:left'>biography</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
-def examples_of(datasets: Mapping[str, BioDataset], person: int, max_copies: int = 2
-                ) -> dict[str, list[BioEntry]]:
+def examples_of(datasets: Mapping[str, BioDataset], person: int, max_copies: int = 2) -> dict[str, list[BioEntry]]:
     """The first ``max_copies`` biographies of one person in each dataset (by copy index)."""
     return {aug: ds.bios_of(person)[:max_copies] for aug, ds in datasets.items()}
 
@@ -127,6 +148,7 @@ def qa_table(dataset: BioDataset, person: int) -> pd.DataFrame:
 # Statistics
 # ----------------------------------------------------------------------------------------------
 
+
 def bio_statistics(datasets: Mapping[str, BioDataset], tokenizer) -> pd.DataFrame:
     """Per augmentation: people, biographies, tokens per biography (mean/min/max), words used, unknown tokens.
 
@@ -138,24 +160,35 @@ def bio_statistics(datasets: Mapping[str, BioDataset], tokenizer) -> pd.DataFram
         ids = tokenizer(texts, add_special_tokens=False)["input_ids"]
         lengths = np.array([len(x) for x in ids])
         used = {w for t in texts for w in bios.words(t)}
-        rows.append({
-            "augmentation": aug, "people": len(ds.people), "biographies": len(texts),
-            "bios per person": len(texts) / len(ds.people),
-            "tokens/bio mean": round(float(lengths.mean()), 1), "tokens/bio min": int(lengths.min()),
-            "tokens/bio max": int(lengths.max()), "tokens total": int(lengths.sum()),
-            "distinct words used": len(used),
-            "unknown tokens": int(sum(x.count(tokenizer.unk_token_id) for x in ids)),
-        })
+        rows.append(
+            {
+                "augmentation": aug,
+                "people": len(ds.people),
+                "biographies": len(texts),
+                "bios per person": len(texts) / len(ds.people),
+                "tokens/bio mean": round(float(lengths.mean()), 1),
+                "tokens/bio min": int(lengths.min()),
+                "tokens/bio max": int(lengths.max()),
+                "tokens total": int(lengths.sum()),
+                "distinct words used": len(used),
+                "unknown tokens": int(sum(x.count(tokenizer.unk_token_id) for x in ids)),
+            }
+        )
     return pd.DataFrame(rows).set_index("augmentation")
 
 
 def pool_sizes() -> pd.DataFrame:
     """The generator's pools beside the sizes the paper states (:data:`PAPER_POOL_SIZES`)."""
     ours = {
-        "first names": len(bios.FIRST_NAMES), "middle names": len(bios.MIDDLE_NAMES),
-        "last names": len(bios.LAST_NAMES), "birth cities": len(bios.CITIES),
-        "universities": len(bios.UNIVERSITIES), "majors": len(bios.MAJORS), "companies": len(bios.COMPANIES),
-        "birth years": bios.YEARS[1] - bios.YEARS[0] + 1, "birth months": len(bios.MONTHS),
+        "first names": len(bios.FIRST_NAMES),
+        "middle names": len(bios.MIDDLE_NAMES),
+        "last names": len(bios.LAST_NAMES),
+        "birth cities": len(bios.CITIES),
+        "universities": len(bios.UNIVERSITIES),
+        "majors": len(bios.MAJORS),
+        "companies": len(bios.COMPANIES),
+        "birth years": bios.YEARS[1] - bios.YEARS[0] + 1,
+        "birth months": len(bios.MONTHS),
         "birth days": bios.DAYS[1] - bios.DAYS[0] + 1,
     }
     df = pd.DataFrame({"ours": ours, "paper": PAPER_POOL_SIZES})
@@ -167,8 +200,10 @@ def possible_values(config: bios.BioConfig | None = None) -> dict[str, int]:
     """How many values each attribute can take in datasets of ``config`` (default: the paper's pools;
     company_city: the distinct headquarters of the companies drawn)."""
     pools = (config or bios.BioConfig(n_people=1)).value_pools()
-    return {"birth_date": (bios.YEARS[1] - bios.YEARS[0] + 1) * len(bios.MONTHS) * (bios.DAYS[1] - bios.DAYS[0] + 1),
-            **{a: len(v) for a, v in pools.items()}}
+    return {
+        "birth_date": (bios.YEARS[1] - bios.YEARS[0] + 1) * len(bios.MONTHS) * (bios.DAYS[1] - bios.DAYS[0] + 1),
+        **{a: len(v) for a, v in pools.items()},
+    }
 
 
 def templates_per_attribute() -> pd.Series:
@@ -192,9 +227,14 @@ def profile_pools(config: bios.BioConfig, paper_people: int = 100_000) -> pd.Dat
     """The values each attribute can take in datasets of ``config`` beside the paper's pools, and how many
     people share a value on average (``n_people / values``) here and in the paper (N = ``paper_people``)."""
     ours, paper = possible_values(config), possible_values()
-    return pd.DataFrame({"paper values": paper, "values here": ours,
-                         "people per value (paper)": {a: paper_people / v for a, v in paper.items()},
-                         "people per value (here)": {a: config.n_people / v for a, v in ours.items()}})
+    return pd.DataFrame(
+        {
+            "paper values": paper,
+            "values here": ours,
+            "people per value (paper)": {a: paper_people / v for a, v in paper.items()},
+            "people per value (here)": {a: config.n_people / v for a, v in ours.items()},
+        }
+    )
 
 
 def attribute_statistics(dataset: BioDataset) -> pd.DataFrame:
@@ -206,12 +246,17 @@ def attribute_statistics(dataset: BioDataset) -> pd.DataFrame:
     rows = []
     for a in ATTRIBUTES:
         value, share = base[a]
-        rows.append({
-            "attribute": a, "possible values": possible[a],
-            "distinct in data": len({p.value(a) for p in dataset.people}),
-            "majority value": value, "majority share": share, "uniform share": 1.0 / possible[a],
-            "majority on QA-test": held[a],
-        })
+        rows.append(
+            {
+                "attribute": a,
+                "possible values": possible[a],
+                "distinct in data": len({p.value(a) for p in dataset.people}),
+                "majority value": value,
+                "majority share": share,
+                "uniform share": 1.0 / possible[a],
+                "majority on QA-test": held[a],
+            }
+        )
     return pd.DataFrame(rows).set_index("attribute")
 
 
@@ -237,8 +282,12 @@ def split_sizes(dataset: BioDataset, val_fraction: float = 0.1) -> pd.DataFrame:
     QA-train people only (:meth:`BioDataset.split_validation`)."""
     n_attr = len(ATTRIBUTES)
     fit, val = dataset.split_validation(val_fraction)
-    rows = [("QA-train", len(dataset.qa_train)), ("  fit (QA-train minus validation)", len(fit)),
-            ("  validation", len(val)), ("QA-test", len(dataset.qa_test))]
+    rows = [
+        ("QA-train", len(dataset.qa_train)),
+        ("  fit (QA-train minus validation)", len(fit)),
+        ("  validation", len(val)),
+        ("QA-test", len(dataset.qa_test)),
+    ]
     df = pd.DataFrame(rows, columns=["split", "people"]).set_index("split")
     df["QA pairs"] = df.people * n_attr
     df["share of people"] = df.people / len(dataset.people)
@@ -251,20 +300,31 @@ def celebrity_summary(dataset: BioDataset) -> pd.DataFrame:
         raise ParameterError("dataset has no groups; allowed: a celebrity dataset (bios.celebrity_dataset)")
     per_person = Counter(b.person for b in dataset.bios)
     cfg = dataset.config
-    aug = {"majority": f"multi{cfg.multi}" + (f"+permute{cfg.permute}" if cfg.permute else ""),
-           "minority": "single+permute1"}
+    aug = {
+        "majority": f"multi{cfg.multi}" + (f"+permute{cfg.permute}" if cfg.permute else ""),
+        "minority": "single+permute1",
+    }
     role = {"majority": "QA-train", "minority": "QA-test"}
     rows = []
     for g, members in dataset.groups.items():
         n_bios = sum(per_person[i] for i in members)
-        rows.append({"group": g, "people": len(members), "augmentation": aug[g],
-                     "bios per person": n_bios / len(members), "biographies": n_bios, "QA role": role[g]})
+        rows.append(
+            {
+                "group": g,
+                "people": len(members),
+                "augmentation": aug[g],
+                "bios per person": n_bios / len(members),
+                "biographies": n_bios,
+                "QA role": role[g],
+            }
+        )
     return pd.DataFrame(rows).set_index("group")
 
 
 # ----------------------------------------------------------------------------------------------
 # Where an attribute sits in a biography
 # ----------------------------------------------------------------------------------------------
+
 
 def name_distance(entry: BioEntry, attribute: str) -> int:
     """Words between the first full-name mention and the attribute's value (0 = adjacent).
@@ -284,7 +344,12 @@ def attribute_position(datasets: Mapping[str, BioDataset], attribute: str = "bir
     for aug, ds in datasets.items():
         first = np.mean([b.sentence_starts[0][0] == attribute for b in ds.bios])
         dist = np.array([name_distance(b, attribute) for b in ds.bios])
-        rows.append({"augmentation": aug, f"{attribute} is the first sentence": float(first),
-                     "words from name (median)": float(np.median(dist)),
-                     "words from name (mean)": round(float(dist.mean()), 1)})
+        rows.append(
+            {
+                "augmentation": aug,
+                f"{attribute} is the first sentence": float(first),
+                "words from name (median)": float(np.median(dist)),
+                "words from name (mean)": round(float(dist.mean()), 1),
+            }
+        )
     return pd.DataFrame(rows).set_index("augmentation")

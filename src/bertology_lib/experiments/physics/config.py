@@ -93,10 +93,16 @@ class PhysicsConfig(SizeTable):
         check_int("bert_steps", self.bert_steps, minimum=1)
         check_fraction("bert_mask_prob", self.bert_mask_prob)
         if not isinstance(self.tokenizer, str) or not self.tokenizer.strip():
-            raise ParameterError(f"tokenizer={self.tokenizer!r} is invalid; allowed: 'word' or a tokenizer folder / "
-                             "hub name (e.g. a GPT-2 BPE tokenizer)")
-        for tc in (self.pretrain_train_config(), self.finetune_train_config(False), self.finetune_train_config(True),
-                   self.mixed_train_config()):
+            raise ParameterError(
+                f"tokenizer={self.tokenizer!r} is invalid; allowed: 'word' or a tokenizer folder / "
+                "hub name (e.g. a GPT-2 BPE tokenizer)"
+            )
+        for tc in (
+            self.pretrain_train_config(),
+            self.finetune_train_config(False),
+            self.finetune_train_config(True),
+            self.mixed_train_config(),
+        ):
             del tc  # constructing them validated steps, lrs, batch sizes, device and dtype
 
     @classmethod
@@ -116,35 +122,71 @@ class PhysicsConfig(SizeTable):
 
     # -- derived configs ------------------------------------------------------------------------
     def bio_config(self) -> bios.BioConfig:
-        return bios.BioConfig.from_augmentation(self.augmentation, self.n_people, seed=self.seed,
-                                                n_minority=self.n_minority, people_per_value=self.people_per_value)
+        return bios.BioConfig.from_augmentation(
+            self.augmentation,
+            self.n_people,
+            seed=self.seed,
+            n_minority=self.n_minority,
+            people_per_value=self.people_per_value,
+        )
 
     def dataset(self) -> bios.BioDataset:
         return _dataset(self.bio_config())
 
     def pretrain_train_config(self) -> TrainConfig:
         return TrainConfig(
-            lr=self.lr, embedding_lr=self.embedding_lr, weight_decay=self.weight_decay,
-            warmup_steps=self.warmup_steps, max_steps=self.pretrain_steps, batch_size=self.batch_size, seq_len=self.seq_len,
-            schedule="cosine", seed=self.seed, device=self.device, dtype=self.dtype)
+            lr=self.lr,
+            embedding_lr=self.embedding_lr,
+            weight_decay=self.weight_decay,
+            warmup_steps=self.warmup_steps,
+            max_steps=self.pretrain_steps,
+            batch_size=self.batch_size,
+            seq_len=self.seq_len,
+            schedule="cosine",
+            seed=self.seed,
+            device=self.device,
+            dtype=self.dtype,
+        )
 
     def finetune_train_config(self, lora: bool | None = None) -> TrainConfig:
         """QA fine-tuning settings; ``lora`` (default ``self.lora``) trains at ``lora_lr`` instead of ``finetune_lr``."""
         lora = self.lora if lora is None else lora
         return TrainConfig(
-            lr=self.lora_lr if lora else self.finetune_lr, weight_decay=self.finetune_weight_decay,
-            warmup_steps=min(self.warmup_steps, self.finetune_steps // 10), max_steps=self.finetune_steps,
-            batch_size=self.finetune_batch_size, seq_len=self.seq_len, schedule="cosine",
-            eval_every=self.finetune_eval_every, seed=self.seed, device=self.device, dtype=self.dtype)
+            lr=self.lora_lr if lora else self.finetune_lr,
+            weight_decay=self.finetune_weight_decay,
+            warmup_steps=min(self.warmup_steps, self.finetune_steps // 10),
+            max_steps=self.finetune_steps,
+            batch_size=self.finetune_batch_size,
+            seq_len=self.seq_len,
+            schedule="cosine",
+            eval_every=self.finetune_eval_every,
+            seed=self.seed,
+            device=self.device,
+            dtype=self.dtype,
+        )
 
     def mixed_train_config(self) -> TrainConfig:
         return dataclasses.replace(self.pretrain_train_config(), max_steps=self.mixed_steps)
 
 
 PhysicsConfig.SIZES = {
-    "smoke": dict(n_people=20, model_size="tiny", seq_len=128, batch_size=8, warmup_steps=5,
-                  pretrain_steps=30, finetune_steps=20, finetune_batch_size=8, finetune_eval_every=10,
-                  mixed_steps=30, bert_steps=30, device="cpu", packing="whole", people_per_value=10, embedding_lr=10.0),
+    "smoke": dict(
+        n_people=20,
+        model_size="tiny",
+        seq_len=128,
+        batch_size=8,
+        warmup_steps=5,
+        pretrain_steps=30,
+        finetune_steps=20,
+        finetune_batch_size=8,
+        finetune_eval_every=10,
+        mixed_steps=30,
+        bert_steps=30,
+        device="cpu",
+        packing="whole",
+        people_per_value=10,
+        embedding_lr=10.0,
+    ),
     # Calibrated 2026-12-01 (2-core box, 1 thread, one seed; benchmarks/README.md, "Physics at
     # quick"): whole-biography packing (stream packing cut 23% of single's values from their name) and pools
     # that scale with N (10 people per value: 30 values per pooled attribute at N = 300, so a classifier probe
@@ -164,15 +206,45 @@ PhysicsConfig.SIZES = {
     # at the decoder's 2,000 steps it memorised 0.05 (15%) or 0.13 (40%) of its biographies' values; at 8,000
     # steps and 40%, 0.960. A BERT learns only from its masked words, so at 15% each value is a target in about
     # one reading in seven; `full` keeps the paper's 15% at the decoder's steps.
-    "quick": dict(n_people=300, model_size="small", seq_len=128, batch_size=16, lr=3e-3, embedding_lr=10.0,
-                  warmup_steps=60, pretrain_steps=2000, finetune_steps=300, finetune_lr=1e-3, finetune_batch_size=32,
-                  finetune_eval_every=25, mixed_steps=4000, bert_steps=8000, bert_mask_prob=0.4, device="cpu",
-                  packing="whole", people_per_value=10),
-    "full": dict(n_people=100_000, model_size="full", seq_len=512, batch_size=96, lr=1e-3,
-                 weight_decay=0.1, warmup_steps=1000, pretrain_steps=80_000, finetune_steps=20_000,
-                 finetune_lr=3e-4, finetune_batch_size=96, finetune_eval_every=2000, mixed_steps=160_000,
-                 bert_steps=80_000,
-                 lora_rank=16, device="auto", dtype="bfloat16"),
+    "quick": dict(
+        n_people=300,
+        model_size="small",
+        seq_len=128,
+        batch_size=16,
+        lr=3e-3,
+        embedding_lr=10.0,
+        warmup_steps=60,
+        pretrain_steps=2000,
+        finetune_steps=300,
+        finetune_lr=1e-3,
+        finetune_batch_size=32,
+        finetune_eval_every=25,
+        mixed_steps=4000,
+        bert_steps=8000,
+        bert_mask_prob=0.4,
+        device="cpu",
+        packing="whole",
+        people_per_value=10,
+    ),
+    "full": dict(
+        n_people=100_000,
+        model_size="full",
+        seq_len=512,
+        batch_size=96,
+        lr=1e-3,
+        weight_decay=0.1,
+        warmup_steps=1000,
+        pretrain_steps=80_000,
+        finetune_steps=20_000,
+        finetune_lr=3e-4,
+        finetune_batch_size=96,
+        finetune_eval_every=2000,
+        mixed_steps=160_000,
+        bert_steps=80_000,
+        lora_rank=16,
+        device="auto",
+        dtype="bfloat16",
+    ),
 }
 
 
@@ -200,7 +272,9 @@ def get_tokenizer(name: str = "word"):
     with quiet_hf():
         tok = AutoTokenizer.from_pretrained(name)
     if tok.eos_token_id is None:
-        raise ParameterError(f"tokenizer={name!r} has no EOS token; allowed: a causal-LM tokenizer with one (GPT-2 has)")
+        raise ParameterError(
+            f"tokenizer={name!r} has no EOS token; allowed: a causal-LM tokenizer with one (GPT-2 has)"
+        )
     if tok.pad_token_id is None:
         tok.pad_token = tok.eos_token
     return tok

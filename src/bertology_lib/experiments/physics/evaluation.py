@@ -48,9 +48,11 @@ def encode_words(tokenizer, texts: Sequence[str]) -> tuple[list[list[int]], list
     for text, w in zip(texts, wids):
         n_words = 1 + max((x for x in w if x is not None), default=-1)
         if n_words != len(bios.words(text)):
-            raise ParameterError(f"the tokenizer splits {text[:60]!r} into {n_words} words, bios.words into "
-                             f"{len(bios.words(text))}; allowed: a tokenizer that splits words like bios.words "
-                             "(tokenizer='word'), since probe positions are word positions")
+            raise ParameterError(
+                f"the tokenizer splits {text[:60]!r} into {n_words} words, bios.words into "
+                f"{len(bios.words(text))}; allowed: a tokenizer that splits words like bios.words "
+                "(tokenizer='word'), since probe positions are word positions"
+            )
     return ids, wids
 
 
@@ -78,8 +80,14 @@ def _sample(people: Sequence[int], k: int, seed: int, stream: int) -> list[int]:
 
 
 @torch.no_grad()
-def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size: int = 64,
-                 first_token: bool = False, after_name: bool = False) -> float:
+def bio_accuracy(
+    model,
+    tokenizer,
+    entries: Sequence[bios.BioEntry],
+    batch_size: int = 64,
+    first_token: bool = False,
+    after_name: bool = False,
+) -> float:
     """Share of (biography, attribute) pairs whose whole value the model predicts token by token.
 
     Teacher-forced: every value token must be the argmax next token after the true prefix (``<eos>``
@@ -99,10 +107,10 @@ def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size:
     model.eval()
     hits = []
     for s in range(0, len(ids), batch_size):
-        rows = ids[s: s + batch_size]
+        rows = ids[s : s + batch_size]
         x, mask = pad_right(rows, tokenizer.pad_token_id or 0)
         pred = model(input_ids=x.to(device), attention_mask=mask.to(device)).logits.argmax(-1).cpu()
-        for i, e in enumerate(entries[s: s + batch_size]):
+        for i, e in enumerate(entries[s : s + batch_size]):
             w = word_ids[s + i]
             named = False
             for lab, ws, we in e.spans:
@@ -121,8 +129,9 @@ def bio_accuracy(model, tokenizer, entries: Sequence[bios.BioEntry], batch_size:
 MEMORISED = 0.95  # first-token accuracy on training biographies below which a model did not memorise (#17)
 
 
-def training_bios(dataset: bios.BioDataset, people: Sequence[int] | None = None, n_people: int = 128,
-                  seed: int = 0) -> list[bios.BioEntry]:
+def training_bios(
+    dataset: bios.BioDataset, people: Sequence[int] | None = None, n_people: int = 128, seed: int = 0
+) -> list[bios.BioEntry]:
     """One training biography (the first in dataset order) of each of ``people``, default a seeded sample of
     ``n_people`` of everyone (every person's biographies are pretraining data)."""
     check_int("n_people", n_people, minimum=1)
@@ -138,16 +147,18 @@ def training_bios(dataset: bios.BioDataset, people: Sequence[int] | None = None,
     return [first[p] for p in chosen]
 
 
-def memorisation(model, tokenizer, dataset: bios.BioDataset, people: Sequence[int] | None = None,
-                 n_people: int = 128, seed: int = 0) -> float:
+def memorisation(
+    model, tokenizer, dataset: bios.BioDataset, people: Sequence[int] | None = None, n_people: int = 128, seed: int = 0
+) -> float:
     """Has the model stored its training biographies? First-token accuracy of every attribute value given
     its true prefix, after the person's name, (:func:`bio_accuracy` with ``first_token=True``) on one biography of each of ``people``
     (default: a seeded sample of ``n_people``). A claim that reads knowledge out of a model declares
     ``memorised`` (this value >= :data:`MEMORISED`) as its instrument check: a model that did not store the
     facts can neither extract them nor fail to. Values a template puts before the person's name are left out
     (``after_name``): no model can recall them."""
-    return bio_accuracy(model, tokenizer, training_bios(dataset, people, n_people, seed), first_token=True,
-                        after_name=True)
+    return bio_accuracy(
+        model, tokenizer, training_bios(dataset, people, n_people, seed), first_token=True, after_name=True
+    )
 
 
 def curve_metrics(model, tokenizer, dataset: bios.BioDataset, n_people: int = 64, seed: int = 0) -> dict:
@@ -169,7 +180,9 @@ def curve_metrics(model, tokenizer, dataset: bios.BioDataset, n_people: int = 64
 
 def _qa_mean(model, tokenizer, dataset: bios.BioDataset, people: Sequence[int]) -> float:
     pairs = [bios.QAPair(i, a, *dataset.qa(i, a)) for i in people for a in bios.ATTRIBUTES]
-    preds = generate_answers(model, tokenizer, [p.question for p in pairs], max_new_tokens=_max_answer_tokens(tokenizer))
+    preds = generate_answers(
+        model, tokenizer, [p.question for p in pairs], max_new_tokens=_max_answer_tokens(tokenizer)
+    )
     return float(np.mean([bios.exact_match(pr, p.answer) for pr, p in zip(preds, pairs)]))
 
 
@@ -182,8 +195,9 @@ def _cache_argument(model) -> str:
 @lru_cache(maxsize=1)
 def _longest_answer() -> int:
     """Most words any bioS answer can have (dates have 4: "October 2 , 1996")."""
-    return max(4, *(len(bios.words(v)) for pool in (bios.CITIES, bios.UNIVERSITIES, bios.MAJORS, bios.COMPANIES)
-                    for v in pool))
+    return max(
+        4, *(len(bios.words(v)) for pool in (bios.CITIES, bios.UNIVERSITIES, bios.MAJORS, bios.COMPANIES) for v in pool)
+    )
 
 
 def _max_answer_tokens(tokenizer) -> int:
@@ -204,8 +218,14 @@ _ANSWER_TOKENS: dict = {}
 
 
 @torch.no_grad()
-def generate_answers(model, tokenizer, prompts: Sequence[str], max_new_tokens: int = 16,
-                     batch_size: int = 256, stop: Sequence[str] = (".",)) -> list[str]:
+def generate_answers(
+    model,
+    tokenizer,
+    prompts: Sequence[str],
+    max_new_tokens: int = 16,
+    batch_size: int = 256,
+    stop: Sequence[str] = (".",),
+) -> list[str]:
     """Greedy completions of ``prompts``, cut at EOS or a ``stop`` token (not included), decoded.
 
     Prompts are grouped by token length, so batches need no padding (all bioS questions of one
@@ -224,7 +244,7 @@ def generate_answers(model, tokenizer, prompts: Sequence[str], max_new_tokens: i
     out: list[str] = [""] * len(ids)
     for rows_all in by_len.values():
         for s in range(0, len(rows_all), batch_size):
-            rows = rows_all[s: s + batch_size]
+            rows = rows_all[s : s + batch_size]
             x = torch.tensor([ids[i] for i in rows], device=device)  # (B, T)
             gen = torch.empty((len(rows), 0), dtype=torch.long, device=device)
             done = torch.zeros(len(rows), dtype=torch.bool, device=device)
@@ -244,23 +264,46 @@ def generate_answers(model, tokenizer, prompts: Sequence[str], max_new_tokens: i
     return out
 
 
-def qa_predictions(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
-                   attributes: Sequence[str] = bios.ATTRIBUTES, batch_size: int = 256) -> pd.DataFrame:
+def qa_predictions(
+    model,
+    tokenizer,
+    dataset: bios.BioDataset,
+    split: str = "test",
+    val_fraction: float = 0.1,
+    attributes: Sequence[str] = bios.ATTRIBUTES,
+    batch_size: int = 256,
+) -> pd.DataFrame:
     """One row per QA pair of ``split``: person, attribute, answer, prediction, correct (exact match)."""
     pairs = dataset.qa_pairs(split, val_fraction, attributes)
     if not pairs:
         raise ParameterError(f"split={split!r} has no people in this dataset; allowed: a non-empty split")
-    preds = generate_answers(model, tokenizer, [p.question for p in pairs], max_new_tokens=_max_answer_tokens(tokenizer),
-                             batch_size=batch_size)
-    return pd.DataFrame({
-        "person": [p.person for p in pairs], "attribute": [p.attribute for p in pairs],
-        "answer": [p.answer for p in pairs], "prediction": preds,
-        "correct": [bios.exact_match(pr, p.answer) for pr, p in zip(preds, pairs)],
-    })
+    preds = generate_answers(
+        model,
+        tokenizer,
+        [p.question for p in pairs],
+        max_new_tokens=_max_answer_tokens(tokenizer),
+        batch_size=batch_size,
+    )
+    return pd.DataFrame(
+        {
+            "person": [p.person for p in pairs],
+            "attribute": [p.attribute for p in pairs],
+            "answer": [p.answer for p in pairs],
+            "prediction": preds,
+            "correct": [bios.exact_match(pr, p.answer) for pr, p in zip(preds, pairs)],
+        }
+    )
 
 
-def evaluate_qa(model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1,
-                attributes: Sequence[str] = bios.ATTRIBUTES, batch_size: int = 256) -> pd.DataFrame:
+def evaluate_qa(
+    model,
+    tokenizer,
+    dataset: bios.BioDataset,
+    split: str = "test",
+    val_fraction: float = 0.1,
+    attributes: Sequence[str] = bios.ATTRIBUTES,
+    batch_size: int = 256,
+) -> pd.DataFrame:
     """Exact-match QA accuracy per attribute on ``split`` people ('test', 'train', 'val', 'fit', 'all').
 
     Returns a DataFrame indexed by attribute plus ``mean`` and ``mean_without_birth_date`` rows, with
@@ -271,8 +314,9 @@ def evaluate_qa(model, tokenizer, dataset: bios.BioDataset, split: str = "test",
     return accuracy_table(preds, dataset, attributes)
 
 
-def accuracy_table(preds: pd.DataFrame, dataset: bios.BioDataset,
-                   attributes: Sequence[str] = bios.ATTRIBUTES) -> pd.DataFrame:
+def accuracy_table(
+    preds: pd.DataFrame, dataset: bios.BioDataset, attributes: Sequence[str] = bios.ATTRIBUTES
+) -> pd.DataFrame:
     """Per-attribute exact-match accuracy of QA predictions (rows: person, attribute, answer, correct), with
     the majority baseline (the most common QA-train answer) and ``mean`` / ``mean_without_birth_date`` rows."""
     preds = preds.copy()
@@ -280,12 +324,12 @@ def accuracy_table(preds: pd.DataFrame, dataset: bios.BioDataset,
     guess = {a: ans for a, (ans, _) in bios.majority_baseline(train_people, attributes).items()}
     preds["majority"] = [ans == guess[a] for a, ans in zip(preds["attribute"], preds["answer"])]
     table = preds.groupby("attribute", sort=False).agg(
-        accuracy=("correct", "mean"), majority=("majority", "mean"), n=("correct", "size"))
+        accuracy=("correct", "mean"), majority=("majority", "mean"), n=("correct", "size")
+    )
     table = table.reindex([a for a in attributes if a in table.index])
     no_date = table.drop(index="birth_date", errors="ignore")
     table.loc["mean"] = [table["accuracy"].mean(), table["majority"].mean(), table["n"].sum()]
-    table.loc["mean_without_birth_date"] = [no_date["accuracy"].mean(), no_date["majority"].mean(),
-                                            no_date["n"].sum()]
+    table.loc["mean_without_birth_date"] = [no_date["accuracy"].mean(), no_date["majority"].mean(), no_date["n"].sum()]
     table["n"] = table["n"].astype(int)
     table.index.name = "attribute"
     return table

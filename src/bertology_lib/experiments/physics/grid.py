@@ -38,8 +38,14 @@ METHODS: tuple[str, ...] = ("full", "lora")
 SUMMARY_ROWS: tuple[str, ...] = ("mean", "mean_without_birth_date")
 # QA-test accuracy after full fine-tuning, paper Fig. 3: the six cells whose numbers the book quotes (its
 # multi2+permute cell runs here, but its paper number is not in our reference table, so it is not ranked)
-PAPER_FIG3: dict[str, float] = {"single": 0.097, "fullname": 0.489, "permute1": 0.044, "permute5": 0.700,
-                                "multi5": 0.410, "multi5+permute": 0.966}
+PAPER_FIG3: dict[str, float] = {
+    "single": 0.097,
+    "fullname": 0.489,
+    "permute1": 0.044,
+    "permute5": 0.700,
+    "multi5": 0.410,
+    "multi5+permute": 0.966,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,14 +66,41 @@ class Plan(SizeTable):
     curve_points: int = 10  # learning-curve points of each mixed run (fine enough to measure the QA-test lag)
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
-        "smoke": dict(grid_seeds={"single": (0,), "permute1": (0,), "multi5+permute": (0,)}, mixed_seeds=(0,),
-                      n_sweep=(20, 40), qa_shares=(0.5,), celebrity_seeds=(0,), bert_seeds=(0,), curve_points=5),
-        "quick": dict(grid_seeds={"single": (0, 1), "fullname": (0,), "permute1": (0, 1), "permute5": (0,),
-                                  "multi5": (0,), "multi2+permute": (0,), "multi5+permute": (0, 1)},
-                      mixed_seeds=(0,), n_sweep=(75, 150, 300), qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1),
-                      bert_seeds=(0,), curve_points=40),
-        "full": dict(grid_seeds={a: (0, 1) for a in GRID}, mixed_seeds=(0, 1), n_sweep=(10_000, 50_000, 100_000),
-                     qa_shares=(0.2, 0.5), celebrity_seeds=(0, 1), bert_seeds=(0, 1), curve_points=40),
+        "smoke": dict(
+            grid_seeds={"single": (0,), "permute1": (0,), "multi5+permute": (0,)},
+            mixed_seeds=(0,),
+            n_sweep=(20, 40),
+            qa_shares=(0.5,),
+            celebrity_seeds=(0,),
+            bert_seeds=(0,),
+            curve_points=5,
+        ),
+        "quick": dict(
+            grid_seeds={
+                "single": (0, 1),
+                "fullname": (0,),
+                "permute1": (0, 1),
+                "permute5": (0,),
+                "multi5": (0,),
+                "multi2+permute": (0,),
+                "multi5+permute": (0, 1),
+            },
+            mixed_seeds=(0,),
+            n_sweep=(75, 150, 300),
+            qa_shares=(0.2, 0.5),
+            celebrity_seeds=(0, 1),
+            bert_seeds=(0,),
+            curve_points=40,
+        ),
+        "full": dict(
+            grid_seeds={a: (0, 1) for a in GRID},
+            mixed_seeds=(0, 1),
+            n_sweep=(10_000, 50_000, 100_000),
+            qa_shares=(0.2, 0.5),
+            celebrity_seeds=(0, 1),
+            bert_seeds=(0, 1),
+            curve_points=40,
+        ),
     }
 
 
@@ -89,16 +122,20 @@ def _progress(items: list, desc: str, progress: bool):
 
 
 def _qa_rows(table: pd.DataFrame, **labels) -> list[dict]:
-    return [{**labels, "attribute": a, "accuracy": float(r["accuracy"]), "majority": float(r["majority"]),
-             "n": int(r["n"])} for a, r in table.iterrows()]
+    return [
+        {**labels, "attribute": a, "accuracy": float(r["accuracy"]), "majority": float(r["majority"]), "n": int(r["n"])}
+        for a, r in table.iterrows()
+    ]
 
 
 # ----------------------------------------------------------------------------------------------
 # Pretrain + fine-tune (paper §4)
 # ----------------------------------------------------------------------------------------------
 
-def finetune_run(cfg: PhysicsConfig, methods: Sequence[str] = METHODS, cache: ArtifactCache | None = None,
-                 progress: bool = False) -> pd.DataFrame:
+
+def finetune_run(
+    cfg: PhysicsConfig, methods: Sequence[str] = METHODS, cache: ArtifactCache | None = None, progress: bool = False
+) -> pd.DataFrame:
     """Pretrain on ``cfg.augmentation`` and fine-tune with each method; QA-test accuracy per attribute.
 
     One row per (method, attribute incl. ``mean`` / ``mean_without_birth_date``) with ``accuracy``,
@@ -116,15 +153,28 @@ def finetune_run(cfg: PhysicsConfig, methods: Sequence[str] = METHODS, cache: Ar
         tuned = training.finetune_qa(pre, cfg, lora=(m == "lora"), cache=cache, progress=progress)
         model, tok = training.load_model(tuned)
         log = training.train_log(tuned)
-        rows += _qa_rows(evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction), augmentation=cfg.augmentation,
-                         seed=cfg.seed, method=m, best_step=log.get("best_step"), val_mean=log.get("best_val_mean"),
-                         memorised=memorised, pretrained=str(pre), finetuned=str(tuned))
+        rows += _qa_rows(
+            evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction),
+            augmentation=cfg.augmentation,
+            seed=cfg.seed,
+            method=m,
+            best_step=log.get("best_step"),
+            val_mean=log.get("best_val_mean"),
+            memorised=memorised,
+            pretrained=str(pre),
+            finetuned=str(tuned),
+        )
     return pd.DataFrame(rows)
 
 
-def finetune_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds: Sequence[int] = (0, 1),
-                  methods: Sequence[str] = METHODS, cache: ArtifactCache | None = None,
-                  progress: bool = True) -> pd.DataFrame:
+def finetune_grid(
+    base: PhysicsConfig,
+    augmentations: Sequence[str] = GRID,
+    seeds: Sequence[int] = (0, 1),
+    methods: Sequence[str] = METHODS,
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
     """:func:`finetune_run` for every (augmentation, seed): the paper's Fig. 3 grid at ``base``'s sizes.
 
     Everything is validated before the first model trains. ``seeds`` may also be a mapping
@@ -132,8 +182,10 @@ def finetune_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seed
     """
     plan = _plan(base, augmentations, seeds)
     methods = check_subset("methods", methods, METHODS)
-    frames = [finetune_run(base.replace(augmentation=a, seed=s), methods, cache)
-              for a, s in _progress(plan, "pretrain + fine-tune", progress)]
+    frames = [
+        finetune_run(base.replace(augmentation=a, seed=s), methods, cache)
+        for a, s in _progress(plan, "pretrain + fine-tune", progress)
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -146,11 +198,12 @@ def _plan(base: PhysicsConfig, augmentations, seeds) -> list[tuple[str, int]]:
     return [(a, s) for a in augs for s in seeds]
 
 
-def seed_summary(df: pd.DataFrame, by: Sequence[str], attribute: str = "mean", value: str = "accuracy"
-                 ) -> pd.DataFrame:
+def seed_summary(df: pd.DataFrame, by: Sequence[str], attribute: str = "mean", value: str = "accuracy") -> pd.DataFrame:
     """Mean, sample std, min, max and number of seeds of ``value`` at one ``attribute`` row, per ``by`` group."""
     if attribute not in set(df["attribute"]):
-        raise ParameterError(f"attribute={attribute!r} is not in the table; allowed: {', '.join(map(str, df['attribute'].unique()))}")
+        raise ParameterError(
+            f"attribute={attribute!r} is not in the table; allowed: {', '.join(map(str, df['attribute'].unique()))}"
+        )
     sub = df[df["attribute"] == attribute]
     g = sub.groupby(list(by), sort=False)[value]
     out = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1), "min": g.min(), "max": g.max(), "seeds": g.size()})
@@ -213,17 +266,24 @@ def per_attribute(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 # Mixed training (paper §3)
 # ----------------------------------------------------------------------------------------------
 
-def mixed_run(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
-              curve_points: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
+
+def mixed_run(
+    cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False, curve_points: int = 10
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Mixed training of ``cfg``: (QA-test accuracy rows per attribute with the model's ``memorised``
     score, learning-curve rows)."""
     path = training.mixed_train(cfg, cache, progress=progress, curve_points=curve_points)
     model, tok = training.load_model(path)
     labels = dict(augmentation=cfg.augmentation, seed=cfg.seed, n_people=cfg.n_people, qa_share=cfg.qa_share)
-    acc = pd.DataFrame(_qa_rows(evaluation.evaluate_qa(model, tok, cfg.dataset(), "test", cfg.val_fraction), **labels,
-                                steps=cfg.mixed_steps, memorised=evaluation.memorisation(model, tok, cfg.dataset(),
-                                                                                         seed=cfg.seed),
-                                path=str(path)))
+    acc = pd.DataFrame(
+        _qa_rows(
+            evaluation.evaluate_qa(model, tok, cfg.dataset(), "test", cfg.val_fraction),
+            **labels,
+            steps=cfg.mixed_steps,
+            memorised=evaluation.memorisation(model, tok, cfg.dataset(), seed=cfg.seed),
+            path=str(path),
+        )
+    )
     curve = training.learning_curve(path) if curve_points else pd.DataFrame()
     for k, v in labels.items():
         curve[k] = v
@@ -233,6 +293,7 @@ def mixed_run(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: 
 def curve_lag(curve: pd.DataFrame, frac: float = 0.5) -> float:
     """Steps between QA-train and QA-test first reaching ``frac`` of their final value in one learning curve
     (columns ``step``, ``qa_train``, ``qa_test``); NaN when either never gets there or ends at 0."""
+
     def first(col: str) -> float:
         target = frac * float(curve[col].iloc[-1])
         hit = curve[curve[col] >= target]
@@ -241,30 +302,48 @@ def curve_lag(curve: pd.DataFrame, frac: float = 0.5) -> float:
     return first("qa_test") - first("qa_train")
 
 
-def paired_gap(df: pd.DataFrame, high: str, low: str, method: str = "full", attribute: str = "mean"
-               ) -> tuple[float, float, float]:
+def paired_gap(
+    df: pd.DataFrame, high: str, low: str, method: str = "full", attribute: str = "mean"
+) -> tuple[float, float, float]:
     """(mean, min, max) over seeds of accuracy(``high``) - accuracy(``low``), paired by seed (seeds both ran)."""
     t = df[(df["attribute"] == attribute) & (df["method"] == method)].pivot(
-        index="seed", columns="augmentation", values="accuracy")
+        index="seed", columns="augmentation", values="accuracy"
+    )
     d = (t[high] - t[low]).dropna() if {high, low} <= set(t.columns) else pd.Series(dtype=float)
     if d.empty:
-        raise ParameterError(f"{high!r} and {low!r} share no seed with method={method!r}; allowed: cells run with a common seed")
+        raise ParameterError(
+            f"{high!r} and {low!r} share no seed with method={method!r}; allowed: cells run with a common seed"
+        )
     return float(d.mean()), float(d.min()), float(d.max())
 
 
-def mixed_grid(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
-               seeds: Sequence[int] = (0, 1), cache: ArtifactCache | None = None, progress: bool = True,
-               curve_points: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
+def mixed_grid(
+    base: PhysicsConfig,
+    augmentations: Sequence[str] = ("single", "multi5+permute"),
+    seeds: Sequence[int] = (0, 1),
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+    curve_points: int = 10,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`mixed_run` for every (augmentation, seed); returns (accuracies, learning curves)."""
     plan = _plan(base, augmentations, seeds)
-    runs = [mixed_run(base.replace(augmentation=a, seed=s), cache, curve_points=curve_points)
-            for a, s in _progress(plan, "mixed training", progress)]
+    runs = [
+        mixed_run(base.replace(augmentation=a, seed=s), cache, curve_points=curve_points)
+        for a, s in _progress(plan, "mixed training", progress)
+    ]
     return pd.concat([r[0] for r in runs], ignore_index=True), pd.concat([r[1] for r in runs], ignore_index=True)
 
 
-def n_sweep(base: PhysicsConfig, n_values: Sequence[int], augmentation: str = "single", seed: int = 0,
-            qa_shares: Sequence[float] | None = None, cache: ArtifactCache | None = None,
-            progress: bool = True, curve_points: int = 10) -> pd.DataFrame:
+def n_sweep(
+    base: PhysicsConfig,
+    n_values: Sequence[int],
+    augmentation: str = "single",
+    seed: int = 0,
+    qa_shares: Sequence[float] | None = None,
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+    curve_points: int = 10,
+) -> pd.DataFrame:
     """Mixed training at several numbers of people N (and QA shares), at a fixed number of exposures.
 
     Steps scale with N and with the biographies' share of rows
@@ -282,11 +361,15 @@ def n_sweep(base: PhysicsConfig, n_values: Sequence[int], augmentation: str = "s
     for n in ns:
         for q in shares:
             if not (isinstance(q, (int, float)) and 0.0 <= q < 1.0):
-                raise ParameterError(f"qa_share={q!r} is out of range; allowed: 0 <= qa_share < 1 (some rows must be "
-                                 "biographies)")
+                raise ParameterError(
+                    f"qa_share={q!r} is out of range; allowed: 0 <= qa_share < 1 (some rows must be biographies)"
+                )
             steps = max(1, int(round(base.mixed_steps * n / base.n_people * (1 - base.qa_share) / (1 - q))))
-            cfgs.append(base.replace(augmentation=augmentation, seed=seed, n_people=int(n), qa_share=float(q),
-                                     mixed_steps=steps))  # validates every setting before training
+            cfgs.append(
+                base.replace(
+                    augmentation=augmentation, seed=seed, n_people=int(n), qa_share=float(q), mixed_steps=steps
+                )
+            )  # validates every setting before training
     frames = [mixed_run(c, cache, curve_points=curve_points)[0] for c in _progress(cfgs, "N sweep", progress)]
     return pd.concat(frames, ignore_index=True)
 
@@ -294,6 +377,7 @@ def n_sweep(base: PhysicsConfig, n_values: Sequence[int], augmentation: str = "s
 # ----------------------------------------------------------------------------------------------
 # Celebrities (paper §4.3)
 # ----------------------------------------------------------------------------------------------
+
 
 def celebrity_config(base: PhysicsConfig, n_minority: int | None = None) -> PhysicsConfig:
     """The celebrity run's config: ``base.n_people`` celebrities (multi5+permute, QA-train) plus
@@ -307,8 +391,9 @@ def celebrity_config(base: PhysicsConfig, n_minority: int | None = None) -> Phys
         raise ParameterError(f"n_minority={n_minority!r} is invalid; allowed: None (= n_people) or an int >= 1")
     majority_bios = 5 * base.n_people
     steps = int(round(base.pretrain_steps * (majority_bios + n_min) / majority_bios))
-    return base.replace(augmentation="multi5+permute", n_people=base.n_people + int(n_min), n_minority=int(n_min),
-                        pretrain_steps=steps)
+    return base.replace(
+        augmentation="multi5+permute", n_people=base.n_people + int(n_min), n_minority=int(n_min), pretrain_steps=steps
+    )
 
 
 def filler_config(base: PhysicsConfig, n_minority: int | None = None, baseline: str = "permute1") -> PhysicsConfig:
@@ -323,10 +408,16 @@ def filler_config(base: PhysicsConfig, n_minority: int | None = None, baseline: 
 SETTINGS = ("with", "without", "filler")
 
 
-def celebrity_grid(base: PhysicsConfig, seeds: Sequence[int] = (0, 1), n_minority: int | None = None,
-                   baseline: str = "permute1", methods: Sequence[str] = ("full",),
-                   cache: ArtifactCache | None = None, progress: bool = True,
-                   settings: Sequence[str] = ("with", "without")) -> pd.DataFrame:
+def celebrity_grid(
+    base: PhysicsConfig,
+    seeds: Sequence[int] = (0, 1),
+    n_minority: int | None = None,
+    baseline: str = "permute1",
+    methods: Sequence[str] = ("full",),
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+    settings: Sequence[str] = ("with", "without"),
+) -> pd.DataFrame:
     """Minority accuracy with celebrities vs the same kind of biography without them.
 
     ``with``: :func:`celebrity_config` runs, fine-tuned on celebrities, tested on the minority.
@@ -341,8 +432,11 @@ def celebrity_grid(base: PhysicsConfig, seeds: Sequence[int] = (0, 1), n_minorit
     seeds = check_seeds(seeds)
     methods = check_subset("methods", methods, METHODS)
     settings = check_subset("settings", settings, SETTINGS)
-    make = {"with": lambda: celebrity_config(base, n_minority), "without": lambda: base.replace(augmentation=baseline),
-            "filler": lambda: filler_config(base, n_minority, baseline)}
+    make = {
+        "with": lambda: celebrity_config(base, n_minority),
+        "without": lambda: base.replace(augmentation=baseline),
+        "filler": lambda: filler_config(base, n_minority, baseline),
+    }
     runs = [(name, make[name]().replace(seed=s)) for name in settings for s in seeds]
     frames = []
     for setting, cfg in _progress(runs, "celebrities", progress):
@@ -365,9 +459,15 @@ def celebrity_grid(base: PhysicsConfig, seeds: Sequence[int] = (0, 1), n_minorit
 Q_PROBES = ("linear", "vocab")
 
 
-def q_probe_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds: Sequence[int] = (0, 1),
-                 probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
-                 progress: bool = True, probe: str = "linear") -> pd.DataFrame:
+def q_probe_grid(
+    base: PhysicsConfig,
+    augmentations: Sequence[str] = GRID,
+    seeds: Sequence[int] = (0, 1),
+    probe_cfg: ProbeConfig | None = None,
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+    probe: str = "linear",
+) -> pd.DataFrame:
     """Q-probing of every pretrained grid model (cached, shared with :func:`finetune_grid`).
 
     ``probe``: ``linear`` (:func:`~bertology_lib.experiments.physics.probing.q_probe`, the paper's) or ``vocab``
@@ -387,8 +487,9 @@ def q_probe_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds
         else:
             q = probing.q_probe_vocab(model, tok, cfg.dataset(), seed=s)
         best = probing.best_layer_rows(q)
-        best = best.assign(augmentation=a, seed=s)[["augmentation", "seed", "attribute", "layer", "accuracy",
-                                                      "majority"]]
+        best = best.assign(augmentation=a, seed=s)[
+            ["augmentation", "seed", "attribute", "layer", "accuracy", "majority"]
+        ]
         frames.append(best)
     out = pd.concat(frames, ignore_index=True)
     means = out.groupby(["augmentation", "seed"], sort=False)[["accuracy", "majority"]].mean().reset_index()
@@ -396,9 +497,15 @@ def q_probe_grid(base: PhysicsConfig, augmentations: Sequence[str] = GRID, seeds
     return pd.concat([out, means[out.columns]], ignore_index=True)
 
 
-def p_probe_results(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
-                    seed: int = 0, probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
-                    bios_per_person: int | None = 2, progress: bool = True) -> dict[str, pd.DataFrame]:
+def p_probe_results(
+    base: PhysicsConfig,
+    augmentations: Sequence[str] = ("single", "multi5+permute"),
+    seed: int = 0,
+    probe_cfg: ProbeConfig | None = None,
+    cache: ArtifactCache | None = None,
+    bios_per_person: int | None = 2,
+    progress: bool = True,
+) -> dict[str, pd.DataFrame]:
     """:func:`~bertology_lib.experiments.physics.probing.p_probe` (every position, attribute and layer) of each
     augmentation's pretrained model, shared with the grid's cache."""
     augs = _check_augmentations(augmentations, base.n_people)
@@ -410,10 +517,16 @@ def p_probe_results(base: PhysicsConfig, augmentations: Sequence[str] = ("single
     return out
 
 
-def p_probe_tables(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
-                   seed: int = 0, probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
-                   bios_per_person: int | None = 2, progress: bool = True,
-                   results: dict[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
+def p_probe_tables(
+    base: PhysicsConfig,
+    augmentations: Sequence[str] = ("single", "multi5+permute"),
+    seed: int = 0,
+    probe_cfg: ProbeConfig | None = None,
+    cache: ArtifactCache | None = None,
+    bios_per_person: int | None = 2,
+    progress: bool = True,
+    results: dict[str, pd.DataFrame] | None = None,
+) -> dict[str, pd.DataFrame]:
     """P-probing 7 x 6 tables (position x attribute, best layer) for each augmentation's pretrained model
     (from ``results`` of :func:`p_probe_results` when given)."""
     if results is None:
@@ -425,8 +538,9 @@ def extraction_vs_probe(finetuned: pd.DataFrame, q_probed: pd.DataFrame, method:
     """Per (augmentation, seed): mean fine-tuned QA-test accuracy beside mean Q-probe accuracy."""
     ft = finetuned[(finetuned["attribute"] == "mean") & (finetuned["method"] == method)]
     qp = q_probed[q_probed["attribute"] == "mean"]
-    m = ft[["augmentation", "seed", "accuracy"]].merge(qp[["augmentation", "seed", "accuracy"]],
-                                                       on=["augmentation", "seed"], suffixes=("_qa", "_q_probe"))
+    m = ft[["augmentation", "seed", "accuracy"]].merge(
+        qp[["augmentation", "seed", "accuracy"]], on=["augmentation", "seed"], suffixes=("_qa", "_q_probe")
+    )
     return m.rename(columns={"accuracy_qa": "qa_accuracy", "accuracy_q_probe": "q_probe_accuracy"})
 
 
@@ -434,9 +548,16 @@ def extraction_vs_probe(finetuned: pd.DataFrame, q_probed: pd.DataFrame, method:
 # BERT (paper §7)
 # ----------------------------------------------------------------------------------------------
 
-def bert_grid(base: PhysicsConfig, augmentations: Sequence[str] = ("single", "multi5+permute"),
-              seeds: Sequence[int] = (0,), probe_cfg: ProbeConfig | None = None, cache: ArtifactCache | None = None,
-              progress: bool = True, lr: float | None = None) -> pd.DataFrame:
+
+def bert_grid(
+    base: PhysicsConfig,
+    augmentations: Sequence[str] = ("single", "multi5+permute"),
+    seeds: Sequence[int] = (0,),
+    probe_cfg: ProbeConfig | None = None,
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+    lr: float | None = None,
+) -> pd.DataFrame:
     """:func:`bertology_lib.experiments.physics.probing.bert_extraction` per (augmentation, seed), long format."""
     plan = _plan(base, augmentations, seeds)
     frames = []
@@ -464,7 +585,9 @@ def bert_parameters(cfg: PhysicsConfig) -> int:
     from bertology_lib.experiments.physics.bert import bert_tokenizer
     from bertology_lib.models.decoder import matching_bert_config
 
-    return sum(p.numel() for p in BertForMaskedLM(matching_bert_config(cfg.model_size, len(bert_tokenizer()))).parameters())
+    return sum(
+        p.numel() for p in BertForMaskedLM(matching_bert_config(cfg.model_size, len(bert_tokenizer()))).parameters()
+    )
 
 
 def model_label(cfg: PhysicsConfig, kind: str = "decoder") -> str:
@@ -480,11 +603,17 @@ def scale(cfg: PhysicsConfig, seeds: int, steps: int | None = None) -> dict[str,
     """The scale of a physics claim beside the paper's: people, value pools, parameters, training steps, seeds."""
     k = cfg.bio_config().pool_sizes()
     pools = f"{max(k.values())} values per pooled attribute" if cfg.people_per_value else "the paper's"
-    return {"people": cfg.n_people, "paper people": PAPER_SCALE["people"], "pools": pools,
-            "paper pools": "100-300 values per pooled attribute",
-            "parameters": decoder_parameters(cfg), "paper parameters": PAPER_SCALE["parameters"],
-            "steps": int(steps if steps is not None else cfg.pretrain_steps),
-            "paper steps": PAPER_SCALE["pretrain_steps"], "seeds": int(seeds)}
+    return {
+        "people": cfg.n_people,
+        "paper people": PAPER_SCALE["people"],
+        "pools": pools,
+        "paper pools": "100-300 values per pooled attribute",
+        "parameters": decoder_parameters(cfg),
+        "paper parameters": PAPER_SCALE["parameters"],
+        "steps": int(steps if steps is not None else cfg.pretrain_steps),
+        "paper steps": PAPER_SCALE["pretrain_steps"],
+        "seeds": int(seeds),
+    }
 
 
 def config_table(cfg: PhysicsConfig) -> pd.DataFrame:

@@ -29,8 +29,13 @@ CLASSES_SEEN = 0.9  # share of probe-test people whose class a probe-training pe
 POSITIVE_CONTROL = 0.3  # mean accuracy over majority a P-probe reaches where the value is next (#17)
 
 
-def classes_seen(dataset: bios.BioDataset, n_people: int | None = None, train_fraction: float = 0.5, seed: int = 0,
-                 birth_date_label: str = "month") -> pd.Series:
+def classes_seen(
+    dataset: bios.BioDataset,
+    n_people: int | None = None,
+    train_fraction: float = 0.5,
+    seed: int = 0,
+    birth_date_label: str = "month",
+) -> pd.Series:
     """Per attribute: the share of probe-test people whose label some probe-training person has (the split of
     :func:`~bertology_lib.experiments.physics.probing.p_probe` / :func:`~bertology_lib.experiments.physics.probing.q_probe` with the same arguments). A classifier probe can only name classes it
     saw, so below :data:`CLASSES_SEEN` its accuracy says more about the pools than about the model."""
@@ -54,15 +59,18 @@ def positive_control(result: pd.DataFrame) -> pd.Series:
     for k, a in enumerate(bios.ATTRIBUTES, start=1):
         sub = result[(result["position"] == f"pos{k}") & (result["attribute"] == a)]
         if sub.empty:
-            raise ParameterError(f"the result has no row for position pos{k} and attribute {a!r}; allowed: a "
-                                 "p_probe result with position_by='order'")
+            raise ParameterError(
+                f"the result has no row for position pos{k} and attribute {a!r}; allowed: a "
+                "p_probe result with position_by='order'"
+            )
         best = best_layer_rows(sub).iloc[0]
         rows[a] = float(best["accuracy"] - best["majority"])
     return pd.Series(rows, name="accuracy_over_majority")
 
 
-def memorisation_by_attribute(model, tokenizer, dataset: bios.BioDataset, n_people: int = 128, seed: int = 0
-                              ) -> dict[str, float]:
+def memorisation_by_attribute(
+    model, tokenizer, dataset: bios.BioDataset, n_people: int = 128, seed: int = 0
+) -> dict[str, float]:
     """:func:`~bertology_lib.experiments.physics.evaluation.memorisation` split by attribute: the same first-token
     accuracy after the name, on the same training biographies, with only the name's and one attribute's spans
     scored. ``all`` is the check's own value (every attribute), so a model that fails the check shows which
@@ -89,8 +97,9 @@ def memorisation_table(grid: pd.DataFrame, base: PhysicsConfig) -> pd.DataFrame:
     for aug, seed, path in runs.itertuples(index=False):
         model, tok = training.load_model(path)
         ds = base.replace(augmentation=aug, seed=int(seed)).dataset()
-        rows.append({"augmentation": aug, "seed": int(seed),
-                     **memorisation_by_attribute(model, tok, ds, seed=int(seed))})
+        rows.append(
+            {"augmentation": aug, "seed": int(seed), **memorisation_by_attribute(model, tok, ds, seed=int(seed))}
+        )
     out = pd.DataFrame(rows).set_index(["augmentation", "seed"])
     out["passes"] = out["all"] >= evaluation.MEMORISED
     return out

@@ -62,8 +62,12 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
     for aug, seeds in plan.grid_seeds.items():
         for s in (seed + k for k in seeds):
             cfg = base.replace(augmentation=aug, seed=s)
-            add(f"grid-{aug}-s{s}", base.pretrain_steps + ft_cost, GRID_READERS,
-                lambda cache, cfg=cfg: px.finetune_run(cfg, px.METHODS, cache))
+            add(
+                f"grid-{aug}-s{s}",
+                base.pretrain_steps + ft_cost,
+                GRID_READERS,
+                lambda cache, cfg=cfg: px.finetune_run(cfg, px.METHODS, cache),
+            )
 
     # physics_06's decoders beside the BERTs: full fine-tuning of single and multi5+permute (the grid's when it
     # has them; its LoRA fine-tuning is then trained for physics_03 too)
@@ -73,39 +77,66 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
             if f"grid-{aug}-s{s}" in out:
                 add(f"grid-{aug}-s{s}", 0, BERT_READERS, out[f"grid-{aug}-s{s}"].run)
             else:
-                add(f"decoder-{aug}-s{s}", base.pretrain_steps + base.finetune_steps, BERT_READERS,
-                    lambda cache, cfg=cfg: px.finetune_run(cfg, ("full",), cache))
-            add(f"bert-{aug}-s{s}", base.bert_steps + base.finetune_steps, BERT_READERS,
-                lambda cache, a=aug, s=s: px.bert_grid(base, [a], seeds=[s], cache=cache, progress=False))
+                add(
+                    f"decoder-{aug}-s{s}",
+                    base.pretrain_steps + base.finetune_steps,
+                    BERT_READERS,
+                    lambda cache, cfg=cfg: px.finetune_run(cfg, ("full",), cache),
+                )
+            add(
+                f"bert-{aug}-s{s}",
+                base.bert_steps + base.finetune_steps,
+                BERT_READERS,
+                lambda cache, a=aug, s=s: px.bert_grid(base, [a], seeds=[s], cache=cache, progress=False),
+            )
 
     # physics_02: mixed training of single and multi5+permute, then the N sweep and the QA shares on single
     # (same configurations as grid.n_sweep: steps scale with N and with the biographies' share of rows)
     for aug in ("single", "multi5+permute"):
         for s in (seed + k for k in plan.mixed_seeds):
             cfg = base.replace(augmentation=aug, seed=s)
-            add(f"mixed-{aug}-n{base.n_people}-q{base.qa_share}-s{s}", base.mixed_steps, MIXED_READERS,
-                lambda cache, cfg=cfg: px.mixed_run(cfg, cache, curve_points=plan.curve_points))
+            add(
+                f"mixed-{aug}-n{base.n_people}-q{base.qa_share}-s{s}",
+                base.mixed_steps,
+                MIXED_READERS,
+                lambda cache, cfg=cfg: px.mixed_run(cfg, cache, curve_points=plan.curve_points),
+            )
     sweep = [(n, base.qa_share) for n in plan.n_sweep] + [(base.n_people, q) for q in plan.qa_shares]
     for n, q in dict.fromkeys(sweep):
         steps = max(1, int(round(base.mixed_steps * n / base.n_people * (1 - base.qa_share) / (1 - q))))
-        add(f"mixed-single-n{n}-q{q}-s{seed}", steps, MIXED_READERS,
-            lambda cache, n=n, q=q: px.n_sweep(base, [n], seed=seed, qa_shares=[q], cache=cache, progress=False,
-                                               curve_points=plan.curve_points))
+        add(
+            f"mixed-single-n{n}-q{q}-s{seed}",
+            steps,
+            MIXED_READERS,
+            lambda cache, n=n, q=q: px.n_sweep(
+                base, [n], seed=seed, qa_shares=[q], cache=cache, progress=False, curve_points=plan.curve_points
+            ),
+        )
 
     # physics_04: with celebrities and the filler control; the runs without are the grid's permute1 cells
     for s in (seed + k for k in plan.celebrity_seeds):
         for setting in ("with", "filler"):
             cfg = px.celebrity_config(base) if setting == "with" else px.filler_config(base)
-            add(f"celebrity-{setting}-s{s}", cfg.pretrain_steps + base.finetune_steps, CELEBRITY_READERS,
-                lambda cache, setting=setting, s=s: px.celebrity_grid(base, seeds=[s], settings=[setting],
-                                                                      cache=cache, progress=False))
+            add(
+                f"celebrity-{setting}-s{s}",
+                cfg.pretrain_steps + base.finetune_steps,
+                CELEBRITY_READERS,
+                lambda cache, setting=setting, s=s: px.celebrity_grid(
+                    base, seeds=[s], settings=[setting], cache=cache, progress=False
+                ),
+            )
         name = f"grid-permute1-s{s}"
         if name in out:
             add(name, 0, CELEBRITY_READERS, out[name].run)
         else:
-            add(f"celebrity-without-s{s}", base.pretrain_steps + base.finetune_steps, CELEBRITY_READERS,
-                lambda cache, s=s: px.celebrity_grid(base, seeds=[s], settings=["without"], cache=cache,
-                                                     progress=False))
+            add(
+                f"celebrity-without-s{s}",
+                base.pretrain_steps + base.finetune_steps,
+                CELEBRITY_READERS,
+                lambda cache, s=s: px.celebrity_grid(
+                    base, seeds=[s], settings=["without"], cache=cache, progress=False
+                ),
+            )
     return sorted(out.values(), key=lambda u: -u.cost)
 
 
@@ -113,7 +144,8 @@ def run_unit(profile: str, seed: int, name: str, cache: ArtifactCache | None = N
     """Train the unit called ``name`` (or find it cached); raises with the allowed names for an unknown one."""
     found = {u.name: u for u in units(profile, seed)}
     if name not in found:
-        raise ParameterError(f"unit={name!r} is not a physics unit of profile {profile!r}; allowed: "
-                             + ", ".join(found))
+        raise ParameterError(
+            f"unit={name!r} is not a physics unit of profile {profile!r}; allowed: " + ", ".join(found)
+        )
     found[name].run(cache)
     return found[name]

@@ -63,7 +63,9 @@ def attribute_label(person: bios.Person, attribute: str, birth_date_label: str =
     12 classes), year (200 classes), day (28) or the full date, per ``birth_date_label``.
     """
     if birth_date_label not in BIRTH_DATE_LABELS:
-        raise ParameterError(f"birth_date_label={birth_date_label!r} is unknown; allowed: {', '.join(BIRTH_DATE_LABELS)}")
+        raise ParameterError(
+            f"birth_date_label={birth_date_label!r} is unknown; allowed: {', '.join(BIRTH_DATE_LABELS)}"
+        )
     if attribute != "birth_date":
         return person.value(attribute)  # validates the attribute name
     if birth_date_label == "month":
@@ -109,8 +111,9 @@ def bio_positions(entry: bios.BioEntry, position_by: str = "order") -> list[tupl
 
 
 @torch.no_grad()
-def states_at(model, tokenizer, texts: Sequence[str], positions: Sequence[Sequence[tuple[str, int]]],
-              batch_size: int = 64) -> torch.Tensor:
+def states_at(
+    model, tokenizer, texts: Sequence[str], positions: Sequence[Sequence[tuple[str, int]]], batch_size: int = 64
+) -> torch.Tensor:
     """Hidden states of every layer at given word positions: ``(n_layers + 1, n_texts, K, d_model)``.
 
     ``positions[i]``: K ``(where, word)`` pairs for ``texts[i]`` (``where``: ``"last"`` token of the word or
@@ -131,11 +134,11 @@ def states_at(model, tokenizer, texts: Sequence[str], positions: Sequence[Sequen
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     chunks = []
     for s in range(0, len(ids), batch_size):
-        rows = ids[s: s + batch_size]
+        rows = ids[s : s + batch_size]
         x, mask = pad_right(rows, pad)
         out = body(input_ids=x.to(device), attention_mask=mask.to(device), output_hidden_states=True)
         hs = torch.stack(tuple(out.hidden_states))  # (L+1, B, T, d)
-        pos = torch.tensor(tok_pos[s: s + batch_size], device=device)  # (B, K)
+        pos = torch.tensor(tok_pos[s : s + batch_size], device=device)  # (B, K)
         chunks.append(hs[:, torch.arange(len(rows), device=device)[:, None], pos].float().cpu())  # (L+1, B, K, d)
     model.train(was_training)
     return torch.cat(chunks, dim=1)
@@ -155,16 +158,22 @@ def _select_layers(layers, n_states: int | None) -> list[int]:
             raise ParameterError(f"layers={layers!r} is invalid; allowed: 'all' or a list of ints{hi} (0 = embeddings)")
         return list(range(n_states or 0))
     chosen = list(layers)
-    bad = [x for x in chosen if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
-           or (n_states is not None and x >= n_states)]
+    bad = [
+        x
+        for x in chosen
+        if isinstance(x, bool)
+        or not isinstance(x, (int, np.integer))
+        or x < 0
+        or (n_states is not None and x >= n_states)
+    ]
     if bad or not chosen:
-        raise ParameterError(f"layers={layers!r} is invalid; allowed: 'all' or a non-empty list of ints{hi} "
-                         "(0 = embeddings)")
+        raise ParameterError(
+            f"layers={layers!r} is invalid; allowed: 'all' or a non-empty list of ints{hi} (0 = embeddings)"
+        )
     return [int(x) for x in chosen]
 
 
-def people_split(n_total: int, n_people: int | None, train_fraction: float, seed: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def people_split(n_total: int, n_people: int | None, train_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(train people, test people): a seeded random subset of ``n_people``, split ``train_fraction``."""
     check_int("seed", seed, minimum=0)
     check_fraction("train_fraction", train_fraction)
@@ -186,8 +195,10 @@ def val_split(test_people: np.ndarray, val_fraction: float, seed: int) -> tuple[
     test_people = np.asarray(test_people)
     n_val = int(round(val_fraction * len(test_people)))
     if val_fraction and not 1 <= n_val < len(test_people):
-        raise ParameterError(f"val_fraction={val_fraction!r} leaves {n_val} of {len(test_people)} held-out people for "
-                             "validation; allowed: a fraction that keeps at least one person on each side")
+        raise ParameterError(
+            f"val_fraction={val_fraction!r} leaves {n_val} of {len(test_people)} held-out people for "
+            "validation; allowed: a fraction that keeps at least one person on each side"
+        )
     rng = np.random.default_rng([int(seed), _STREAM_SPLIT + 1])
     order = rng.permutation(len(test_people))
     return np.sort(test_people[order[:n_val]]), np.sort(test_people[order[n_val:]])
@@ -200,10 +211,21 @@ def _majority(labels: Sequence[str], tr: np.ndarray, te: np.ndarray) -> float:
     return float(np.mean([labels[i] == guess for i in te]))
 
 
-def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
-            n_people: int | None = None, cfg: ProbeConfig | None = None, seed: int = 0,
-            position_by: str = "order", birth_date_label: str = "month", bios_per_person: int | None = None,
-            train_fraction: float = 0.5, batch_size: int = 64, val_fraction: float = 0.5) -> pd.DataFrame:
+def p_probe(
+    model,
+    tokenizer,
+    dataset: bios.BioDataset,
+    layers: str | Sequence[int] = "all",
+    n_people: int | None = None,
+    cfg: ProbeConfig | None = None,
+    seed: int = 0,
+    position_by: str = "order",
+    birth_date_label: str = "month",
+    bios_per_person: int | None = None,
+    train_fraction: float = 0.5,
+    batch_size: int = 64,
+    val_fraction: float = 0.5,
+) -> pd.DataFrame:
     """P-probing (paper §5, App. E): linear probes on a frozen model's states inside biographies.
 
     For every biography of ``n_people`` people (default: all; ``bios_per_person`` caps copies per person),
@@ -227,8 +249,9 @@ def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     _select_layers(layers, _n_states(model))  # validates before any work
     tr_people, held_out = people_split(len(dataset.people), n_people, train_fraction, seed)
     va_people, te_people = val_split(held_out, val_fraction, seed)
-    role = ({int(p): "train" for p in tr_people} | {int(p): "val" for p in va_people}
-            | {int(p): "test" for p in te_people})
+    role = (
+        {int(p): "train" for p in tr_people} | {int(p): "val" for p in va_people} | {int(p): "test" for p in te_people}
+    )
     entries, seen = [], Counter()
     for e in dataset.bios:  # dataset order (shuffled), capped per person
         if e.person in role and (bios_per_person is None or seen[e.person] < bios_per_person):
@@ -240,24 +263,42 @@ def p_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     H = H[chosen]  # (L', n, 7, d)
     n_l, n, n_p, d = H.shape
     X = H.permute(2, 0, 1, 3).reshape(n_p * n_l, n, d)  # probe index = position * L' + layer
-    tr, va, te = (np.array([i for i, e in enumerate(entries) if role[e.person] == r], dtype=int)
-                  for r in ("train", "val", "test"))
+    tr, va, te = (
+        np.array([i for i, e in enumerate(entries) if role[e.person] == r], dtype=int) for r in ("train", "val", "test")
+    )
     rows = []
     for a in bios.ATTRIBUTES:
         y = [attribute_label(dataset.people[e.person], a, birth_date_label) for e in entries]
         res = probe_sweep(X, y, tr, te, cfg, val_idx=va if len(va) else None)
         maj = _majority(y, tr, te)
         for k in range(n_p * n_l):
-            rows.append({"position": labels_pos[k // n_l], "attribute": a, "layer": chosen[k % n_l],
-                         "accuracy": float(res.test_acc[k]),
-                         "val_accuracy": float(res.val_acc[k]) if len(va) else math.nan,
-                         "train_accuracy": float(res.train_acc[k]), "majority": maj, "n_train": len(tr),
-                         "n_val": len(va), "n_test": len(te)})
+            rows.append(
+                {
+                    "position": labels_pos[k // n_l],
+                    "attribute": a,
+                    "layer": chosen[k % n_l],
+                    "accuracy": float(res.test_acc[k]),
+                    "val_accuracy": float(res.val_acc[k]) if len(va) else math.nan,
+                    "train_accuracy": float(res.train_acc[k]),
+                    "majority": maj,
+                    "n_train": len(tr),
+                    "n_val": len(va),
+                    "n_test": len(te),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def _name_states(model, tokenizer, dataset: bios.BioDataset, n_people: int | None, train_fraction: float,
-                 seed: int, batch_size: int, val_fraction: float = 0.0) -> tuple[torch.Tensor, list[int], int, int]:
+def _name_states(
+    model,
+    tokenizer,
+    dataset: bios.BioDataset,
+    n_people: int | None,
+    train_fraction: float,
+    seed: int,
+    batch_size: int,
+    val_fraction: float = 0.0,
+) -> tuple[torch.Tensor, list[int], int, int]:
     """Every layer's state at the last token of each bare full name (the Q-probe input): ``(L+1, n, d)``,
     the people in that order (probe-training people, then validation people, then test people), how many
     train the probe and how many validate (:func:`val_split`)."""
@@ -269,10 +310,19 @@ def _name_states(model, tokenizer, dataset: bios.BioDataset, n_people: int | Non
     return states_at(model, tokenizer, names, pos, batch_size)[:, :, 0], people, len(tr_people), len(va_people)
 
 
-def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
-            n_people: int | None = None, cfg: ProbeConfig | None = None, seed: int = 0,
-            birth_date_label: str = "month", train_fraction: float = 0.5, batch_size: int = 256,
-            val_fraction: float = 0.5) -> pd.DataFrame:
+def q_probe(
+    model,
+    tokenizer,
+    dataset: bios.BioDataset,
+    layers: str | Sequence[int] = "all",
+    n_people: int | None = None,
+    cfg: ProbeConfig | None = None,
+    seed: int = 0,
+    birth_date_label: str = "month",
+    train_fraction: float = 0.5,
+    batch_size: int = 256,
+    val_fraction: float = 0.5,
+) -> pd.DataFrame:
     """Q-probing (paper §6): predict each attribute from the state at the last token of the bare full name.
 
     The input is only ``"<eos> First Middle Last"`` (decoders) or ``"[CLS] First Middle Last [SEP]"``
@@ -284,8 +334,9 @@ def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
     cfg = cfg or ProbeConfig()
     attribute_label(dataset.people[0], "birth_date", birth_date_label)  # validates before any work
     _select_layers(layers, _n_states(model))  # validates before any work
-    H, people, n_train, n_val = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size,
-                                             val_fraction)
+    H, people, n_train, n_val = _name_states(
+        model, tokenizer, dataset, n_people, train_fraction, seed, batch_size, val_fraction
+    )
     chosen = _select_layers(layers, H.shape[0])
     X = H[chosen]
     tr, va, te = np.arange(n_train), np.arange(n_train, n_train + n_val), np.arange(n_train + n_val, len(people))
@@ -295,16 +346,35 @@ def q_probe(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[i
         res = probe_sweep(X, y, tr, te, cfg, val_idx=va if n_val else None)
         maj = _majority(y, tr, te)
         for k, layer in enumerate(chosen):
-            rows.append({"attribute": a, "layer": layer, "accuracy": float(res.test_acc[k]),
-                         "val_accuracy": float(res.val_acc[k]) if n_val else math.nan,
-                         "train_accuracy": float(res.train_acc[k]), "majority": maj,
-                         "n_train": len(tr), "n_val": n_val, "n_test": len(te)})
+            rows.append(
+                {
+                    "attribute": a,
+                    "layer": layer,
+                    "accuracy": float(res.test_acc[k]),
+                    "val_accuracy": float(res.val_acc[k]) if n_val else math.nan,
+                    "train_accuracy": float(res.train_acc[k]),
+                    "majority": maj,
+                    "n_train": len(tr),
+                    "n_val": n_val,
+                    "n_test": len(te),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, steps: int = 300, lr: float = 3e-3,
-                 weight_decay: float = 0.01, n_people: int | None = None, seed: int = 0,
-                 birth_date_label: str = "month", train_fraction: float = 0.5) -> pd.DataFrame:
+def q_probe_rank(
+    model,
+    tokenizer,
+    dataset: bios.BioDataset,
+    rank: int = 8,
+    steps: int = 300,
+    lr: float = 3e-3,
+    weight_decay: float = 0.01,
+    n_people: int | None = None,
+    seed: int = 0,
+    birth_date_label: str = "month",
+    train_fraction: float = 0.5,
+) -> pd.DataFrame:
     """Q-probing with a rank-``rank`` update of the input embeddings (paper App. E: "nearly linear" probing).
 
     Per attribute: the model stays frozen; a trainable low-rank term ``A[token] @ B`` (``A``: vocab x rank,
@@ -358,10 +428,17 @@ def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, step
                 opt.step()
             with torch.no_grad():
                 pred = logits(rows_idx).argmax(-1)
-            rows.append({"attribute": a, "accuracy": float((pred[te] == y[te]).float().mean()),
-                         "train_accuracy": float((pred[tr] == y[tr]).float().mean()),
-                         "majority": _majority(labels, tr.numpy(), te.numpy()), "n_train": len(tr),
-                         "n_test": len(te), "rank": rank})
+            rows.append(
+                {
+                    "attribute": a,
+                    "accuracy": float((pred[te] == y[te]).float().mean()),
+                    "train_accuracy": float((pred[tr] == y[tr]).float().mean()),
+                    "majority": _majority(labels, tr.numpy(), te.numpy()),
+                    "n_train": len(tr),
+                    "n_test": len(te),
+                    "rank": rank,
+                }
+            )
     finally:
         for p in model.parameters():
             p.requires_grad_(True)
@@ -369,8 +446,7 @@ def q_probe_rank(model, tokenizer, dataset: bios.BioDataset, rank: int = 8, step
     return pd.DataFrame(rows)
 
 
-def attribute_pool(attribute: str, birth_date_label: str = "month", config: bios.BioConfig | None = None
-                   ) -> list[str]:
+def attribute_pool(attribute: str, birth_date_label: str = "month", config: bios.BioConfig | None = None) -> list[str]:
     """Every label the bioS generator can give ``attribute`` (:func:`attribute_label`) in datasets of ``config``
     (default: the paper's pools), not only those of the people drawn: the candidate answers of
     :func:`q_probe_vocab`."""
@@ -388,10 +464,22 @@ def attribute_pool(attribute: str, birth_date_label: str = "month", config: bios
     raise ParameterError(f"birth_date_label={birth_date_label!r} has no candidate pool; allowed: month, year, day")
 
 
-def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequence[int] = "all",
-                  rank: int = 16, steps: int = 300, lr: float = 3e-3, weight_decay: float = 0.01,
-                  n_people: int | None = None, seed: int = 0, birth_date_label: str = "month",
-                  train_fraction: float = 0.5, batch_size: int = 256, val_fraction: float = 0.5) -> pd.DataFrame:
+def q_probe_vocab(
+    model,
+    tokenizer,
+    dataset: bios.BioDataset,
+    layers: str | Sequence[int] = "all",
+    rank: int = 16,
+    steps: int = 300,
+    lr: float = 3e-3,
+    weight_decay: float = 0.01,
+    n_people: int | None = None,
+    seed: int = 0,
+    birth_date_label: str = "month",
+    train_fraction: float = 0.5,
+    batch_size: int = 256,
+    val_fraction: float = 0.5,
+) -> pd.DataFrame:
     """Q-probing through the model's own output embeddings, so a probe can name values it never saw.
 
     A linear probe (:func:`q_probe`) can only predict classes present among its training people; at small
@@ -415,8 +503,9 @@ def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequ
     out_emb = model.get_output_embeddings()
     if out_emb is None:
         raise ParameterError("the model has no output embeddings; allowed: a causal LM or masked LM with its head")
-    H, people, n_train, n_val = _name_states(model, tokenizer, dataset, n_people, train_fraction, seed, batch_size,
-                                             val_fraction)
+    H, people, n_train, n_val = _name_states(
+        model, tokenizer, dataset, n_people, train_fraction, seed, batch_size, val_fraction
+    )
     chosen = _select_layers(layers, H.shape[0])
     X = H[chosen]  # (L', n, d)
     tr, va = torch.arange(n_train), torch.arange(n_train, n_train + n_val)
@@ -453,10 +542,20 @@ def q_probe_vocab(model, tokenizer, dataset: bios.BioDataset, layers: str | Sequ
             pred = scores(torch.arange(len(people))).argmax(-1)  # (L', n)
         maj = _majority(labels, tr.numpy(), te.numpy())
         for k, layer in enumerate(chosen):
-            rows.append({"attribute": a, "layer": layer, "accuracy": float((pred[k, te] == y[te]).float().mean()),
-                         "val_accuracy": float((pred[k, va] == y[va]).float().mean()) if n_val else math.nan,
-                         "train_accuracy": float((pred[k, tr] == y[tr]).float().mean()), "majority": maj,
-                         "n_classes": len(pool), "n_train": len(tr), "n_val": n_val, "n_test": len(te)})
+            rows.append(
+                {
+                    "attribute": a,
+                    "layer": layer,
+                    "accuracy": float((pred[k, te] == y[te]).float().mean()),
+                    "val_accuracy": float((pred[k, va] == y[va]).float().mean()) if n_val else math.nan,
+                    "train_accuracy": float((pred[k, tr] == y[tr]).float().mean()),
+                    "majority": maj,
+                    "n_classes": len(pool),
+                    "n_train": len(tr),
+                    "n_val": n_val,
+                    "n_test": len(te),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -468,8 +567,13 @@ def best_layer_rows(result: pd.DataFrame) -> pd.DataFrame:
     keys = [c for c in ("position", "attribute") if c in result.columns]
     by = "val_accuracy" if "val_accuracy" in result.columns and result["val_accuracy"].notna().all() else "accuracy"
     ordered = result.sort_values([by, "layer"], ascending=[False, True], kind="stable")
-    return ordered.groupby(keys, sort=False).head(1).set_index(keys).reindex(
-        result[keys].drop_duplicates().set_index(keys).index).reset_index()
+    return (
+        ordered.groupby(keys, sort=False)
+        .head(1)
+        .set_index(keys)
+        .reindex(result[keys].drop_duplicates().set_index(keys).index)
+        .reset_index()
+    )
 
 
 def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "accuracy") -> pd.DataFrame:
@@ -485,8 +589,9 @@ def probe_table(result: pd.DataFrame, layer: str | int = "best", value: str = "a
     else:
         target = result["layer"].max() if layer == "last" else layer
         if isinstance(target, str) or target not in set(result["layer"]):
-            raise ParameterError(f"layer={layer!r} is not probed; allowed: 'best', 'last' or one of "
-                             f"{sorted(set(result['layer']))}")
+            raise ParameterError(
+                f"layer={layer!r} is not probed; allowed: 'best', 'last' or one of {sorted(set(result['layer']))}"
+            )
         sub = result[result["layer"] == target]
     attrs = [a for a in bios.ATTRIBUTES if a in set(sub["attribute"])]
     if "position" not in sub.columns:

@@ -60,9 +60,14 @@ def pretrain_key(cfg: PhysicsConfig) -> dict:
     architecture by its dimensions (:func:`~bertology_lib.models.decoder.decoder_spec`, never the size's
     name: changing a size in ``DECODER_SIZES`` changes the key), the tokenizer's identity, the training
     settings, the packing and the filler."""
-    return {"bio": cfg.bio_config().key(), "decoder": decoder_spec(cfg.model_size),
-            "tokenizer": tokenizer_id(cfg.tokenizer), "train": cfg.pretrain_train_config().key(),
-            "packing": cfg.packing, "filler_bios": cfg.filler_bios}
+    return {
+        "bio": cfg.bio_config().key(),
+        "decoder": decoder_spec(cfg.model_size),
+        "tokenizer": tokenizer_id(cfg.tokenizer),
+        "train": cfg.pretrain_train_config().key(),
+        "packing": cfg.packing,
+        "filler_bios": cfg.filler_bios,
+    }
 
 
 FILLER_SEED = 10_000  # the filler people's generator seed is cfg.seed + FILLER_SEED: never a run's own people
@@ -79,11 +84,14 @@ def filler_texts(cfg: PhysicsConfig) -> list[str]:
     if cfg.filler_bios == 0:
         return []
     n = -(-cfg.filler_bios // 5)
-    src = bios.generate_dataset(bios.BioConfig.from_augmentation(
-        "multi5+permute", n, seed=cfg.seed + FILLER_SEED, people_per_value=cfg.people_per_value))
+    src = bios.generate_dataset(
+        bios.BioConfig.from_augmentation(
+            "multi5+permute", n, seed=cfg.seed + FILLER_SEED, people_per_value=cfg.people_per_value
+        )
+    )
     rng = np.random.default_rng(cfg.seed + FILLER_SEED)
     out = []
-    for text in src.texts()[:cfg.filler_bios]:
+    for text in src.texts()[: cfg.filler_bios]:
         words = text.split()
         out.append(" ".join(words[i] for i in rng.permutation(len(words))))
     return out
@@ -95,8 +103,9 @@ def bio_windows(dataset: bios.BioDataset, tokenizer, seq_len: int) -> torch.Tens
     return pack_windows(ids, seq_len, tokenizer.eos_token_id)
 
 
-def bio_rows(dataset: bios.BioDataset, tokenizer, seq_len: int, packing: str = "stream",
-             extra: Sequence[str] = ()) -> tuple[torch.Tensor, torch.Tensor | None]:
+def bio_rows(
+    dataset: bios.BioDataset, tokenizer, seq_len: int, packing: str = "stream", extra: Sequence[str] = ()
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """(windows, labels) of the biographies (then the ``extra`` texts, e.g. :func:`filler_texts`) for
     pretraining: :func:`bio_windows` (labels None = the windows) for ``stream`` packing,
     :func:`~bertology_lib.training.objectives.pack_whole` for ``whole``."""
@@ -106,16 +115,19 @@ def bio_rows(dataset: bios.BioDataset, tokenizer, seq_len: int, packing: str = "
         ids = tokenizer([*dataset.texts(), *extra], add_special_tokens=False)["input_ids"]
         return pack_windows(ids, seq_len, tokenizer.eos_token_id), None
     if packing == "whole":
-        return pack_whole(tokenizer([*dataset.texts(), *extra], add_special_tokens=False)["input_ids"], seq_len,
-                          tokenizer.eos_token_id)
+        return pack_whole(
+            tokenizer([*dataset.texts(), *extra], add_special_tokens=False)["input_ids"],
+            seq_len,
+            tokenizer.eos_token_id,
+        )
     raise ParameterError(f"packing={packing!r} is not allowed; allowed: 'stream', 'whole'")
 
 
-def qa_examples(dataset: bios.BioDataset, tokenizer, split: str, val_fraction: float = 0.1
-                ) -> list[tuple[list[int], list[int]]]:
+def qa_examples(
+    dataset: bios.BioDataset, tokenizer, split: str, val_fraction: float = 0.1
+) -> list[tuple[list[int], list[int]]]:
     """(input_ids, labels) for every QA pair of a split: ``question answer . <eos>``, loss on ``answer . <eos>``."""
-    return [encode_qa(tokenizer, p.question, f"{p.answer}.")
-            for p in dataset.qa_pairs(split, val_fraction)]
+    return [encode_qa(tokenizer, p.question, f"{p.answer}.") for p in dataset.qa_pairs(split, val_fraction)]
 
 
 def save_run(folder: Path, model, tokenizer, cfg: PhysicsConfig, log: dict) -> None:
@@ -138,10 +150,19 @@ def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: b
         model = new_decoder(cfg.model_size, tok, cfg.seed)
         tc = cfg.pretrain_train_config()
         windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg))
-        res = train(model, LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels), tc,
-                             progress=progress, desc="pretrain")
-        log = {**res.to_dict(), "n_windows": len(windows), "epochs": res.steps * tc.batch_size / len(windows),
-               "n_params": sum(p.numel() for p in model.parameters())}
+        res = train(
+            model,
+            LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels),
+            tc,
+            progress=progress,
+            desc="pretrain",
+        )
+        log = {
+            **res.to_dict(),
+            "n_windows": len(windows),
+            "epochs": res.steps * tc.batch_size / len(windows),
+            "n_params": sum(p.numel() for p in model.parameters()),
+        }
         save_run(folder, model.cpu(), tok, cfg, log)
 
     return cache.get_or_create(PRETRAIN_KIND, pretrain_key(cfg), build)
@@ -170,14 +191,24 @@ def apply_lora(model, rank: int):
 
     with warnings.catch_warnings():  # peft calls a transformers property deprecated in 5.x
         warnings.simplefilter("ignore", FutureWarning)
-        peft_model = get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0,
-                                                      bias="none", target_modules=["q_proj", "v_proj"]))
+        peft_model = get_peft_model(
+            model,
+            LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, bias="none", target_modules=["q_proj", "v_proj"]),
+        )
     peft_model.get_input_embeddings().weight.requires_grad_(True)
     return peft_model
 
 
-def fit_qa(view: torch.nn.Module, examples: Sequence[tuple[list[int], list[int]]], tokenizer, cfg: PhysicsConfig,
-           tc: TrainConfig, evaluate: Callable[[torch.nn.Module], pd.DataFrame], progress: bool, desc: str) -> dict:
+def fit_qa(
+    view: torch.nn.Module,
+    examples: Sequence[tuple[list[int], list[int]]],
+    tokenizer,
+    cfg: PhysicsConfig,
+    tc: TrainConfig,
+    evaluate: Callable[[torch.nn.Module], pd.DataFrame],
+    progress: bool,
+    desc: str,
+) -> dict:
     """Train ``view`` on QA ``examples`` and keep the weights with the best mean validation accuracy.
 
     ``evaluate(view)`` returns a QA accuracy table (a ``mean`` row) on the validation people; tiny datasets
@@ -190,17 +221,33 @@ def fit_qa(view: torch.nn.Module, examples: Sequence[tuple[list[int], list[int]]
     def eval_fn(m) -> dict:
         return {"mean": float(evaluate(m).loc["mean", "accuracy"])}
 
-    res = train(view, QABatches(examples, tc.batch_size, tokenizer.pad_token_id, seed=cfg.seed), tc,
-                callbacks=[keep], eval_fn=eval_fn if has_val else None, progress=progress, desc=desc)
+    res = train(
+        view,
+        QABatches(examples, tc.batch_size, tokenizer.pad_token_id, seed=cfg.seed),
+        tc,
+        callbacks=[keep],
+        eval_fn=eval_fn if has_val else None,
+        progress=progress,
+        desc=desc,
+    )
     if keep.state is not None:
         view.load_state_dict(keep.state)
-    return {**res.to_dict(), "best_step": keep.step if has_val else res.steps,
-            "best_val_mean": keep.best if has_val else None, "n_examples": len(examples),
-            "epochs": res.steps * tc.batch_size / len(examples)}
+    return {
+        **res.to_dict(),
+        "best_step": keep.step if has_val else res.steps,
+        "best_val_mean": keep.best if has_val else None,
+        "n_examples": len(examples),
+        "epochs": res.steps * tc.batch_size / len(examples),
+    }
 
 
-def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | None = None,
-                cache: ArtifactCache | None = None, progress: bool = False) -> Path:
+def finetune_qa(
+    pretrained_path: str | Path,
+    cfg: PhysicsConfig,
+    lora: bool | None = None,
+    cache: ArtifactCache | None = None,
+    progress: bool = False,
+) -> Path:
     """Fine-tune a pretrained decoder on QA of QA-train people; returns the cached model folder.
 
     ``lora`` (default ``cfg.lora``): full fine-tuning, or LoRA rank ``cfg.lora_rank`` on q_proj/v_proj
@@ -213,8 +260,14 @@ def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | No
     lora = cfg.lora if lora is None else lora
     pretrained_path = Path(pretrained_path)
     tc = cfg.finetune_train_config(lora)
-    key = {"pretrained": weights_id(pretrained_path), "bio": cfg.bio_config().key(), "val_fraction": cfg.val_fraction,
-           "train": tc.key(), "lora": lora, "lora_rank": cfg.lora_rank if lora else None}
+    key = {
+        "pretrained": weights_id(pretrained_path),
+        "bio": cfg.bio_config().key(),
+        "val_fraction": cfg.val_fraction,
+        "train": tc.key(),
+        "lora": lora,
+        "lora_rank": cfg.lora_rank if lora else None,
+    }
 
     def build(folder: Path) -> None:
         ds = cfg.dataset()
@@ -222,8 +275,16 @@ def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | No
         if lora:
             model = apply_lora(model, cfg.lora_rank)
         examples = qa_examples(ds, tok, "fit", cfg.val_fraction)
-        log = fit_qa(model, examples, tok, cfg, tc, lambda m: evaluate_qa(m, tok, ds, "val", cfg.val_fraction),
-                     progress, "finetune")
+        log = fit_qa(
+            model,
+            examples,
+            tok,
+            cfg,
+            tc,
+            lambda m: evaluate_qa(m, tok, ds, "val", cfg.val_fraction),
+            progress,
+            "finetune",
+        )
         if lora:
             model = model.merge_and_unload()
         save_run(folder, model.cpu(), tok, cfg, {**log, "lora": lora, "pretrained": str(pretrained_path)})
@@ -231,8 +292,13 @@ def finetune_qa(pretrained_path: str | Path, cfg: PhysicsConfig, lora: bool | No
     return cache.get_or_create(FINETUNE_KIND, key, build)
 
 
-def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False,
-                curve_points: int = 10, curve_people: int = 64) -> Path:
+def mixed_train(
+    cfg: PhysicsConfig,
+    cache: ArtifactCache | None = None,
+    progress: bool = False,
+    curve_points: int = 10,
+    curve_people: int = 64,
+) -> Path:
     """Train from scratch on BIO windows and QA-train QA in one run; returns the cached model folder.
 
     Each batch row comes from the QA pool with probability ``cfg.qa_share`` (packed QA texts, loss on
@@ -255,9 +321,11 @@ def mixed_train(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress
         rng = np.random.default_rng([cfg.seed, 7])
         qa = qa_examples(ds, tok, "train")
         qa = [qa[i] for i in rng.permutation(len(qa)).tolist()]  # shuffle before packing
-        pools = {"bio": bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg)), "qa": pack_labeled(qa, cfg.seq_len)}
-        batches = MixedBatches(pools, {"bio": 1.0 - cfg.qa_share, "qa": cfg.qa_share},
-                                        tc.batch_size, seed=cfg.seed)
+        pools = {
+            "bio": bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg)),
+            "qa": pack_labeled(qa, cfg.seq_len),
+        }
+        batches = MixedBatches(pools, {"bio": 1.0 - cfg.qa_share, "qa": cfg.qa_share}, tc.batch_size, seed=cfg.seed)
         eval_fn = (lambda m: curve_metrics(m, tok, ds, curve_people, seed=cfg.seed)) if curve_points else None
         res = train(model, batches, tc, eval_fn=eval_fn, progress=progress, desc="mixed")
         log = {**res.to_dict(), "n_bio_windows": len(pools["bio"][0]), "n_qa_windows": len(pools["qa"][0])}

@@ -15,14 +15,18 @@ import torch
 from bertology_lib.errors import ParameterError
 from bertology_lib.profiles import SizeTable
 
+
 @dataclass(frozen=True)
 class ArchitectureSizes(SizeTable):
     """Sizes of the §2 notebook per profile."""
 
     n_examples: int  # example sentences shown (half of them as pairs)
 
-    SIZES: ClassVar[dict[str, dict[str, Any]]] = {"smoke": dict(n_examples=4), "quick": dict(n_examples=16),
-                                                   "full": dict(n_examples=64)}
+    SIZES: ClassVar[dict[str, dict[str, Any]]] = {
+        "smoke": dict(n_examples=4),
+        "quick": dict(n_examples=16),
+        "full": dict(n_examples=64),
+    }
 
 
 # The two sizes of Devlin et al. (2019), Table/§3: L=12, H=768, A=12 and L=24, H=1024, A=16.
@@ -52,7 +56,7 @@ def param_breakdown(config, heads: bool = False) -> dict[str, int]:
     real HF module is the independent check (see ``tests/test_architecture.py``).
     """
     V, H, P, T = config.vocab_size, config.hidden_size, config.max_position_embeddings, config.type_vocab_size
-    I, L = config.intermediate_size, config.num_hidden_layers
+    I, L = config.intermediate_size, config.num_hidden_layers  # noqa: E741 - the paper's symbols
     ln = 2 * H
     out = {
         "token embeddings": V * H,
@@ -120,8 +124,13 @@ class EmbeddingSum:
     def norms(self) -> pd.DataFrame:
         """Per-position L2 norms of each component (long format, for plotting)."""
         rows = []
-        for name, t in (("token", self.token), ("position", self.position),
-                        ("segment", self.segment), ("sum", self.summed), ("after LayerNorm", self.normed)):
+        for name, t in (
+            ("token", self.token),
+            ("position", self.position),
+            ("segment", self.segment),
+            ("sum", self.summed),
+            ("after LayerNorm", self.normed),
+        ):
             for i, v in enumerate(t.norm(dim=-1).tolist()):
                 rows.append({"position": i, "token": self.tokens[i], "component": name, "norm": v})
         return pd.DataFrame(rows)
@@ -134,7 +143,9 @@ def embedding_sum(model, tokenizer, sentence: str, pair: str | None = None) -> E
     ``model`` is a BERT body (``BertModel``) in eval mode, so dropout is off.
     """
     emb = model.embeddings
-    enc = tokenizer(sentence, pair, return_tensors="pt") if pair is not None else tokenizer(sentence, return_tensors="pt")
+    enc = (
+        tokenizer(sentence, pair, return_tensors="pt") if pair is not None else tokenizer(sentence, return_tensors="pt")
+    )
     ids = enc["input_ids"]  # (1, T)
     seg = enc.get("token_type_ids", torch.zeros_like(ids))
     pos = torch.arange(ids.shape[1]).unsqueeze(0)
@@ -146,14 +157,19 @@ def embedding_sum(model, tokenizer, sentence: str, pair: str | None = None) -> E
     module_out = emb(input_ids=ids, token_type_ids=seg)[0]
     return EmbeddingSum(
         tokens=tokenizer.convert_ids_to_tokens(ids[0].tolist()),
-        token=tok_e, position=pos_e, segment=seg_e, summed=summed,
-        normed=normed, module_output=module_out,
+        token=tok_e,
+        position=pos_e,
+        segment=seg_e,
+        summed=summed,
+        normed=normed,
+        module_output=module_out,
     )
 
 
 @torch.no_grad()
-def head_shapes(config, tokenizer, sentences: Sequence[tuple[str, str]], encoder_state: dict | None = None,
-                seed: int = 0) -> pd.DataFrame:
+def head_shapes(
+    config, tokenizer, sentences: Sequence[tuple[str, str]], encoder_state: dict | None = None, seed: int = 0
+) -> pd.DataFrame:
     """Shapes of the tensors flowing through BERT's pre-training heads.
 
     Builds ``BertForPreTraining`` from ``config`` (MLM + NSP heads), optionally

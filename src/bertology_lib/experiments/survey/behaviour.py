@@ -46,11 +46,27 @@ from bertology_lib.stats import wilson_interval
 from bertology_lib.training import finetune as ft
 from bertology_lib.validation import check_float, check_seeds
 
-__all__ = ["BehaviourSizes", "hans_table", "predict_probs", "run_tests", "item_failed", "failure_table",
-           "summarise_seeds", "checklist_sweep", "hans_sweep", "hans_summary", "HANS_CONDITIONS",
-           "FULL_OVERLAP_SHARE", "hans_tasks", "crossed_interval", "floor_correct", "floor_gap", "checklist_gap",
-           "hans_gap", "hans_data_gap"]
-
+__all__ = [
+    "BehaviourSizes",
+    "hans_table",
+    "predict_probs",
+    "run_tests",
+    "item_failed",
+    "failure_table",
+    "summarise_seeds",
+    "checklist_sweep",
+    "hans_sweep",
+    "hans_summary",
+    "HANS_CONDITIONS",
+    "FULL_OVERLAP_SHARE",
+    "hans_tasks",
+    "crossed_interval",
+    "floor_correct",
+    "floor_gap",
+    "checklist_gap",
+    "hans_gap",
+    "hans_data_gap",
+]
 
 
 # ---------------------------------------------------------------------------------
@@ -74,12 +90,42 @@ class BehaviourSizes(SizeTable):
     sst2_per_test: int  # SST-2 CheckList items per test
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
-        "smoke": dict(n_seeds=2, cls_train=48, cls_test=32, n_per_test=8, nli_train=48, nli_test=32, n_per_heuristic=8,
-                      sst2_train=32, sst2_test=32, sst2_per_test=8),
-        "quick": dict(n_seeds=3, cls_train=1000, cls_test=300, n_per_test=50, nli_train=2000, nli_test=300,
-                      n_per_heuristic=50, sst2_train=1000, sst2_test=None, sst2_per_test=50),
-        "full": dict(n_seeds=5, cls_train=5000, cls_test=1000, n_per_test=200, nli_train=10000, nli_test=1000,
-                     n_per_heuristic=200, sst2_train=20000, sst2_test=None, sst2_per_test=200),
+        "smoke": dict(
+            n_seeds=2,
+            cls_train=48,
+            cls_test=32,
+            n_per_test=8,
+            nli_train=48,
+            nli_test=32,
+            n_per_heuristic=8,
+            sst2_train=32,
+            sst2_test=32,
+            sst2_per_test=8,
+        ),
+        "quick": dict(
+            n_seeds=3,
+            cls_train=1000,
+            cls_test=300,
+            n_per_test=50,
+            nli_train=2000,
+            nli_test=300,
+            n_per_heuristic=50,
+            sst2_train=1000,
+            sst2_test=None,
+            sst2_per_test=50,
+        ),
+        "full": dict(
+            n_seeds=5,
+            cls_train=5000,
+            cls_test=1000,
+            n_per_test=200,
+            nli_train=10000,
+            nli_test=1000,
+            n_per_heuristic=200,
+            sst2_train=20000,
+            sst2_test=None,
+            sst2_per_test=200,
+        ),
     }
 
 
@@ -92,9 +138,18 @@ def hans_table(probs: torch.Tensor, examples: Sequence[ClassificationExample]):
     pred = probs.argmax(-1).tolist()
     rows = []
     for i, (e, p) in enumerate(zip(examples, pred)):
-        rows.append({"item": i, "category": e.meta["category"], "heuristic": e.meta["heuristic"],
-                     "entailed": e.meta["entailed"], "label": e.label, "pred": p,
-                     "pred_entailment": p == ENTAILMENT, "correct": (p == ENTAILMENT) == bool(e.meta["entailed"])})
+        rows.append(
+            {
+                "item": i,
+                "category": e.meta["category"],
+                "heuristic": e.meta["heuristic"],
+                "entailed": e.meta["entailed"],
+                "label": e.label,
+                "pred": p,
+                "pred_entailment": p == ENTAILMENT,
+                "correct": (p == ENTAILMENT) == bool(e.meta["entailed"]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -103,8 +158,14 @@ def hans_table(probs: torch.Tensor, examples: Sequence[ClassificationExample]):
 # ---------------------------------------------------------------------------------
 
 
-def predict_probs(model: torch.nn.Module, tokenizer, texts: Sequence[str], label_names: Sequence[str],
-                  pairs: Sequence[str | None] | None = None, cfg: ft.FinetuneConfig | None = None) -> torch.Tensor:
+def predict_probs(
+    model: torch.nn.Module,
+    tokenizer,
+    texts: Sequence[str],
+    label_names: Sequence[str],
+    pairs: Sequence[str | None] | None = None,
+    cfg: ft.FinetuneConfig | None = None,
+) -> torch.Tensor:
     """(N, C) class probabilities of a fine-tuned head model on ``texts`` (and ``pairs``)."""
     if not texts:
         raise ParameterError("texts=[] is empty; allowed: at least one text")
@@ -115,8 +176,13 @@ def predict_probs(model: torch.nn.Module, tokenizer, texts: Sequence[str], label
     return ft.evaluate(model, tokenizer, task, "test", cfg or ft.FinetuneConfig()).probs["probs"].float()
 
 
-def run_tests(model: torch.nn.Module, tokenizer, tests: Sequence[BehaviourTest], label_names: Sequence[str],
-              cfg: ft.FinetuneConfig | None = None):
+def run_tests(
+    model: torch.nn.Module,
+    tokenizer,
+    tests: Sequence[BehaviourTest],
+    label_names: Sequence[str],
+    cfg: ft.FinetuneConfig | None = None,
+):
     """One row per test item: predictions, the probability of each test's target class, and ``failed``."""
     import pandas as pd
 
@@ -135,12 +201,23 @@ def run_tests(model: torch.nn.Module, tokenizer, tests: Sequence[BehaviourTest],
     for t in tests:
         for j, it in enumerate(t.items):
             p0 = probs[at[it.text]]
-            row = {"test": t.name, "kind": t.kind, "capability": t.capability, "item": j, "text": it.text,
-                   "label": it.label, "pred": int(p0.argmax())}
+            row = {
+                "test": t.name,
+                "kind": t.kind,
+                "capability": t.capability,
+                "item": j,
+                "text": it.text,
+                "label": it.label,
+                "pred": int(p0.argmax()),
+            }
             if it.perturbed is not None:
                 p1 = probs[at[it.perturbed]]
-                row.update(perturbed=it.perturbed, pred_perturbed=int(p1.argmax()),
-                           p_before=float(p0[t.target]), p_after=float(p1[t.target]))
+                row.update(
+                    perturbed=it.perturbed,
+                    pred_perturbed=int(p1.argmax()),
+                    p_before=float(p0[t.target]),
+                    p_after=float(p1[t.target]),
+                )
             row["failed"] = item_failed(t, row)
             rows.append(row)
     return pd.DataFrame(rows)
@@ -172,8 +249,15 @@ def failure_table(results):
         n, f = len(g), int(g["failed"].sum())
         lo, hi = wilson_interval(f, n)
         row = dict(zip(keys + ["test"], k if isinstance(k, tuple) else (k,)))
-        row.update(kind=g["kind"].iloc[0], capability=g["capability"].iloc[0], n=n, failures=f,
-                   failure_rate=f / n, ci_low=lo, ci_high=hi)
+        row.update(
+            kind=g["kind"].iloc[0],
+            capability=g["capability"].iloc[0],
+            n=n,
+            failures=f,
+            failure_rate=f / n,
+            ci_low=lo,
+            ci_high=hi,
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -187,10 +271,18 @@ def summarise_seeds(table):
     rows = []
     for name, g in table.groupby("test", sort=False):
         lo, hi = wilson_interval(int(g.failures.sum()), int(g.n.sum()))
-        rows.append({"test": name, "kind": g.kind.iloc[0], "capability": g.capability.iloc[0],
-                     "n_seeds": len(g), "mean": g.failure_rate.mean(),
-                     "std": g.failure_rate.std(ddof=1) if len(g) > 1 else 0.0,
-                     "pooled_ci_low": lo, "pooled_ci_high": hi})
+        rows.append(
+            {
+                "test": name,
+                "kind": g.kind.iloc[0],
+                "capability": g.capability.iloc[0],
+                "n_seeds": len(g),
+                "mean": g.failure_rate.mean(),
+                "std": g.failure_rate.std(ddof=1) if len(g) > 1 else 0.0,
+                "pooled_ci_low": lo,
+                "pooled_ci_high": hi,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -199,8 +291,14 @@ def summarise_seeds(table):
 # ---------------------------------------------------------------------------------
 
 
-def checklist_sweep(task: Task, model_source: Any, tests: Sequence[BehaviourTest], seeds: Sequence[int],
-                    cfg: ft.FinetuneConfig | None = None, cache: ArtifactCache | None = None):
+def checklist_sweep(
+    task: Task,
+    model_source: Any,
+    tests: Sequence[BehaviourTest],
+    seeds: Sequence[int],
+    cfg: ft.FinetuneConfig | None = None,
+    cache: ArtifactCache | None = None,
+):
     """Fine-tune ``model_source`` on ``task`` once per seed (cached) and run ``tests`` on each model.
 
     Returns ``(results, iid)``: :func:`run_tests` rows with a ``seed`` column, and one row
@@ -215,13 +313,18 @@ def checklist_sweep(task: Task, model_source: Any, tests: Sequence[BehaviourTest
         model, tok = r.fine_tuned, r.tokenizer
         frames.append(run_tests(model, tok, tests, task.label_names, cfg).assign(seed=s))
         acc = r.score("test")
-        iid.append({"seed": s, "accuracy": acc, "error": 1 - acc, "cached": r.cached,
-                    "item_correct": _item_correct(r)})
+        iid.append({"seed": s, "accuracy": acc, "error": 1 - acc, "cached": r.cached, "item_correct": _item_correct(r)})
     return pd.concat(frames, ignore_index=True), pd.DataFrame(iid)
 
 
-def hans_sweep(tasks_by_condition: dict[str, Task], model_source: Any, items: Sequence[ClassificationExample],
-               seeds: Sequence[int], cfg: ft.FinetuneConfig | None = None, cache: ArtifactCache | None = None):
+def hans_sweep(
+    tasks_by_condition: dict[str, Task],
+    model_source: Any,
+    items: Sequence[ClassificationExample],
+    seeds: Sequence[int],
+    cfg: ft.FinetuneConfig | None = None,
+    cache: ArtifactCache | None = None,
+):
     """Per training condition and seed: fine-tune (cached), score the HANS-like ``items``.
 
     Returns ``(outcomes, iid)``: :func:`hans_table` rows with ``condition`` and ``seed``,
@@ -238,16 +341,25 @@ def hans_sweep(tasks_by_condition: dict[str, Task], model_source: Any, items: Se
         for s in seeds:
             r = ft.finetune(task, model_source, cfg, s, cache, keep_model=True)
             model, tok = r.fine_tuned, r.tokenizer
-            probs = predict_probs(model, tok, [e.text for e in items], task.label_names,
-                                  [e.text_pair for e in items], cfg)
+            probs = predict_probs(
+                model, tok, [e.text for e in items], task.label_names, [e.text_pair for e in items], cfg
+            )
             frames.append(hans_table(probs, items).assign(condition=cond, seed=s))
             p = r.predictions["test"]
             pred = p.predicted()
             binary = sum((a == ENTAILMENT) == (g == ENTAILMENT) for a, g in zip(pred, p.golds)) / len(pred)
             non_ent = [(a != ENTAILMENT) for a, g in zip(pred, p.golds) if g != ENTAILMENT]
-            iid.append({"condition": cond, "seed": s, "accuracy": r.score("test"), "binary_accuracy": binary,
-                        "non_entailed_accuracy": sum(non_ent) / len(non_ent), "cached": r.cached,
-                        "item_correct": _item_correct(r)})
+            iid.append(
+                {
+                    "condition": cond,
+                    "seed": s,
+                    "accuracy": r.score("test"),
+                    "binary_accuracy": binary,
+                    "non_entailed_accuracy": sum(non_ent) / len(non_ent),
+                    "cached": r.cached,
+                    "item_correct": _item_correct(r),
+                }
+            )
     return pd.concat(frames, ignore_index=True), pd.DataFrame(iid)
 
 
@@ -259,9 +371,17 @@ def hans_summary(outcomes, by: Sequence[str] = ("condition", "category")):
     for k, g in outcomes.groupby(list(by), sort=False):
         per_seed = g.groupby("seed").correct.mean()
         lo, hi = wilson_interval(int(g.correct.sum()), len(g))
-        rows.append({**dict(zip(by, k if isinstance(k, tuple) else (k,))), "heuristic": g.heuristic.iloc[0],
-                     "n": len(g), "accuracy": g.correct.mean(), "ci_low": lo, "ci_high": hi,
-                     "seed_std": per_seed.std(ddof=1) if len(per_seed) > 1 else 0.0})
+        rows.append(
+            {
+                **dict(zip(by, k if isinstance(k, tuple) else (k,))),
+                "heuristic": g.heuristic.iloc[0],
+                "n": len(g),
+                "accuracy": g.correct.mean(),
+                "ci_low": lo,
+                "ci_high": hi,
+                "seed_std": per_seed.std(ddof=1) if len(per_seed) > 1 else 0.0,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -281,15 +401,23 @@ HANS_CONDITIONS: dict[str, float] = {"MNLI-like": 0.9, "uninformative": 1 / 3}
 FULL_OVERLAP_SHARE = 0.2  # share of full-overlap pairs in both distributions (the pool holds about a third)
 
 
-def hans_tasks(pool: Task, n_train: int, n_test: int, exclude: Sequence[ClassificationExample] = (),
-               conditions: dict[str, float] | None = None, seed: int = 0) -> dict[str, Task]:
+def hans_tasks(
+    pool: Task,
+    n_train: int,
+    n_test: int,
+    exclude: Sequence[ClassificationExample] = (),
+    conditions: dict[str, float] | None = None,
+    seed: int = 0,
+) -> dict[str, Task]:
     """One toy-NLI task per training condition (:data:`HANS_CONDITIONS`), drawn from ``pool`` with
     :func:`~bertology_lib.data.hans.nli_mix`: same sizes, same share of full-overlap pairs
     (:data:`FULL_OVERLAP_SHARE`), balanced labels, and only the share of entailment among the full-overlap
     pairs differing; each test split is i.i.d. with its train split; the ``exclude`` pairs (the HANS-like
     items) are never drawn."""
-    return {name: hans.nli_mix(pool, n_train, n_test, share, FULL_OVERLAP_SHARE, exclude, seed)
-            for name, share in (conditions or HANS_CONDITIONS).items()}
+    return {
+        name: hans.nli_mix(pool, n_train, n_test, share, FULL_OVERLAP_SHARE, exclude, seed)
+        for name, share in (conditions or HANS_CONDITIONS).items()
+    }
 
 
 # ---------------------------------------------------------------------------------
@@ -300,8 +428,9 @@ def hans_tasks(pool: Task, n_train: int, n_test: int, exclude: Sequence[Classifi
 def _as_matrix(x: Any, name: str) -> np.ndarray:
     m = np.asarray(x, dtype=float)
     if m.ndim != 2 or m.shape[0] < 2 or m.shape[1] < 2 or not np.isfinite(m).all():
-        raise ParameterError(f"{name} has shape {m.shape}; allowed: a finite (seeds, items) array with at least "
-                             "2 seeds and 2 items")
+        raise ParameterError(
+            f"{name} has shape {m.shape}; allowed: a finite (seeds, items) array with at least 2 seeds and 2 items"
+        )
     return m
 
 
@@ -319,13 +448,17 @@ def _macro(m: np.ndarray, groups: Sequence[Any] | None, name: str) -> tuple[np.n
         if cols.shape[1] < 2:
             raise ParameterError(f"a group of {name} has {cols.shape[1]} item; allowed: at least 2 items per group")
         per_seed += cols.mean(1) / n_groups
-        var += cols.mean(0).var(ddof=1) / cols.shape[1] / n_groups ** 2
+        var += cols.mean(0).var(ddof=1) / cols.shape[1] / n_groups**2
     return per_seed, var, m.shape[1] - n_groups
 
 
-def crossed_interval(plus: Any, minus: Any = None, plus_groups: Sequence[Any] | None = None,
-                       minus_groups: Sequence[Any] | None = None, confidence: float = 0.95
-                       ) -> tuple[float, float, float]:
+def crossed_interval(
+    plus: Any,
+    minus: Any = None,
+    plus_groups: Sequence[Any] | None = None,
+    minus_groups: Sequence[Any] | None = None,
+    confidence: float = 0.95,
+) -> tuple[float, float, float]:
     """(estimate, low, high): the mean over seeds of M(``plus``) - M(``minus``), with an interval that covers
     the sampling of fine-tuning seeds *and* of test items.
 
@@ -357,7 +490,7 @@ def crossed_interval(plus: Any, minus: Any = None, plus_groups: Sequence[Any] | 
     est = float(d.mean())
     if total <= 0:  # no spread at all (e.g. a constant classifier on both sides): a point
         return est, est, est
-    dof = total ** 2 / sum(v ** 2 / f for v, f in parts if f > 0 and v > 0)
+    dof = total**2 / sum(v**2 / f for v, f in parts if f > 0 and v > 0)
     half = float(scipy_stats.t.ppf(0.5 + confidence / 2, dof)) * float(np.sqrt(total))
     return est, est - half, est + half
 
@@ -365,8 +498,10 @@ def crossed_interval(plus: Any, minus: Any = None, plus_groups: Sequence[Any] | 
 def _rows(wide, seeds: Sequence[int]):
     missing = [s for s in seeds if s not in wide.index]
     if missing or wide.isna().any().any():
-        raise ParameterError(f"seeds {missing} are missing or have missing items; allowed: seeds {sorted(wide.index)}, "
-                             "each scored on every item")
+        raise ParameterError(
+            f"seeds {missing} are missing or have missing items; allowed: seeds {sorted(wide.index)}, "
+            "each scored on every item"
+        )
     return wide.loc[list(seeds)]
 
 
@@ -400,8 +535,7 @@ def floor_gap(iid, task: Task, seeds: Sequence[int]) -> tuple[float, float, floa
     return crossed_interval(m - floor_correct(task)[None, :])
 
 
-def checklist_gap(results, iid, seeds: Sequence[int], tests: Sequence[str] | None = None
-                  ) -> tuple[float, float, float]:
+def checklist_gap(results, iid, seeds: Sequence[int], tests: Sequence[str] | None = None) -> tuple[float, float, float]:
     """Failure rate on ``tests`` (default: the whole suite, each test weighing equally) minus the i.i.d. test
     error, per seed, with an interval over seeds and items (suite items and i.i.d. items)."""
     r = results if tests is None else results[results.test.isin(list(tests))]

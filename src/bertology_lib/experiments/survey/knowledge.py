@@ -29,8 +29,7 @@ from bertology_lib.errors import ParameterError
 from bertology_lib.stats import wilson_interval
 
 
-def suite_accuracy(scored: pd.DataFrame, by: str | list[str] | None = None,
-                   chance: float = 0.5) -> pd.DataFrame:
+def suite_accuracy(scored: pd.DataFrame, by: str | list[str] | None = None, chance: float = 0.5) -> pd.DataFrame:
     """Accuracy, its 95% Wilson interval, item count and the chance baseline, overall or per group.
 
     ``scored``: rows of :func:`bertology_lib.analysis.cloze.score_items` (a boolean
@@ -47,8 +46,17 @@ def suite_accuracy(scored: pd.DataFrame, by: str | list[str] | None = None,
         k = int(g["correct"].sum())
         acc = k / n if n else float("nan")
         lo, hi = wilson_interval(k, n) if n else (float("nan"), float("nan"))
-        rows.append({**dict(zip(keys, key)), "accuracy": acc, "ci_low": lo, "ci_high": hi, "n": n,
-                     "stderr": math.sqrt(acc * (1 - acc) / n) if n else float("nan"), "chance": chance})
+        rows.append(
+            {
+                **dict(zip(keys, key)),
+                "accuracy": acc,
+                "ci_low": lo,
+                "ci_high": hi,
+                "n": n,
+                "stderr": math.sqrt(acc * (1 - acc) / n) if n else float("nan"),
+                "chance": chance,
+            }
+        )
     return pd.DataFrame(rows, columns=[*keys, "accuracy", "ci_low", "ci_high", "n", "stderr", "chance"])
 
 
@@ -66,8 +74,7 @@ def accuracy_by_bins(scored: pd.DataFrame, column: str, edges, chance: float = 0
     """
     edges = list(edges)
     labels = [f"{lo:g} to {hi:g}" for lo, hi in zip(edges[:-1], edges[1:])]
-    binned = scored.assign(**{f"{column}_bin": pd.cut(scored[column], edges, labels=labels,
-                                                      include_lowest=True)})
+    binned = scored.assign(**{f"{column}_bin": pd.cut(scored[column], edges, labels=labels, include_lowest=True)})
     out = suite_accuracy(binned, f"{column}_bin", chance=chance)
     out[f"{column}_bin"] = out[f"{column}_bin"].astype(str)
     return out
@@ -89,8 +96,14 @@ def pair_outcomes(scored: pd.DataFrame, pair: str = "pair_id") -> pd.DataFrame:
     k = g["sum"].map({2: PAIR_OUTCOMES[0], 1: PAIR_OUTCOMES[1], 0: PAIR_OUTCOMES[2]})
     counts = k.value_counts().reindex(PAIR_OUTCOMES, fill_value=0)
     n = int(counts.sum())
-    return pd.DataFrame({"outcome": PAIR_OUTCOMES, "n": counts.to_numpy(),
-                         "share": counts.to_numpy() / n if n else np.nan, "chance": [0.25, 0.5, 0.25]})
+    return pd.DataFrame(
+        {
+            "outcome": PAIR_OUTCOMES,
+            "n": counts.to_numpy(),
+            "share": counts.to_numpy() / n if n else np.nan,
+            "chance": [0.25, 0.5, 0.25],
+        }
+    )
 
 
 def count_vs_animal(numbers: pd.DataFrame, knowledge: pd.DataFrame, kb) -> pd.DataFrame:
@@ -103,14 +116,25 @@ def count_vs_animal(numbers: pd.DataFrame, knowledge: pd.DataFrame, kb) -> pd.Da
     counts = numbers[numbers["kind"] == "quantity_fact"]
     animals = knowledge[knowledge["relation"] == "owns"]
     animals = animals[animals["subject"].map(lambda p: kb.owns[p][0] >= 2)]
-    return pd.concat([
-        pd.DataFrame({"slot": "count", "person": counts["person"], "correct": counts["correct"]}),
-        pd.DataFrame({"slot": "animal", "person": animals["subject"], "correct": animals["correct"]}),
-    ], ignore_index=True)
+    return pd.concat(
+        [
+            pd.DataFrame({"slot": "count", "person": counts["person"], "correct": counts["correct"]}),
+            pd.DataFrame({"slot": "animal", "person": animals["subject"], "correct": animals["correct"]}),
+        ],
+        ignore_index=True,
+    )
 
 
-_OTHER_NUMBER = {"is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has",
-                 "does": "do", "do": "does"}
+_OTHER_NUMBER = {
+    "is": "are",
+    "are": "is",
+    "was": "were",
+    "were": "was",
+    "has": "have",
+    "have": "has",
+    "does": "do",
+    "do": "does",
+}
 
 
 def name_swap_pairs(items, kb, seed: int = 0) -> list[tuple]:
@@ -149,8 +173,7 @@ def name_swap_pairs(items, kb, seed: int = 0) -> list[tuple]:
             names = " ".join(ws[i] for i in where)
             ws = list(ws)
             ws[v] = MASK
-            return ClozeItem("name_swap", tuple(ws), v, verb, other,
-                             {**meta, "names": names, "version": version})
+            return ClozeItem("name_swap", tuple(ws), v, verb, other, {**meta, "names": names, "version": version})
 
         out.append((masked(words, "original"), masked(swapped, "swapped")))
     return out
@@ -167,12 +190,17 @@ def name_swap_flips(model, tokenizer, pairs) -> pd.DataFrame:
     a = score_items(model, tokenizer, [p[0] for p in pairs]).set_index("item")
     b = score_items(model, tokenizer, [p[1] for p in pairs]).set_index("item")
     both = a.index.intersection(b.index)
-    out = pd.DataFrame({
-        "relation": a.loc[both, "relation"], "names": a.loc[both, "names"],
-        "swapped_names": b.loc[both, "names"],
-        "correct_original": a.loc[both, "correct"], "correct_swapped": b.loc[both, "correct"],
-        "margin_original": a.loc[both, "margin"], "margin_swapped": b.loc[both, "margin"],
-    }).reset_index(drop=True)
+    out = pd.DataFrame(
+        {
+            "relation": a.loc[both, "relation"],
+            "names": a.loc[both, "names"],
+            "swapped_names": b.loc[both, "names"],
+            "correct_original": a.loc[both, "correct"],
+            "correct_swapped": b.loc[both, "correct"],
+            "margin_original": a.loc[both, "margin"],
+            "margin_swapped": b.loc[both, "margin"],
+        }
+    ).reset_index(drop=True)
     out["flipped"] = out.correct_original != out.correct_swapped
     return out
 
@@ -191,8 +219,15 @@ def fact_mentions(sentences) -> Counter:
     return counts
 
 
-MENTION_BUCKETS = ((0, 0, "0"), (1, 1, "1"), (2, 4, "2-4"), (5, 9, "5-9"), (10, 19, "10-19"),
-                   (20, 49, "20-49"), (50, None, "50+"))
+MENTION_BUCKETS = (
+    (0, 0, "0"),
+    (1, 1, "1"),
+    (2, 4, "2-4"),
+    (5, 9, "5-9"),
+    (10, 19, "10-19"),
+    (20, 49, "20-49"),
+    (50, None, "50+"),
+)
 
 
 def mention_bucket(n: int) -> str:
@@ -249,10 +284,15 @@ def size_items(config, templates: tuple[int, ...] = (0, 1)) -> list:
                 words = list(s.words)
                 answer = words[i]
                 words[i] = MASK
-                meta = {"relation": "smaller_than", "template": t, "stated": stated,
-                        "status": "stated" if stated else "held out",
-                        "rank_distance": order[f.object] - order[f.subject],
-                        "small": f.subject, "big": f.object}
+                meta = {
+                    "relation": "smaller_than",
+                    "template": t,
+                    "stated": stated,
+                    "status": "stated" if stated else "held out",
+                    "rank_distance": order[f.object] - order[f.subject],
+                    "small": f.subject,
+                    "big": f.object,
+                }
                 out.append(ClozeItem("size", tuple(words), i, answer, wrong[answer], meta, s))
     return out
 
@@ -260,8 +300,9 @@ def size_items(config, templates: tuple[int, ...] = (0, 1)) -> list:
 MATCHED_RELATIONS = ("lives_in_country", "city_in_country", "smaller_than")
 
 
-def stated_vs_heldout(knowledge: pd.DataFrame, inference: pd.DataFrame,
-                      sizes: pd.DataFrame | None = None) -> pd.DataFrame:
+def stated_vs_heldout(
+    knowledge: pd.DataFrame, inference: pd.DataFrame, sizes: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Accuracy on stated vs held-out facts of the same relations (:data:`MATCHED_RELATIONS`).
 
     ``knowledge`` and ``inference``: scored suites (a ``stated`` column);
@@ -278,8 +319,10 @@ def stated_vs_heldout(knowledge: pd.DataFrame, inference: pd.DataFrame,
     both = both.assign(status=np.where(both["stated"].astype(bool), "stated", "held out"))
     out = suite_accuracy(both, ["relation", "status"])
     rank = {r: k for k, r in enumerate(MATCHED_RELATIONS)}
-    return out.sort_values(["relation", "status"], key=lambda c: c.map(rank) if c.name == "relation"
-                           else c.map({"stated": 0, "held out": 1})).reset_index(drop=True)
+    return out.sort_values(
+        ["relation", "status"],
+        key=lambda c: c.map(rank) if c.name == "relation" else c.map({"stated": 0, "held out": 1}),
+    ).reset_index(drop=True)
 
 
 def fact_inventory(kb, mentions=None) -> pd.DataFrame:
@@ -289,6 +332,7 @@ def fact_inventory(kb, mentions=None) -> pd.DataFrame:
     mean number of mentions per stated fact, the share of stated facts that
     occur at least once, and the mentions of held-out facts (0 by construction).
     """
+
     def key(f):
         return (f.relation, f.subject, f.object)
 
@@ -301,8 +345,12 @@ def fact_inventory(kb, mentions=None) -> pd.DataFrame:
         row = {"relation": r, "stated": len(s), "held out": len(h)}
         if mentions is not None:
             m = [mentions.get(key(f), 0) for f in s]
-            row.update({"mentions per stated fact": float(np.mean(m)) if m else float("nan"),
-                        "stated facts in corpus": float(np.mean([x > 0 for x in m])) if m else float("nan"),
-                        "held-out mentions": int(sum(mentions.get(key(f), 0) for f in h))})
+            row.update(
+                {
+                    "mentions per stated fact": float(np.mean(m)) if m else float("nan"),
+                    "stated facts in corpus": float(np.mean([x > 0 for x in m])) if m else float("nan"),
+                    "held-out mentions": int(sum(mentions.get(key(f), 0) for f in h)),
+                }
+            )
         rows.append(row)
     return pd.DataFrame(rows)

@@ -59,10 +59,16 @@ def setup(profile: str, seed: int = 0) -> Setup:
 
     sizes = tv.TrainingSizes.for_profile(profile)
     mb_cfg = minibert.MiniBertConfig.for_profile(profile, seed=seed)
-    task = tasks.toy_classification(n_train=sizes.n_train, n_dev=sizes.n_test, n_test=sizes.n_test,
-                                    world_seed=mb_cfg.corpus_seed, vocab_size=mb_cfg.vocab_size)
-    return Setup(sizes, list(range(seed, seed + sizes.n_lab_seeds)), mb_cfg, task,
-                 sizes.finetune_config(profile, "full"))
+    task = tasks.toy_classification(
+        n_train=sizes.n_train,
+        n_dev=sizes.n_test,
+        n_test=sizes.n_test,
+        world_seed=mb_cfg.corpus_seed,
+        vocab_size=mb_cfg.vocab_size,
+    )
+    return Setup(
+        sizes, list(range(seed, seed + sizes.n_lab_seeds)), mb_cfg, task, sizes.finetune_config(profile, "full")
+    )
 
 
 def grid_of(notebook: str, s: Setup) -> dict[str, list]:
@@ -109,16 +115,23 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
     for nb in GRIDS:
         for variant, cfgs in grid_of(nb, s).items():
             for cfg in cfgs:
-                u = found.setdefault(repr(cfg), dict(name=f"lab-{_slug(variant)}-s{cfg.seed}", cfg=cfg, readers=(),
-                                                     downstream=False))
+                u = found.setdefault(
+                    repr(cfg), dict(name=f"lab-{_slug(variant)}-s{cfg.seed}", cfg=cfg, readers=(), downstream=False)
+                )
                 u["readers"] += (nb,)
                 u["downstream"] |= GRIDS[nb][2]
     out = []
     for u in found.values():
         cfg = u["cfg"]
-        cost = int(cfg.block_steps() * cfg.d_model ** 2 * (NSP_COST_FACTOR if cfg.nsp else 1) // BASE_LAB_COST)
-        out.append(Unit(u["name"], max(1, cost), tuple(dict.fromkeys(u["readers"])),
-                        lambda cache, cfg=cfg, d=u["downstream"]: _train(cfg, s, d, cache)))
+        cost = int(cfg.block_steps() * cfg.d_model**2 * (NSP_COST_FACTOR if cfg.nsp else 1) // BASE_LAB_COST)
+        out.append(
+            Unit(
+                u["name"],
+                max(1, cost),
+                tuple(dict.fromkeys(u["readers"])),
+                lambda cache, cfg=cfg, d=u["downstream"]: _train(cfg, s, d, cache),
+            )
+        )
     return sorted(out, key=lambda u: -u.cost)
 
 

@@ -35,9 +35,17 @@ def _interval(values: Sequence[float]) -> tuple[float, float]:
     return float(np.quantile(v, 0.025)), float(np.quantile(v, 0.975))
 
 
-def geometry_claims(X: torch.Tensor, X_twin: torch.Tensor, words: Sequence[str], sentence_ids: Sequence[int],
-                    min_count: int = 5, n_pairs: int = 2000, max_occurrences: int | None = 100, seed: int = 0,
-                    n_resamples: int = 1000) -> dict:
+def geometry_claims(
+    X: torch.Tensor,
+    X_twin: torch.Tensor,
+    words: Sequence[str],
+    sentence_ids: Sequence[int],
+    min_count: int = 5,
+    n_pairs: int = 2000,
+    max_occurrences: int | None = 100,
+    seed: int = 0,
+    n_resamples: int = 1000,
+) -> dict:
     """Ethayarajh's measures of a model (``X``) against its random-init twin (``X_twin``, the same rows), each
     ``(estimate, low, high)`` with a percentile-bootstrap interval that resamples the word pairs of the
     anisotropy and the word types of self-similarity and MEV (the same draws for both models):
@@ -64,20 +72,31 @@ def geometry_claims(X: torch.Tensor, X_twin: torch.Tensor, words: Sequence[str],
         a = [c[:, pi].mean(-1) for c in C]  # (P,) anisotropy of each model
         drop = [(s[first, ti] - s[last, ti]).mean() - (ai[first] - ai[last]) for s, ai in zip(S, a)]
         mev = [m[first:, ti].mean() for m in M]
-        return {"anisotropy": float((a[0] - a[1])[first:].min()),
-                "anisotropy_grows": float((a[0][last] - a[0][first]) - (a[1][last] - a[1][first])),
-                "context_specific": float(drop[0] - drop[1]), "static_mev": float(mev[0]),
-                "static_mev_twin": float(mev[1]), "layer0_mev": float(M[0][0, ti].mean())}
+        return {
+            "anisotropy": float((a[0] - a[1])[first:].min()),
+            "anisotropy_grows": float((a[0][last] - a[0][first]) - (a[1][last] - a[1][first])),
+            "context_specific": float(drop[0] - drop[1]),
+            "static_mev": float(mev[0]),
+            "static_mev_twin": float(mev[1]),
+            "layer0_mev": float(M[0][0, ti].mean()),
+        }
 
     n_p, n_t = C[0].shape[1], S[0].shape[1]
     point = measures(np.arange(n_p), np.arange(n_t))
     rng = np.random.default_rng(seed)
     reps = [measures(rng.integers(0, n_p, n_p), rng.integers(0, n_t, n_t)) for _ in range(n_resamples)]
     out: dict = {k: (v, *_interval([r[k] for r in reps])) for k, v in point.items()}
-    out["by_layer"] = pd.DataFrame({
-        "layer": range(P), "anisotropy": C[0].mean(-1), "anisotropy_twin": C[1].mean(-1),
-        "self_similarity_adj": S[0].mean(-1) - C[0].mean(-1), "self_similarity_adj_twin": S[1].mean(-1) - C[1].mean(-1),
-        "mev_adj": M[0].mean(-1), "mev_adj_twin": M[1].mean(-1)})
+    out["by_layer"] = pd.DataFrame(
+        {
+            "layer": range(P),
+            "anisotropy": C[0].mean(-1),
+            "anisotropy_twin": C[1].mean(-1),
+            "self_similarity_adj": S[0].mean(-1) - C[0].mean(-1),
+            "self_similarity_adj_twin": S[1].mean(-1) - C[1].mean(-1),
+            "mev_adj": M[0].mean(-1),
+            "mev_adj_twin": M[1].mean(-1),
+        }
+    )
     out["n_pairs"], out["n_types"] = int(n_p), int(n_t)
     return out
 
@@ -91,10 +110,18 @@ def _nearest_centroid(X: torch.Tensor, y: np.ndarray, train: np.ndarray, rows: n
     return np.asarray(classes)[pred] == y[rows][None, :]
 
 
-def sense_heldout(X: torch.Tensor, X_twin: torch.Tensor, words: Sequence[str], senses: Sequence,
-                  sentence_ids: Sequence[int], n_words: int = 5, min_per_sense: int = 5,
-                  fractions: Sequence[float] = (0.6, 0.15, 0.25), seed: int = 0,
-                  n_resamples: int = 2000) -> tuple[pd.DataFrame, dict]:
+def sense_heldout(
+    X: torch.Tensor,
+    X_twin: torch.Tensor,
+    words: Sequence[str],
+    senses: Sequence,
+    sentence_ids: Sequence[int],
+    n_words: int = 5,
+    min_per_sense: int = 5,
+    fractions: Sequence[float] = (0.6, 0.15, 0.25),
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> tuple[pd.DataFrame, dict]:
     """Sense clusters, held out: for the ``n_words`` most balanced ambiguous words
     (:func:`~bertology_lib.analysis.embeddings.ambiguous_words`), nearest-centroid sense predictions with
     centroids from the first ``fractions[0]`` of the sentences, the layer chosen on the next ``fractions[1]``
@@ -120,27 +147,53 @@ def sense_heldout(X: torch.Tensor, X_twin: torch.Tensor, words: Sequence[str], s
         majority = pd.Series(senses[tr]).value_counts().index[0]
         maj_val = float((senses[va] == majority).mean())
         use_twin = t_val[tL] > maj_val
-        c = _nearest_centroid(X[L:L + 1], senses, tr, te)[0]
-        b = _nearest_centroid(X_twin[tL:tL + 1], senses, tr, te)[0] if use_twin else senses[te] == majority
-        rows.append({"word": w, "senses": ss, "n_test": len(te), "layer": L, "accuracy": float(c.mean()),
-                     "baseline": f"twin layer {tL}" if use_twin else "majority sense",
-                     "baseline_accuracy": float(b.mean()), "gain": float(c.mean() - b.mean())})
+        c = _nearest_centroid(X[L : L + 1], senses, tr, te)[0]
+        b = _nearest_centroid(X_twin[tL : tL + 1], senses, tr, te)[0] if use_twin else senses[te] == majority
+        rows.append(
+            {
+                "word": w,
+                "senses": ss,
+                "n_test": len(te),
+                "layer": L,
+                "accuracy": float(c.mean()),
+                "baseline": f"twin layer {tL}" if use_twin else "majority sense",
+                "baseline_accuracy": float(b.mean()),
+                "gain": float(c.mean() - b.mean()),
+            }
+        )
         ours.append(c)
         base.append(b)
         groups.append(sid[te])
-    table = pd.DataFrame(rows, columns=["word", "senses", "n_test", "layer", "accuracy", "baseline",
-                                        "baseline_accuracy", "gain"])
+    table = pd.DataFrame(
+        rows, columns=["word", "senses", "n_test", "layer", "accuracy", "baseline", "baseline_accuracy", "gain"]
+    )
     if not rows:
         return table, {"gap": float("nan"), "low": float("nan"), "high": float("nan"), "n_test": 0, "n_words": 0}
     a, b = np.concatenate(ours), np.concatenate(base)
     gap, low, high = stats.paired_gap(a, b, np.concatenate(groups), n_resamples, seed)
-    return table, {"gap": gap, "low": low, "high": high, "accuracy": float(a.mean()),
-                   "baseline_accuracy": float(b.mean()), "n_test": int(len(a)), "n_words": len(rows)}
+    return table, {
+        "gap": gap,
+        "low": low,
+        "high": high,
+        "accuracy": float(a.mean()),
+        "baseline_accuracy": float(b.mean()),
+        "n_test": int(len(a)),
+        "n_words": len(rows),
+    }
 
 
-def pooling_heldout(states: dict[str, torch.Tensor], twin_states: dict[str, torch.Tensor], labels: Sequence,
-                    train: Sequence[int], val: Sequence[int], test: Sequence[int], cfg: ProbeConfig | None = None,
-                    concat_last: int = 4, seed: int = 0, n_resamples: int = 2000) -> tuple[pd.DataFrame, dict]:
+def pooling_heldout(
+    states: dict[str, torch.Tensor],
+    twin_states: dict[str, torch.Tensor],
+    labels: Sequence,
+    train: Sequence[int],
+    val: Sequence[int],
+    test: Sequence[int],
+    cfg: ProbeConfig | None = None,
+    concat_last: int = 4,
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> tuple[pd.DataFrame, dict]:
     """[CLS] vs mean pooling, held out: a linear probe per layer trained on ``train``, each pooling's layer
     chosen on ``val``, both scored on the same ``test`` sentences.
 
@@ -155,19 +208,39 @@ def pooling_heldout(states: dict[str, torch.Tensor], twin_states: dict[str, torc
     for who, st in (("model", states), ("twin", twin_states)):
         n = st["mean"].shape[0]
         last = list(range(max(1, n - concat_last), n))
-        for name, X in (("cls", st["cls"]), ("mean", st["mean"]),
-                        (f"concat last {len(last)} (mean)", emb.concat_layers(st["mean"], last))):
+        for name, X in (
+            ("cls", st["cls"]),
+            ("mean", st["mean"]),
+            (f"concat last {len(last)} (mean)", emb.concat_layers(st["mean"], last)),
+        ):
             p = probe_predictions(X, list(labels), split, cfg)
             L = p.chosen_layer()
             chosen[(who, name)] = (p.val[L].mean(), L, p.test[L])
-            frames.append(pd.DataFrame({"model": who, "pooling": name, "layer": range(p.val.shape[0]) if X.shape[0] > 1
-                                        else [n - 1], "val_acc": p.val.mean(1), "test_acc": p.test.mean(1),
-                                        "chosen": [i == L for i in range(p.val.shape[0])]}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "model": who,
+                        "pooling": name,
+                        "layer": range(p.val.shape[0]) if X.shape[0] > 1 else [n - 1],
+                        "val_acc": p.val.mean(1),
+                        "test_acc": p.test.mean(1),
+                        "chosen": [i == L for i in range(p.val.shape[0])],
+                    }
+                )
+            )
     (_, L_cls, c_cls), (_, L_mean, c_mean) = chosen[("model", "cls")], chosen[("model", "mean")]
     gap, low, high = stats.paired_gap(c_mean, c_cls, None, n_resamples, seed)
     twin_best = max((chosen[("twin", k)] for k in ("cls", "mean")), key=lambda v: v[0])
     vs_twin = stats.paired_gap(c_mean, twin_best[2], None, n_resamples, seed)
     return pd.concat(frames, ignore_index=True), {
-        "gap": gap, "low": low, "high": high, "cls": float(c_cls.mean()), "cls_layer": L_cls,
-        "mean": float(c_mean.mean()), "mean_layer": L_mean, "twin": float(twin_best[2].mean()), "vs_twin": vs_twin,
-        "n_test": int(len(c_cls))}
+        "gap": gap,
+        "low": low,
+        "high": high,
+        "cls": float(c_cls.mean()),
+        "cls_layer": L_cls,
+        "mean": float(c_mean.mean()),
+        "mean_layer": L_mean,
+        "twin": float(twin_best[2].mean()),
+        "vs_twin": vs_twin,
+        "n_test": int(len(c_cls)),
+    }

@@ -75,23 +75,66 @@ class ModelSizeSizes(SizeTable):
     n_ablation_seeds: int  # teachers on which every head is removed / kept alone in turn
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
-        "smoke": dict(n_train=48, n_test=32, n_seeds=2, n_train_seeds=2, curve_points=3, n_random_orders=1,
-                     importance_batch=16, sparsities=(0.0, 0.4, 0.9), ticket_sparsity=0.5, latency_repeats=3,
-                     sst2_train=32, sst2_dev=32, sst2_test=32, n_real_seeds=2, real_curve_points=2,
-                     n_ablation_seeds=2),
-        "quick": dict(n_train=600, n_test=250, n_seeds=5, n_train_seeds=3, curve_points=7, n_random_orders=2,
-                     importance_batch=16, sparsities=_GRID, ticket_sparsity=0.5, latency_repeats=5,
-                     sst2_train=800, sst2_dev=200, sst2_test=400, n_real_seeds=3, real_curve_points=5,
-                     n_ablation_seeds=3),
-        "full": dict(n_train=20000, n_test=2000, n_seeds=5, n_train_seeds=5, curve_points=11, n_random_orders=5,
-                    importance_batch=8, sparsities=_GRID, ticket_sparsity=0.5, latency_repeats=10,
-                    sst2_train=66000, sst2_dev=872, sst2_test=None, n_real_seeds=3, real_curve_points=11,
-                    n_ablation_seeds=5),
+        "smoke": dict(
+            n_train=48,
+            n_test=32,
+            n_seeds=2,
+            n_train_seeds=2,
+            curve_points=3,
+            n_random_orders=1,
+            importance_batch=16,
+            sparsities=(0.0, 0.4, 0.9),
+            ticket_sparsity=0.5,
+            latency_repeats=3,
+            sst2_train=32,
+            sst2_dev=32,
+            sst2_test=32,
+            n_real_seeds=2,
+            real_curve_points=2,
+            n_ablation_seeds=2,
+        ),
+        "quick": dict(
+            n_train=600,
+            n_test=250,
+            n_seeds=5,
+            n_train_seeds=3,
+            curve_points=7,
+            n_random_orders=2,
+            importance_batch=16,
+            sparsities=_GRID,
+            ticket_sparsity=0.5,
+            latency_repeats=5,
+            sst2_train=800,
+            sst2_dev=200,
+            sst2_test=400,
+            n_real_seeds=3,
+            real_curve_points=5,
+            n_ablation_seeds=3,
+        ),
+        "full": dict(
+            n_train=20000,
+            n_test=2000,
+            n_seeds=5,
+            n_train_seeds=5,
+            curve_points=11,
+            n_random_orders=5,
+            importance_batch=8,
+            sparsities=_GRID,
+            ticket_sparsity=0.5,
+            latency_repeats=10,
+            sst2_train=66000,
+            sst2_dev=872,
+            sst2_test=None,
+            n_real_seeds=3,
+            real_curve_points=11,
+            n_ablation_seeds=5,
+        ),
     }
 
 
-def features(task: Task, tokenizer, model: torch.nn.Module, cfg: FinetuneConfig,
-             splits: Sequence[str] = ("dev", "test")) -> dict[str, Features]:
+def features(
+    task: Task, tokenizer, model: torch.nn.Module, cfg: FinetuneConfig, splits: Sequence[str] = ("dev", "test")
+) -> dict[str, Features]:
     """Tokenised splits, encoded once and shared by every evaluation."""
     max_len = max_len_for(model.encoder, cfg.max_len)
     return {s: encode(task, s, tokenizer, max_len) for s in splits}
@@ -102,38 +145,69 @@ def score(model: torch.nn.Module, feats: Features, pad_id: int, cfg: FinetuneCon
     return float(predict(model, feats, pad_id, cfg, n_labels).metrics()["accuracy"])
 
 
-def layer_drop_table(model: torch.nn.Module, feats: Features, pad_id: int, cfg: FinetuneConfig,
-                     n_labels: int) -> pd.DataFrame:
+def layer_drop_table(
+    model: torch.nn.Module, feats: Features, pad_id: int, cfg: FinetuneConfig, n_labels: int
+) -> pd.DataFrame:
     """Accuracy with each block removed, and with the top k blocks dropped (no retraining)."""
     n = len(blocks(model.encoder))
-    rows = [{"variant": "full", "kind": "full", "layers_left": n, "accuracy": score(model, feats, pad_id, cfg, n_labels)}]
+    rows = [
+        {"variant": "full", "kind": "full", "layers_left": n, "accuracy": score(model, feats, pad_id, cfg, n_labels)}
+    ]
     for i in range(n):
         keep = [j for j in range(n) if j != i]
         if keep:
-            rows.append({"variant": f"without block {i}", "kind": "one removed", "block": i, "layers_left": n - 1,
-                         "accuracy": score(drop_layers(model, keep), feats, pad_id, cfg, n_labels)})
+            rows.append(
+                {
+                    "variant": f"without block {i}",
+                    "kind": "one removed",
+                    "block": i,
+                    "layers_left": n - 1,
+                    "accuracy": score(drop_layers(model, keep), feats, pad_id, cfg, n_labels),
+                }
+            )
     for k in range(1, n):
-        rows.append({"variant": f"top {k} dropped", "kind": "top dropped", "block": n - k, "layers_left": n - k,
-                     "accuracy": score(drop_layers(model, list(range(n - k))), feats, pad_id, cfg, n_labels)})
+        rows.append(
+            {
+                "variant": f"top {k} dropped",
+                "kind": "top dropped",
+                "block": n - k,
+                "layers_left": n - k,
+                "accuracy": score(drop_layers(model, list(range(n - k))), feats, pad_id, cfg, n_labels),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def sparsity_curve(model: torch.nn.Module, feats: Features, pad_id: int, cfg: FinetuneConfig, n_labels: int,
-                   sparsities: Sequence[float]) -> pd.DataFrame:
+def sparsity_curve(
+    model: torch.nn.Module,
+    feats: Features,
+    pad_id: int,
+    cfg: FinetuneConfig,
+    n_labels: int,
+    sparsities: Sequence[float],
+) -> pd.DataFrame:
     """Accuracy after global magnitude pruning of the block weights at each sparsity (no retraining)."""
     rows = []
     for s in sparsities:
         masks = magnitude_masks(model, s)
-        rows.append({"sparsity": float(s), "measured_sparsity": mask_sparsity(masks),
-                     "accuracy": score(apply_masks(model, masks), feats, pad_id, cfg, n_labels)})
+        rows.append(
+            {
+                "sparsity": float(s),
+                "measured_sparsity": mask_sparsity(masks),
+                "accuracy": score(apply_masks(model, masks), feats, pad_id, cfg, n_labels),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def paired_summary(scores: Sequence[float], reference: Sequence[float]) -> dict[str, float]:
     """Mean ± std of ``scores`` and the paired difference to ``reference`` (same seeds) with a 95% CI."""
     scores = [float(x) for x in scores]
-    row = {"mean": statistics.fmean(scores), "std": statistics.stdev(scores) if len(scores) > 1 else float("nan"),
-           "n_seeds": len(scores)}
+    row = {
+        "mean": statistics.fmean(scores),
+        "std": statistics.stdev(scores) if len(scores) > 1 else float("nan"),
+        "n_seeds": len(scores),
+    }
     ref = [float(x) for x in reference][: len(scores)]
     if len(scores) >= 2 and len(ref) == len(scores):
         t = paired_test(scores, ref)
@@ -178,8 +252,16 @@ def fine_tuned_teachers(task: Task, base: Any, cfg: FinetuneConfig, seeds: Seque
     return Teachers(models, results, tok, feats, full)
 
 
-def retrain_table(task: Task, base: Any, cfg: FinetuneConfig, teachers: Teachers, seeds: Sequence[int],
-                  ticket_sparsity: float, k_drop: int, student_blocks: Sequence[int]) -> pd.DataFrame:
+def retrain_table(
+    task: Task,
+    base: Any,
+    cfg: FinetuneConfig,
+    teachers: Teachers,
+    seeds: Sequence[int],
+    ticket_sparsity: float,
+    k_drop: int,
+    student_blocks: Sequence[int],
+) -> pd.DataFrame:
     """Per seed, the methods that train again (test accuracy): a rewound magnitude lottery ticket and a random
     mask of the same sparsity, the top ``k_drop`` blocks dropped then fine-tuned, a distilled student on
     ``student_blocks`` and the same student fine-tuned without a teacher; the teacher's score beside them."""
@@ -190,12 +272,21 @@ def retrain_table(task: Task, base: Any, cfg: FinetuneConfig, teachers: Teachers
     for s in seeds:
         m = teachers.models[s]
         masks = magnitude_masks(m, ticket_sparsity)
-        _, student_metrics = distill(task, m, teachers.tokenizer, base, list(student_blocks), cfg, seed=s,
-                                     teacher_key=ft.finetune_key(task, base, cfg, s))
+        _, student_metrics = distill(
+            task,
+            m,
+            teachers.tokenizer,
+            base,
+            list(student_blocks),
+            cfg,
+            seed=s,
+            teacher_key=ft.finetune_key(task, base, cfg, s),
+        )
         rows[s] = {
             "lottery ticket": ft.finetune(task, masked_source(base, masks, "ticket"), cfg, s).score("test"),
-            "random mask": ft.finetune(task, masked_source(base, random_masks_like(masks, s), "random"), cfg,
-                                       s).score("test"),
+            "random mask": ft.finetune(task, masked_source(base, random_masks_like(masks, s), "random"), cfg, s).score(
+                "test"
+            ),
             f"top {k_drop} dropped, fine-tuned": ft.finetune(task, dropped_src, cfg, s).score("test"),
             "distilled student": student_metrics["test"]["accuracy"],
             "student, no teacher": ft.finetune(task, student_src, cfg, s).score("test"),
@@ -205,9 +296,12 @@ def retrain_table(task: Task, base: Any, cfg: FinetuneConfig, teachers: Teachers
     return table
 
 
-def compression_table(methods: Sequence[tuple[str, str, torch.nn.Module, Mapping[int, float]]],
-                      latency: pd.DataFrame, full: Mapping[int, float], reference: str = "teacher (fp32)"
-                      ) -> pd.DataFrame:
+def compression_table(
+    methods: Sequence[tuple[str, str, torch.nn.Module, Mapping[int, float]]],
+    latency: pd.DataFrame,
+    full: Mapping[int, float],
+    reference: str = "teacher (fp32)",
+) -> pd.DataFrame:
     """One row per compression method: its size (parameters, non-zero parameters, state-dict and Linear MB),
     CPU latency and speed-up over ``reference``, and its accuracy over seeds paired with the teacher's.
 
@@ -217,11 +311,18 @@ def compression_table(methods: Sequence[tuple[str, str, torch.nn.Module, Mapping
     rows = []
     for name, timed, sized, acc in methods:
         seeds = sorted(acc)
-        rows.append({"method": name, "parameters": count_parameters(sized),
-                     "non-zero parameters": count_parameters(sized, nonzero=True),
-                     "state dict MB": serialized_bytes(sized) / 1e6, "Linear MB": linear_weight_bytes(sized) / 1e6,
-                     "latency_ms": latency.loc[timed, "ms_per_batch"], "speed-up": ref_ms / latency.loc[timed, "ms_per_batch"],
-                     **paired_summary([acc[s] for s in seeds], [full[s] for s in seeds])})
+        rows.append(
+            {
+                "method": name,
+                "parameters": count_parameters(sized),
+                "non-zero parameters": count_parameters(sized, nonzero=True),
+                "state dict MB": serialized_bytes(sized) / 1e6,
+                "Linear MB": linear_weight_bytes(sized) / 1e6,
+                "latency_ms": latency.loc[timed, "ms_per_batch"],
+                "speed-up": ref_ms / latency.loc[timed, "ms_per_batch"],
+                **paired_summary([acc[s] for s in seeds], [full[s] for s in seeds]),
+            }
+        )
     return pd.DataFrame(rows).rename(columns={"mean": "accuracy"})
 
 
@@ -237,8 +338,9 @@ class RealCheck:
     int8_ratio: float
 
 
-def real_encoder_check(task: Task, source: Any, cfg: FinetuneConfig, seeds: Sequence[int], curve_points: int,
-                       importance_batch: int) -> RealCheck:
+def real_encoder_check(
+    task: Task, source: Any, cfg: FinetuneConfig, seeds: Sequence[int], curve_points: int, importance_batch: int
+) -> RealCheck:
     """Fine-tune a real encoder on ``task`` per seed (cached), then int8 quantisation and head pruning
     (importance and random order) on each, as on the lab model."""
     teachers = fine_tuned_teachers(task, source, cfg, seeds)
@@ -248,13 +350,30 @@ def real_encoder_check(task: Task, source: Any, cfg: FinetuneConfig, seeds: Sequ
     for s, m in teachers.models.items():
         int8[s] = score(quantize_int8(m), teachers.features["test"], teachers.pad, cfg, task.n_labels)
         for order in ("importance", "random"):
-            frames.append(pruning_curve(m, teachers.features["dev"], teachers.features["test"], teachers.pad, cfg, ks,
-                                        order, seed=s, importance_batch=importance_batch,
-                                        n_labels=task.n_labels).assign(seed=s))
+            frames.append(
+                pruning_curve(
+                    m,
+                    teachers.features["dev"],
+                    teachers.features["test"],
+                    teachers.pad,
+                    cfg,
+                    ks,
+                    order,
+                    seed=s,
+                    importance_batch=importance_batch,
+                    n_labels=task.n_labels,
+                ).assign(seed=s)
+            )
     m = teachers.models[seeds[-1]]
     ratio = linear_weight_bytes(m) / linear_weight_bytes(quantize_int8(m))
-    return RealCheck(teachers.full, int8, pd.concat(frames, ignore_index=True), (n_layers, n_heads),
-                     round(0.4 * n_layers * n_heads), ratio)
+    return RealCheck(
+        teachers.full,
+        int8,
+        pd.concat(frames, ignore_index=True),
+        (n_layers, n_heads),
+        round(0.4 * n_layers * n_heads),
+        ratio,
+    )
 
 
 @dataclass(frozen=True)
@@ -288,14 +407,19 @@ def head_similarity_vs_twin(source: Any, texts: Sequence[Sequence[str]], seed: i
     :func:`~bertology_lib.analysis.attention.within_across_gap`; ``seed`` seeds the bootstrap over sentences."""
     tok = source.load_tokenizer()
     twin_name = source.name if source.name.startswith(RANDOM_INIT) else RANDOM_INIT + source.name
-    models = {"model": source.load_model(attn_implementation="eager"),
-              "twin": dataclasses.replace(source, name=twin_name).load_model(attn_implementation="eager")}
+    models = {
+        "model": source.load_model(attn_implementation="eager"),
+        "twin": dataclasses.replace(source, name=twin_name).load_model(attn_implementation="eager"),
+    }
     n_layers, n_heads = head_shape(models["model"])
     sims = {who: head_similarity(attention_maps(m, tok, texts, with_norms=False).weights) for who, m in models.items()}
     gaps = {who: within_across_gap(sim, n_heads) for who, sim in sims.items()}
-    return HeadSimilarity(table=layer_similarity(sims["model"], n_heads),
-                          twin_table=layer_similarity(sims["twin"], n_heads),
-                          gap=stats.bootstrap_ci(gaps["model"], np.mean, seed=seed),
-                          twin_gap=stats.bootstrap_ci(gaps["twin"], np.mean, seed=seed),
-                          beyond_twin=stats.paired_gap(gaps["model"], gaps["twin"], seed=seed),
-                          n_sentences=len(texts), shape=(n_layers, n_heads))
+    return HeadSimilarity(
+        table=layer_similarity(sims["model"], n_heads),
+        twin_table=layer_similarity(sims["twin"], n_heads),
+        gap=stats.bootstrap_ci(gaps["model"], np.mean, seed=seed),
+        twin_gap=stats.bootstrap_ci(gaps["twin"], np.mean, seed=seed),
+        beyond_twin=stats.paired_gap(gaps["model"], gaps["twin"], seed=seed),
+        n_sentences=len(texts),
+        shape=(n_layers, n_heads),
+    )

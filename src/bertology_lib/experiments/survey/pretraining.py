@@ -152,29 +152,58 @@ def stack(model: torch.nn.Module) -> torch.nn.Module:
 
 def objective_of(cfg: LabConfig) -> MLMObjective:
     """The masked-LM objective of lab BERT ``cfg`` (rows of at most 64 tokens, length buckets of 50 batches)."""
-    return MLMObjective(mask_prob=cfg.mask_prob, unit=cfg.unit, corruption=cfg.masking, span_p=SPAN_P, nsp=cfg.nsp,
-                        seq_len=64, bucket=50)
+    return MLMObjective(
+        mask_prob=cfg.mask_prob,
+        unit=cfg.unit,
+        corruption=cfg.masking,
+        span_p=SPAN_P,
+        nsp=cfg.nsp,
+        seq_len=64,
+        bucket=50,
+    )
 
 
 def phases(cfg: LabConfig) -> list[tuple[bool, TrainConfig]]:
     """The training phases of lab BERT ``cfg``: (stacked, the loop's settings) -- one phase, or with
     ``stack_at`` the shallow phase then the stacked one (fresh optimiser and warm-up, seed + 1000)."""
     steps = [(cfg.stack_at, False), (cfg.steps - cfg.stack_at, True)] if cfg.stack_at else [(cfg.steps, False)]
-    return [(stacked, TrainConfig(lr=cfg.lr, weight_decay=0.01, warmup_steps=min(cfg.warmup_steps, max(1, n // 10)),
-                                  max_steps=n, batch_size=cfg.batch_size, seq_len=64, schedule="linear",
-                                  min_lr_ratio=0.0, seed=cfg.seed + 1000 * i))
-            for i, (n, stacked) in enumerate(steps)]
+    return [
+        (
+            stacked,
+            TrainConfig(
+                lr=cfg.lr,
+                weight_decay=0.01,
+                warmup_steps=min(cfg.warmup_steps, max(1, n // 10)),
+                max_steps=n,
+                batch_size=cfg.batch_size,
+                seq_len=64,
+                schedule="linear",
+                min_lr_ratio=0.0,
+                seed=cfg.seed + 1000 * i,
+            ),
+        )
+        for i, (n, stacked) in enumerate(steps)
+    ]
 
 
 def lab_key(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig) -> dict[str, Any]:
     """The cache key of lab BERT ``cfg`` on ``mb_cfg``'s corpus (kind :data:`KIND`), derived from what builds
     it: the config, the tokenizer (:func:`lab_tokenizer_key`, with the corpus), the objective and the phases."""
-    return {"lab": cfg.key(), "tokenizer": lab_tokenizer_key(cfg, mb_cfg), "objective": objective_of(cfg).key(),
-            "train": [tc.key() for _, tc in phases(cfg)]}
+    return {
+        "lab": cfg.key(),
+        "tokenizer": lab_tokenizer_key(cfg, mb_cfg),
+        "objective": objective_of(cfg).key(),
+        "train": [tc.key() for _, tc in phases(cfg)],
+    }
 
 
-def pretrain_lab(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, texts: Sequence[str] | None = None,
-                 cache: ArtifactCache | None = None, progress: bool = False) -> Path:
+def pretrain_lab(
+    cfg: LabConfig,
+    mb_cfg: minibert.MiniBertConfig,
+    texts: Sequence[str] | None = None,
+    cache: ArtifactCache | None = None,
+    progress: bool = False,
+) -> Path:
     """Pre-train (or fetch) the lab BERT ``cfg`` on ``mb_cfg``'s corpus; returns its cache folder.
 
     The folder holds ``final/`` (an HF ``BertForMaskedLM``, or ``BertForPreTraining`` with NSP, with the
@@ -192,8 +221,14 @@ def pretrain_lab(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, texts: Sequenc
             raise ParameterError("nsp=True needs the corpus's own sentences; allowed: texts=None or the corpus")
         shallow = cfg.n_layers // 2 if cfg.stack_at else cfg.n_layers
         model = minibert.new_bert(len(tok), shallow, cfg.n_heads, cfg.d_model, seed=cfg.seed, nsp=cfg.nsp)
-        batches = mlm_batches(tx, tok, objective_of(cfg), cfg.batch_size, seed=cfg.seed,
-                              partners=topic_partners(sents) if cfg.nsp else None)
+        batches = mlm_batches(
+            tx,
+            tok,
+            objective_of(cfg),
+            cfg.batch_size,
+            seed=cfg.seed,
+            partners=topic_partners(sents) if cfg.nsp else None,
+        )
         losses, seconds, extra = [], [], {}
         for stacked, tc in phases(cfg):
             if stacked:
@@ -204,8 +239,10 @@ def pretrain_lab(cfg: LabConfig, mb_cfg: minibert.MiniBertConfig, texts: Sequenc
             extra.update(res.extra)
         model.save_pretrained(folder / "final")  # BertForPreTraining when nsp: loads as MLM or encoder too
         tok.save_pretrained(folder / "final")
-        save_json(folder / "history.json", {"losses": losses, "seconds": seconds, "block_steps": cfg.block_steps(),
-                                            "config": cfg.to_dict(), **extra})
+        save_json(
+            folder / "history.json",
+            {"losses": losses, "seconds": seconds, "block_steps": cfg.block_steps(), "config": cfg.to_dict(), **extra},
+        )
 
     return cache.get_or_create(KIND, lab_key(cfg, mb_cfg), build)
 
@@ -226,8 +263,13 @@ def lab_history(folder: Path) -> dict:
 
 def variant_grid(sizes: TrainingSizes, seeds: Sequence[int]) -> dict[str, list[LabConfig]]:
     """The pre-training variants of the notebook: name -> one :class:`LabConfig` per seed."""
-    base = dict(n_layers=sizes.lab_layers, n_heads=sizes.lab_heads, d_model=sizes.lab_d_model, steps=sizes.lab_steps,
-                warmup_steps=max(1, sizes.lab_steps // 10))
+    base = dict(
+        n_layers=sizes.lab_layers,
+        n_heads=sizes.lab_heads,
+        d_model=sizes.lab_d_model,
+        steps=sizes.lab_steps,
+        warmup_steps=max(1, sizes.lab_steps // 10),
+    )
     return {
         "80/10/10": [LabConfig(**base, seed=s) for s in seeds],
         "[MASK]-only": [LabConfig(**base, masking="mask-only", seed=s) for s in seeds],
@@ -248,29 +290,49 @@ def architecture_grid(sizes: TrainingSizes, seeds: Sequence[int]) -> dict[str, l
     def width(layers: int) -> int:  # equal 12 L d^2, rounded to a multiple of the head count
         return max(H, int(round(d * math.sqrt(L / layers) / H)) * H)
 
-    shapes = {f"{L} blocks x {H} heads": (L, H, d), f"{L} blocks x 1 head": (L, 1, d),
-              f"{L} blocks x {4 * H} heads": (L, 4 * H, d)}
+    shapes = {
+        f"{L} blocks x {H} heads": (L, H, d),
+        f"{L} blocks x 1 head": (L, 1, d),
+        f"{L} blocks x {4 * H} heads": (L, 4 * H, d),
+    }
     if L >= 2:
         shapes[f"{L // 2} block{'s' if L // 2 > 1 else ''}, d={width(L // 2)}"] = (L // 2, H, width(L // 2))
     shapes[f"{2 * L} blocks, d={width(2 * L)}"] = (2 * L, H, width(2 * L))
-    return {name: [LabConfig(n_layers=a, n_heads=h, d_model=w, seed=s, **common) for s in seeds]
-            for name, (a, h, w) in shapes.items()}
+    return {
+        name: [LabConfig(n_layers=a, n_heads=h, d_model=w, seed=s, **common) for s in seeds]
+        for name, (a, h, w) in shapes.items()
+    }
 
 
 def objective_grid(sizes: TrainingSizes, seeds: Sequence[int]) -> dict[str, list[LabConfig]]:
     """Masking units and NSP, all with the WordPiece tokenizer and 80/10/10 corruption: token, whole-word,
     span, and whole-word plus next-sentence prediction on sentence pairs."""
-    base = dict(n_layers=sizes.lab_layers, n_heads=sizes.lab_heads, d_model=sizes.lab_d_model, steps=sizes.lab_steps,
-                warmup_steps=max(1, sizes.lab_steps // 10), tokenizer="wordpiece")
-    return {"token": [LabConfig(**base, unit="token", seed=s) for s in seeds],
-            "whole word": [LabConfig(**base, unit="word", seed=s) for s in seeds],
-            "span": [LabConfig(**base, unit="span", seed=s) for s in seeds],
-            "whole word + NSP": [LabConfig(**base, unit="word", nsp=True, seed=s) for s in seeds]}
+    base = dict(
+        n_layers=sizes.lab_layers,
+        n_heads=sizes.lab_heads,
+        d_model=sizes.lab_d_model,
+        steps=sizes.lab_steps,
+        warmup_steps=max(1, sizes.lab_steps // 10),
+        tokenizer="wordpiece",
+    )
+    return {
+        "token": [LabConfig(**base, unit="token", seed=s) for s in seeds],
+        "whole word": [LabConfig(**base, unit="word", seed=s) for s in seeds],
+        "span": [LabConfig(**base, unit="span", seed=s) for s in seeds],
+        "whole word + NSP": [LabConfig(**base, unit="word", nsp=True, seed=s) for s in seeds],
+    }
 
 
-def evaluate_labs(grid: Mapping[str, Sequence[LabConfig]], mb_cfg: minibert.MiniBertConfig, task: Task | None,
-                  ft_cfg: ft.FinetuneConfig | None, probe_sents: Sequence[Any], held_texts: Sequence[str],
-                  cache: ArtifactCache | None = None, progress: bool = True) -> pd.DataFrame:
+def evaluate_labs(
+    grid: Mapping[str, Sequence[LabConfig]],
+    mb_cfg: minibert.MiniBertConfig,
+    task: Task | None,
+    ft_cfg: ft.FinetuneConfig | None,
+    probe_sents: Sequence[Any],
+    held_texts: Sequence[str],
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Pre-train (or fetch) every lab BERT of ``grid`` and measure it, one row per (variant, seed).
 
     ``mlm_acc``: held-out whole-word MLM accuracy (:func:`~bertology_lib.training.pretrain.masked_accuracy`,
@@ -300,9 +362,17 @@ def evaluate_labs(grid: Mapping[str, Sequence[LabConfig]], mb_cfg: minibert.Mini
     return pd.DataFrame(rows)
 
 
-def _evaluate_lab(name: str, c: LabConfig, mb_cfg: minibert.MiniBertConfig, texts: list[str], task: Task | None,
-                  ft_cfg: ft.FinetuneConfig | None, probe_sents: Sequence[Any], held_texts: Sequence[str],
-                  cache: ArtifactCache | None) -> dict[str, Any]:
+def _evaluate_lab(
+    name: str,
+    c: LabConfig,
+    mb_cfg: minibert.MiniBertConfig,
+    texts: list[str],
+    task: Task | None,
+    ft_cfg: ft.FinetuneConfig | None,
+    probe_sents: Sequence[Any],
+    held_texts: Sequence[str],
+    cache: ArtifactCache | None,
+) -> dict[str, Any]:
     folder = pretrain_lab(c, mb_cfg, texts=texts, cache=cache)
     mlm, tok = load_lab(folder)
     hist = lab_history(folder)
@@ -313,9 +383,12 @@ def _evaluate_lab(name: str, c: LabConfig, mb_cfg: minibert.MiniBertConfig, text
     layer = pred.chosen_layer()
     sent = np.unique(probes.split.groups[test], return_inverse=True)[1]  # test sentence of each test word
     counts = np.bincount(sent).astype(float)
-    items: dict[str, Any] = {"pos_hits": np.bincount(sent, weights=pred.test[layer].astype(float)),
-                             "pos_majority_hits": np.bincount(sent, weights=probes.majority["upos"].test[0].astype(float)),
-                             "pos_counts": counts, "pos_majority_counts": counts}
+    items: dict[str, Any] = {
+        "pos_hits": np.bincount(sent, weights=pred.test[layer].astype(float)),
+        "pos_majority_hits": np.bincount(sent, weights=probes.majority["upos"].test[0].astype(float)),
+        "pos_counts": counts,
+        "pos_majority_counts": counts,
+    }
     downstream = float("nan")
     if task is not None:
         r = ft.finetune(task, ft.ModelSource(str(Path(folder) / "final")), ft_cfg, c.seed, cache=cache)
@@ -323,13 +396,23 @@ def _evaluate_lab(name: str, c: LabConfig, mb_cfg: minibert.MiniBertConfig, text
         items.update(downstream_hits=scores, downstream_counts=np.ones(len(scores)))
     hits, counts = masked_hits(mlm, tok, held_texts)
     items.update(mlm_hits=hits.astype(float), mlm_counts=counts.astype(float))
-    return {"variant": name, "seed": c.seed, "mlm_acc": float(hits.sum() / max(counts.sum(), 1)),
-            "pos_probe": float(pred.test[layer].mean()), "pos_layer": layer,
-            "pos_majority": float(probes.majority["upos"].test[0].mean()), "downstream": downstream,
-            "block_params": sum(p.numel() for p in mlm.bert.encoder.parameters()),
-            "params": sum(p.numel() for p in mlm.parameters()), "block_steps": hist["block_steps"],
-            "final_loss": float(np.mean(hist["losses"][-50:])), "train_seconds": sum(hist["seconds"]),
-            "nsp_acc": hist.get("nsp_train_accuracy", float("nan")), "probe_sentences": len(fits), **items}
+    return {
+        "variant": name,
+        "seed": c.seed,
+        "mlm_acc": float(hits.sum() / max(counts.sum(), 1)),
+        "pos_probe": float(pred.test[layer].mean()),
+        "pos_layer": layer,
+        "pos_majority": float(probes.majority["upos"].test[0].mean()),
+        "downstream": downstream,
+        "block_params": sum(p.numel() for p in mlm.bert.encoder.parameters()),
+        "params": sum(p.numel() for p in mlm.parameters()),
+        "block_steps": hist["block_steps"],
+        "final_loss": float(np.mean(hist["losses"][-50:])),
+        "train_seconds": sum(hist["seconds"]),
+        "nsp_acc": hist.get("nsp_train_accuracy", float("nan")),
+        "probe_sentences": len(fits),
+        **items,
+    }
 
 
 def seed_ranges(table: pd.DataFrame, variants: Sequence[str], metric: str) -> dict[int, float]:
@@ -355,19 +438,24 @@ def lab_items(table: pd.DataFrame, variant: str, metric: str, seeds: Sequence[in
     ``variant``, rows in the order of ``seeds``, and the items' counts (the same for every seed)."""
     sub = table[table["variant"] == variant].set_index("seed")
     if sub.empty or f"{metric}_hits" not in sub:
-        raise ParameterError(f"variant={variant!r}, metric={metric!r} have no per-item scores; allowed: variants "
-                             f"{sorted(set(table['variant']))}, metrics mlm, pos, pos_majority, downstream")
+        raise ParameterError(
+            f"variant={variant!r}, metric={metric!r} have no per-item scores; allowed: variants "
+            f"{sorted(set(table['variant']))}, metrics mlm, pos, pos_majority, downstream"
+        )
     missing = [s for s in seeds if s not in sub.index]
     if missing:
         raise ParameterError(f"seeds {missing} are not in the table for {variant!r}; allowed: {sorted(sub.index)}")
     counts = [np.asarray(sub.loc[s, f"{metric}_counts"], dtype=float) for s in seeds]
     if any(c.shape != counts[0].shape or not np.array_equal(c, counts[0]) for c in counts):
-        raise ParameterError(f"{variant!r} was scored on different {metric} items across seeds; allowed: the same items")
+        raise ParameterError(
+            f"{variant!r} was scored on different {metric} items across seeds; allowed: the same items"
+        )
     return np.array([np.asarray(sub.loc[s, f"{metric}_hits"], dtype=float) for s in seeds]), counts[0]
 
 
-def lab_gap(table: pd.DataFrame, a: str, b: str, metric: str, seeds: Sequence[int], b_metric: str | None = None
-            ) -> tuple[float, float, float]:
+def lab_gap(
+    table: pd.DataFrame, a: str, b: str, metric: str, seeds: Sequence[int], b_metric: str | None = None
+) -> tuple[float, float, float]:
     """``metric`` of variant ``a`` minus ``b_metric`` (default the same) of variant ``b``, in points, paired by seed
     and item, with an interval over seeds and test items (:func:`bertology_lib.stats.accuracy_gap_interval`;
     held-out sentences are resampled whole)."""
@@ -377,8 +465,9 @@ def lab_gap(table: pd.DataFrame, a: str, b: str, metric: str, seeds: Sequence[in
     return stats.accuracy_gap_interval(ha, hb, counts=ca)
 
 
-def range_gap(table: pd.DataFrame, first: Sequence[str], second: Sequence[str], metric: str, seeds: Sequence[int]
-              ) -> tuple[float, float, float]:
+def range_gap(
+    table: pd.DataFrame, first: Sequence[str], second: Sequence[str], metric: str, seeds: Sequence[int]
+) -> tuple[float, float, float]:
     """Per seed, the range (max - min, points) of ``metric`` over the variants ``first`` minus its range over
     ``second``; mean over seeds with an interval over seeds and test items (items resampled jointly for every
     variant: :func:`bertology_lib.stats.seed_item_interval`)."""
@@ -389,15 +478,15 @@ def range_gap(table: pd.DataFrame, first: Sequence[str], second: Sequence[str], 
 
     def per_seed(idx: np.ndarray) -> np.ndarray:
         acc = {v: 100 * h[:, idx].sum(1) / counts[idx].sum() for v, (h, _) in hits.items()}  # (seeds,) per variant
-        return (np.ptp(np.stack([acc[v] for v in first]), axis=0)
-                - np.ptp(np.stack([acc[v] for v in second]), axis=0))
+        return np.ptp(np.stack([acc[v] for v in first]), axis=0) - np.ptp(np.stack([acc[v] for v in second]), axis=0)
 
     return stats.seed_item_interval(per_seed, len(counts))
 
 
 # -- RoBERTa's "train longer", read off the mini-BERT's kept checkpoints (§5) ---------------------------------
-def checkpoint_pair(mb_cfg: minibert.MiniBertConfig, fraction: float = 1 / 3,
-                    cache: ArtifactCache | None = None) -> tuple[Path, int, int]:
+def checkpoint_pair(
+    mb_cfg: minibert.MiniBertConfig, fraction: float = 1 / 3, cache: ArtifactCache | None = None
+) -> tuple[Path, int, int]:
     """(checkpoints folder, earlier step, final step): the kept checkpoint of the mini-BERT nearest to
     ``fraction`` of its training steps (ties: the earlier one), and its last step."""
     if not 0 < fraction < 1:
@@ -408,8 +497,9 @@ def checkpoint_pair(mb_cfg: minibert.MiniBertConfig, fraction: float = 1 / 3,
     return folder / "checkpoints", earlier, steps[-1]
 
 
-def checkpoint_predictions(mb_cfg: minibert.MiniBertConfig, texts: Sequence[str], seed: int = 1234,
-                           cache: ArtifactCache | None = None) -> pd.DataFrame:
+def checkpoint_predictions(
+    mb_cfg: minibert.MiniBertConfig, texts: Sequence[str], seed: int = 1234, cache: ArtifactCache | None = None
+) -> pd.DataFrame:
     """One row per masked word of ``texts`` (the same whole-word masks for every model): the gold token and
     the guess of each kept checkpoint of the mini-BERT, columns ``step <N>``
     (:func:`~bertology_lib.analysis.mlm_strength.masked_predictions`)."""

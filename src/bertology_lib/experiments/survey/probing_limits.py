@@ -52,8 +52,9 @@ class ProbingLimitsSizes(SizeTable):
         """The two probe families compared: L2-regularised linear, and an unregularised 1-hidden-layer MLP."""
         return {
             "linear": probing.ProbeConfig(max_iter=probe_iter, seed=seed),
-            "mlp": probing.ProbeConfig(kind="mlp", l2=0.0, max_iter=self.mlp_epochs, hidden=self.mlp_hidden,
-                                       lr=3e-3, batch_size=256, seed=seed),
+            "mlp": probing.ProbeConfig(
+                kind="mlp", l2=0.0, max_iter=self.mlp_epochs, hidden=self.mlp_hidden, lr=3e-3, batch_size=256, seed=seed
+            ),
         }
 
 
@@ -76,8 +77,15 @@ class SelectivityStudy:
         return stats.paired_gap(per_item[a], per_item[b], groups, seed=seed)
 
 
-def selectivity_study(X: torch.Tensor, table: pd.DataFrame, target: str, train_idx, test_idx,
-                      probe_cfgs: dict[str, probing.ProbeConfig], seed: int = 0) -> SelectivityStudy:
+def selectivity_study(
+    X: torch.Tensor,
+    table: pd.DataFrame,
+    target: str,
+    train_idx,
+    test_idx,
+    probe_cfgs: dict[str, probing.ProbeConfig],
+    seed: int = 0,
+) -> SelectivityStudy:
     """Task accuracy, control-task accuracy and selectivity per layer, for each probe (Hewitt & Liang 2019).
 
     ``table`` is a :func:`~bertology_lib.data.word_labels.word_table` aligned with ``X`` (n_layers + 1, N, d);
@@ -91,16 +99,26 @@ def selectivity_study(X: torch.Tensor, table: pd.DataFrame, target: str, train_i
         task_c[name] = probing.probe_correct(X, labels, train_idx, test_idx, cfg)
         ctrl_c[name] = probing.probe_correct(X, control, train_idx, test_idx, cfg)
         t, c = task_c[name].mean(1), ctrl_c[name].mean(1)
-        frames.append(pd.DataFrame({"layer": range(X.shape[0]), "probe": name, "task_acc": t, "control_acc": c,
-                                    "selectivity": t - c}))
+        frames.append(
+            pd.DataFrame(
+                {"layer": range(X.shape[0]), "probe": name, "task_acc": t, "control_acc": c, "selectivity": t - c}
+            )
+        )
     out = pd.concat(frames, ignore_index=True)
     out.insert(0, "target", target)
     out["majority"] = probing.majority_baseline(words, labels, train_idx, test_idx)
     return SelectivityStudy(out, task_c, ctrl_c)
 
 
-def selectivity_by_probe(X: torch.Tensor, table: pd.DataFrame, target: str, train_idx, test_idx,
-                         probe_cfgs: dict[str, probing.ProbeConfig], seed: int = 0) -> pd.DataFrame:
+def selectivity_by_probe(
+    X: torch.Tensor,
+    table: pd.DataFrame,
+    target: str,
+    train_idx,
+    test_idx,
+    probe_cfgs: dict[str, probing.ProbeConfig],
+    seed: int = 0,
+) -> pd.DataFrame:
     """The per-layer table of :func:`selectivity_study`: target, layer, probe, task/control accuracy,
     selectivity, majority."""
     return selectivity_study(X, table, target, train_idx, test_idx, probe_cfgs, seed).frame
@@ -120,9 +138,16 @@ def selectivity_summary(sel: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for probe, d in sel.groupby("probe", sort=False):
         best = d.loc[d.task_acc.idxmax()]
-        rows.append({"probe": probe, "best_layer": int(best.layer), "task_acc": float(best.task_acc),
-                     "control_acc": float(best.control_acc), "selectivity": float(best.selectivity),
-                     "mean_selectivity": float(d.selectivity.mean())})
+        rows.append(
+            {
+                "probe": probe,
+                "best_layer": int(best.layer),
+                "task_acc": float(best.task_acc),
+                "control_acc": float(best.control_acc),
+                "selectivity": float(best.selectivity),
+                "mean_selectivity": float(d.selectivity.mean()),
+            }
+        )
     return pd.DataFrame(rows).set_index("probe")
 
 
@@ -136,15 +161,17 @@ class CodelengthStudy:
     bits: dict[tuple[str, str], np.ndarray]
     rows: np.ndarray
 
-    def gap(self, model: str, baseline: str, task: str, groups=None, n_resamples: int = 2000,
-            seed: int = 0) -> dict[str, float]:
+    def gap(
+        self, model: str, baseline: str, task: str, groups=None, n_resamples: int = 2000, seed: int = 0
+    ) -> dict[str, float]:
         """Mean bits per item of ``baseline`` minus ``model``'s (positive: ``model`` codes the labels in fewer
         bits), each at its shortest layer, with a 95% interval that resamples items (by ``groups``, e.g.
         sentences, given per table row) and chooses both layers again in every resample."""
         for key in ((model, task), (baseline, task)):
             if key not in self.bits:
-                raise ParameterError(f"no codelength for model={key[0]!r}, task={key[1]!r}; allowed: "
-                                     f"{sorted(self.bits)}")
+                raise ParameterError(
+                    f"no codelength for model={key[0]!r}, task={key[1]!r}; allowed: {sorted(self.bits)}"
+                )
         a, b = self.bits[(model, task)], self.bits[(baseline, task)]
         g = np.arange(len(self.rows)) if groups is None else np.asarray(groups)[self.rows]
         _, inv = np.unique(g, return_inverse=True)
@@ -161,12 +188,25 @@ class CodelengthStudy:
         reps = [diff(rng.integers(0, n_g, n_g)) for _ in range(n_resamples)]
         low, high = np.quantile(reps, [0.025, 0.975])
         la, lb = int(sa.sum(1).argmin()), int(sb.sum(1).argmin())
-        return {"gap": diff(np.arange(n_g)), "low": float(low), "high": float(high), "layer": la,
-                "baseline_layer": lb, "ratio": float(b[lb].sum() / a[la].sum()), "n_items": len(self.rows)}
+        return {
+            "gap": diff(np.arange(n_g)),
+            "low": float(low),
+            "high": float(high),
+            "layer": la,
+            "baseline_layer": lb,
+            "ratio": float(b[lb].sum() / a[la].sum()),
+            "n_items": len(self.rows),
+        }
 
 
-def codelength_study(states: dict[str, torch.Tensor], table: pd.DataFrame, target: str, train_idx,
-                     cfg: probing.ProbeConfig | None = None, seed: int = 0) -> CodelengthStudy:
+def codelength_study(
+    states: dict[str, torch.Tensor],
+    table: pd.DataFrame,
+    target: str,
+    train_idx,
+    cfg: probing.ProbeConfig | None = None,
+    seed: int = 0,
+) -> CodelengthStudy:
     """Online (MDL) codelength per layer for ``target`` and its control task, for each model's states.
 
     ``states``: model label -> (n_layers + 1, N, d) features aligned with
@@ -183,14 +223,29 @@ def codelength_study(states: dict[str, torch.Tensor], table: pd.DataFrame, targe
             bits[(model_label, task)] = b
             total = b.sum(1)
             uniform = len(rows) * np.log2(len(set(lab)))
-            frames.append(pd.DataFrame({"model": model_label, "task": task, "layer": range(X.shape[0]),
-                                        "codelength_bits": total.astype(float), "uniform_bits": uniform,
-                                        "compression": (uniform / total).astype(float)}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "model": model_label,
+                        "task": task,
+                        "layer": range(X.shape[0]),
+                        "codelength_bits": total.astype(float),
+                        "uniform_bits": uniform,
+                        "compression": (uniform / total).astype(float),
+                    }
+                )
+            )
     return CodelengthStudy(pd.concat(frames, ignore_index=True), bits, rows)
 
 
-def codelength_table(states: dict[str, torch.Tensor], table: pd.DataFrame, target: str, train_idx,
-                     cfg: probing.ProbeConfig | None = None, seed: int = 0) -> pd.DataFrame:
+def codelength_table(
+    states: dict[str, torch.Tensor],
+    table: pd.DataFrame,
+    target: str,
+    train_idx,
+    cfg: probing.ProbeConfig | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
     """The per-layer table of :func:`codelength_study`."""
     return codelength_study(states, table, target, train_idx, cfg, seed).frame
 
@@ -214,8 +269,9 @@ def inlp_iterations(d_model: int, n_classes: int, at_most: int, max_share: float
     return max(1, min(at_most, int(max_share * d_model) // n_classes))
 
 
-def amnesic_mlm_drop(model, tokenizer, texts, layer: int, P: torch.Tensor, mean: torch.Tensor | None = None,
-                     seed: int = 1234) -> dict[str, float]:
+def amnesic_mlm_drop(
+    model, tokenizer, texts, layer: int, P: torch.Tensor, mean: torch.Tensor | None = None, seed: int = 1234
+) -> dict[str, float]:
     """Held-out MLM accuracy without and with the projection ``P`` applied after ``layer``.
 
     The same words are masked in both runs (fixed ``seed``), so the drop is a
@@ -227,9 +283,21 @@ def amnesic_mlm_drop(model, tokenizer, texts, layer: int, P: torch.Tensor, mean:
     return {"before": before, "after": after, "drop": before - after}
 
 
-def amnesic_probe(model, tokenizer, X_layer: torch.Tensor, labels, train_idx, test_idx, layer: int, texts,
-                  n_iter: int, n_controls: int = 5, probe_cfg: probing.ProbeConfig | None = None,
-                  seed: int = 0, mlm_seed: int = 1234) -> tuple[pd.DataFrame, list[float]]:
+def amnesic_probe(
+    model,
+    tokenizer,
+    X_layer: torch.Tensor,
+    labels,
+    train_idx,
+    test_idx,
+    layer: int,
+    texts,
+    n_iter: int,
+    n_controls: int = 5,
+    probe_cfg: probing.ProbeConfig | None = None,
+    seed: int = 0,
+    mlm_seed: int = 1234,
+) -> tuple[pd.DataFrame, list[float]]:
     """Amnesic probing (Elazar et al. 2021) at one layer, with random-direction controls.
 
     INLP (Ravfogel et al. 2020) on the training rows of ``X_layer`` (N, d)
@@ -261,9 +329,17 @@ def amnesic_probe(model, tokenizer, X_layer: torch.Tensor, labels, train_idx, te
         else:
             with project_out(model, layer, P, mean):
                 mlm = _mlm_acc(model, tokenizer, texts, mlm_seed)
-        rows.append({"condition": name, "draw": draw, "layer": layer,
-                     "rank": 0 if name == "none" else int(round(d - float(torch.trace(P)))),
-                     "probe_acc": float(acc), "mlm_acc": mlm, "mlm_drop": base - mlm})
+        rows.append(
+            {
+                "condition": name,
+                "draw": draw,
+                "layer": layer,
+                "rank": 0 if name == "none" else int(round(d - float(torch.trace(P)))),
+                "probe_acc": float(acc),
+                "mlm_acc": mlm,
+                "mlm_drop": base - mlm,
+            }
+        )
     return pd.DataFrame(rows), inlp_accs
 
 

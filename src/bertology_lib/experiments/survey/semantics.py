@@ -109,20 +109,28 @@ def twin_correct(scored: pd.DataFrame, twin_scored: pd.DataFrame) -> np.ndarray:
     return twin.loc[scored["item"]].to_numpy(dtype=float)
 
 
-def suite_baselines(scored: pd.DataFrame, twin_scored: pd.DataFrame, items: Sequence[ClozeItem],
-                    counts: Mapping[str, int], frequency: str = "frequency") -> dict[str, np.ndarray]:
+def suite_baselines(
+    scored: pd.DataFrame,
+    twin_scored: pd.DataFrame,
+    items: Sequence[ClozeItem],
+    counts: Mapping[str, int],
+    frequency: str = "frequency",
+) -> dict[str, np.ndarray]:
     """The baselines of a cloze suite on the rows of ``scored``: ``frequency`` (:func:`frequency_choice` with
     ``counts``) and the random-init twin (:func:`twin_correct`), each (N,) per-row scores."""
     rows = scored["item"].to_numpy()
     return {frequency: frequency_choice(items, counts)[rows], "random-init twin": twin_correct(scored, twin_scored)}
 
 
-def baseline_table(correct: Sequence[float], baselines: Mapping[str, Sequence[float]],
-                   by: Sequence | None = None) -> pd.DataFrame:
+def baseline_table(
+    correct: Sequence[float], baselines: Mapping[str, Sequence[float]], by: Sequence | None = None
+) -> pd.DataFrame:
     """Accuracy of the model (``correct``) beside each baseline's on the same items, overall or per group
     ``by`` (one label per item): one row per group, one column per predictor, and ``n``."""
-    scores = {"model": np.asarray(correct, dtype=float),
-              **{k: np.asarray(v, dtype=float) for k, v in baselines.items()}}
+    scores = {
+        "model": np.asarray(correct, dtype=float),
+        **{k: np.asarray(v, dtype=float) for k, v in baselines.items()},
+    }
     groups = np.asarray(by) if by is not None else np.full(len(scores["model"]), "all items")
     rows = []
     for g in sorted(pd.unique(groups), key=str):
@@ -148,8 +156,14 @@ def strongest_baseline(baselines: Mapping[str, Sequence[float]]) -> tuple[str, n
     return name, np.asarray(baselines[name], dtype=float)
 
 
-def gain_difference(a: Sequence[float], a_base: Sequence[float], b: Sequence[float], b_base: Sequence[float],
-                    n_resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+def gain_difference(
+    a: Sequence[float],
+    a_base: Sequence[float],
+    b: Sequence[float],
+    b_base: Sequence[float],
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float, float]:
     """``mean(a - a_base) - mean(b - b_base)``: how much more a model gains over its baseline on suite A than on
     suite B (each suite's items paired with its own baseline), with a 95% percentile-bootstrap interval that
     resamples the items of each suite separately: (estimate, low, high)."""
@@ -159,8 +173,9 @@ def gain_difference(a: Sequence[float], a_base: Sequence[float], b: Sequence[flo
     if da.ndim != 1 or db.ndim != 1 or len(da) < 2 or len(db) < 2:
         raise ParameterError(f"suites of {len(da)} and {len(db)} paired items; allowed: at least 2 in each")
     rng = np.random.default_rng(seed)
-    reps = (da[rng.integers(0, len(da), (n_resamples, len(da)))].mean(1)
-            - db[rng.integers(0, len(db), (n_resamples, len(db)))].mean(1))
+    reps = da[rng.integers(0, len(da), (n_resamples, len(da)))].mean(1) - db[
+        rng.integers(0, len(db), (n_resamples, len(db)))
+    ].mean(1)
     return float(da.mean() - db.mean()), float(np.quantile(reps, 0.025)), float(np.quantile(reps, 0.975))
 
 
@@ -194,8 +209,7 @@ def name_number_items(config: ToyEnglishConfig, n_items: int, seed: int = 0) -> 
         good, bad = (v.base, v.s3) if two else (v.s3, v.base)
         pair = []
         for version, fillers in (("names", names), ("nouns", fill_nouns)):
-            phrases = [b.propn(w) if version == "names" else b.np(lex.noun_by_sg[w], "Sing", "the")
-                       for w in fillers]
+            phrases = [b.propn(w) if version == "names" else b.np(lex.noun_by_sg[w], "Sing", "the") for w in fillers]
             subj = phrases[0] if not two else b.coordinate(phrases[0], phrases[1])
             if obj is not None:
                 cl = b.clause(subj, "trans", verb=v, obj=b.np(obj[0], obj[1], "the"), tense="pres")
@@ -203,8 +217,7 @@ def name_number_items(config: ToyEnglishConfig, n_items: int, seed: int = 0) -> 
                 cl = b.clause(subj, "intr", verb=v, tense="pres")
             toks = b.sentence(cl)
             slots = tuple(k for k, t in enumerate(toks) if any(t is p.head for p in phrases))
-            meta = {"pair": i, "kind": NAME_KINDS[two], "version": version, "slots": slots,
-                    "fillers": tuple(fillers)}
+            meta = {"pair": i, "kind": NAME_KINDS[two], "version": version, "slots": slots, "fillers": tuple(fillers)}
             pair.append(cloze_item(b, "name_number", toks, cl.head, good, bad, meta, subj.head, cl.head))
         out.append((pair[0], pair[1]))
     return out
@@ -226,17 +239,34 @@ def swap_fillers(item: ClozeItem, pool: Sequence[str], n_swaps: int, rng: random
         for k in item.meta["slots"]:
             cand = [w for w in pool if w not in words]
             if not cand:
-                raise ParameterError(f"no replacement for {words[k]!r} left in a pool of {len(pool)}; allowed: a "
-                                     "pool with more members than the sentence uses")
+                raise ParameterError(
+                    f"no replacement for {words[k]!r} left in a pool of {len(pool)}; allowed: a "
+                    "pool with more members than the sentence uses"
+                )
             words[k] = rng.choice(cand)
             new.append(words[k])
-        out.append(ClozeItem(item.suite, tuple(words), item.mask_index, item.correct, item.incorrect,
-                             {**item.meta, "swapped": tuple(new)}))
+        out.append(
+            ClozeItem(
+                item.suite,
+                tuple(words),
+                item.mask_index,
+                item.correct,
+                item.incorrect,
+                {**item.meta, "swapped": tuple(new)},
+            )
+        )
     return out
 
 
-def name_swap_test(model, tokenizer, pairs: Sequence[tuple[ClozeItem, ClozeItem]], names: Sequence[str],
-                   nouns: Sequence[str], n_swaps: int = 3, seed: int = 0) -> pd.DataFrame:
+def name_swap_test(
+    model,
+    tokenizer,
+    pairs: Sequence[tuple[ClozeItem, ClozeItem]],
+    names: Sequence[str],
+    nouns: Sequence[str],
+    n_swaps: int = 3,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Score every item of :func:`name_number_items` and ``n_swaps`` swapped copies of it (names from
     ``names``, control nouns from ``nouns``). One row per swap: ``pair``, ``kind``, ``version``,
     ``names`` and ``swapped_names`` (the original and the new fillers, space-separated), ``correct_original``,
@@ -244,32 +274,48 @@ def name_swap_test(model, tokenizer, pairs: Sequence[tuple[ClozeItem, ClozeItem]
     check_int("n_swaps", n_swaps, minimum=1)
     rng = random.Random(f"name-swaps:{seed}")
     originals = [it for p in pairs for it in p]
-    swaps = [s for it in originals
-             for s in swap_fillers(it, names if it.meta["version"] == "names" else nouns, n_swaps, rng)]
+    swaps = [
+        s for it in originals for s in swap_fillers(it, names if it.meta["version"] == "names" else nouns, n_swaps, rng)
+    ]
     a = score_items(model, tokenizer, originals)
     s = score_items(model, tokenizer, swaps)
     if len(a) != len(originals) or len(s) != len(swaps):
-        raise ParameterError(f"{model.__class__.__name__}: some fillers are not single tokens of its vocabulary; "
-                             "allowed: a model whose vocabulary holds the toy names and verbs")
+        raise ParameterError(
+            f"{model.__class__.__name__}: some fillers are not single tokens of its vocabulary; "
+            "allowed: a model whose vocabulary holds the toy names and verbs"
+        )
     before = a["correct"].to_numpy().repeat(n_swaps)
     after = s["correct"].to_numpy()
-    return pd.DataFrame({
-        "pair": [it.meta["pair"] for it in swaps], "kind": [it.meta["kind"] for it in swaps],
-        "version": [it.meta["version"] for it in swaps],
-        "names": [" ".join(it.meta["fillers"]) for it in swaps],
-        "swapped_names": [" ".join(it.meta["swapped"]) for it in swaps],
-        "correct_original": before, "correct_swapped": after, "flipped": before != after,
-    })
+    return pd.DataFrame(
+        {
+            "pair": [it.meta["pair"] for it in swaps],
+            "kind": [it.meta["kind"] for it in swaps],
+            "version": [it.meta["version"] for it in swaps],
+            "names": [" ".join(it.meta["fillers"]) for it in swaps],
+            "swapped_names": [" ".join(it.meta["swapped"]) for it in swaps],
+            "correct_original": before,
+            "correct_swapped": after,
+            "flipped": before != after,
+        }
+    )
 
 
 def flip_rates(test: pd.DataFrame) -> pd.DataFrame:
     """One row per frame of :func:`name_swap_test`: ``kind``, ``correct_names`` and ``correct_nouns`` (the
     original items), ``flip_names`` and ``flip_nouns`` (share of swaps that changed the prediction)."""
-    g = test.groupby(["pair", "kind", "version"]).agg(correct=("correct_original", "first"),
-                                                      flip=("flipped", "mean")).unstack("version")
-    out = pd.DataFrame({"correct_names": g[("correct", "names")].astype(float),
-                        "correct_nouns": g[("correct", "nouns")].astype(float),
-                        "flip_names": g[("flip", "names")], "flip_nouns": g[("flip", "nouns")]})
+    g = (
+        test.groupby(["pair", "kind", "version"])
+        .agg(correct=("correct_original", "first"), flip=("flipped", "mean"))
+        .unstack("version")
+    )
+    out = pd.DataFrame(
+        {
+            "correct_names": g[("correct", "names")].astype(float),
+            "correct_nouns": g[("correct", "nouns")].astype(float),
+            "flip_names": g[("flip", "names")],
+            "flip_nouns": g[("flip", "nouns")],
+        }
+    )
     return out.reset_index().drop(columns="pair")
 
 
@@ -325,37 +371,67 @@ def numeracy(model, tokenizer, twin, twin_tokenizer, sizes: SemanticsSizes, seed
     validation pairs there (the most favourable reading for extrapolation that never looks at test pairs)."""
     n = sizes.n_numbers
     numbers = np.arange(n)
-    split = number_split([numbers[: n // 2], numbers[n // 2:]], seed=seed)
-    pairs = {"val_far": comparison_pairs(split.val[split.val >= n // 2], sizes.n_eval_pairs, seed + 1),
-             "far": comparison_pairs(split.test[split.test >= n // 2], sizes.n_eval_pairs, seed + 2),
-             "test": comparison_pairs(split.test, sizes.n_eval_pairs, seed + 3)}
-    train = {"whole range": comparison_pairs(split.train, sizes.n_train_pairs, seed),
-             "lower half": comparison_pairs(split.train[split.train < n // 2], sizes.n_train_pairs, seed)}
-    reps = {"model": (number_features(model, tokenizer, numbers), word_pieces(tokenizer, numbers)),
-            "random-init twin": (number_features(twin, twin_tokenizer, numbers), word_pieces(twin_tokenizer, numbers)),
-            "digits (positive control)": (digit_features(numbers, seed=seed), None)}
+    split = number_split([numbers[: n // 2], numbers[n // 2 :]], seed=seed)
+    pairs = {
+        "val_far": comparison_pairs(split.val[split.val >= n // 2], sizes.n_eval_pairs, seed + 1),
+        "far": comparison_pairs(split.test[split.test >= n // 2], sizes.n_eval_pairs, seed + 2),
+        "test": comparison_pairs(split.test, sizes.n_eval_pairs, seed + 3),
+    }
+    train = {
+        "whole range": comparison_pairs(split.train, sizes.n_train_pairs, seed),
+        "lower half": comparison_pairs(split.train[split.train < n // 2], sizes.n_train_pairs, seed),
+    }
+    reps = {
+        "model": (number_features(model, tokenizer, numbers), word_pieces(tokenizer, numbers)),
+        "random-init twin": (number_features(twin, twin_tokenizer, numbers), word_pieces(twin_tokenizer, numbers)),
+        "digits (positive control)": (digit_features(numbers, seed=seed), None),
+    }
     far, layers, rows, piece_rows, test_right = {}, {}, [], [], {}
     for label, (X, pieces) in reps.items():
         for trained, train_pairs in train.items():
             probe = comparison_probe(X, numbers, train_pairs, pairs)
             layer = probe.best_layer("val_far")
             far[label, trained], layers[f"{label}, {trained}"] = probe.correct["far"][layer], layer
-            rows.append({"representation": label, "probe trained on": trained, "layer": layer,
-                         "accuracy on far pairs": float(far[label, trained].mean()), "n pairs": len(pairs["far"][0])})
+            rows.append(
+                {
+                    "representation": label,
+                    "probe trained on": trained,
+                    "layer": layer,
+                    "accuracy on far pairs": float(far[label, trained].mean()),
+                    "n pairs": len(pairs["far"][0]),
+                }
+            )
             if pieces is not None and trained == "whole range":
                 piece_rows += _by_pieces(probe.correct["test"][layer], pieces, pairs["test"], label)
                 test_right[label] = probe.correct["test"][layer]
-    return Numeracy(layers, far["model", "whole range"], far["model", "lower half"],
-                    far["random-init twin", "whole range"], far["digits (positive control)", "lower half"],
-                    pairs["far"][0], pd.DataFrame(rows), pd.DataFrame(piece_rows), n,
-                    pd.DataFrame({"kind": _piece_kinds(reps["model"][1], pairs["test"]), "first": pairs["test"][0],
-                                  "model": test_right["model"], "twin": test_right["random-init twin"]}))
+    return Numeracy(
+        layers,
+        far["model", "whole range"],
+        far["model", "lower half"],
+        far["random-init twin", "whole range"],
+        far["digits (positive control)", "lower half"],
+        pairs["far"][0],
+        pd.DataFrame(rows),
+        pd.DataFrame(piece_rows),
+        n,
+        pd.DataFrame(
+            {
+                "kind": _piece_kinds(reps["model"][1], pairs["test"]),
+                "first": pairs["test"][0],
+                "model": test_right["model"],
+                "twin": test_right["random-init twin"],
+            }
+        ),
+    )
 
 
 def _piece_kinds(pieces: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     a, b = pairs
-    return np.where((pieces[a] == 1) & (pieces[b] == 1), "both whole",
-                    np.where((pieces[a] > 1) & (pieces[b] > 1), "both split", "one split"))
+    return np.where(
+        (pieces[a] == 1) & (pieces[b] == 1),
+        "both whole",
+        np.where((pieces[a] > 1) & (pieces[b] > 1), "both split", "one split"),
+    )
 
 
 def piece_gain_gap(piece_pairs: pd.DataFrame, n_resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
@@ -366,12 +442,20 @@ def piece_gain_gap(piece_pairs: pd.DataFrame, n_resamples: int = 2000, seed: int
     fewer than 2 pairs of a kind nothing is measured: the gap is NaN and the room 0."""
     kinds = {k: piece_pairs[piece_pairs.kind == k] for k in ("both whole", "both split")}
     if any(len(d) < 2 for d in kinds.values()):  # e.g. a range of small numbers that are all whole pieces
-        return {"gap": float("nan"), "low": float("nan"), "high": float("nan"), "room": 0.0,
-                **{f"{k}: pairs": len(d) for k, d in kinds.items()}}
+        return {
+            "gap": float("nan"),
+            "low": float("nan"),
+            "high": float("nan"),
+            "room": 0.0,
+            **{f"{k}: pairs": len(d) for k, d in kinds.items()},
+        }
     gain = {k: (d.model - d.twin).to_numpy(float) for k, d in kinds.items()}
     rng = np.random.default_rng(seed)
-    reps = [rng.choice(gain["both whole"], len(gain["both whole"])).mean()
-            - rng.choice(gain["both split"], len(gain["both split"])).mean() for _ in range(n_resamples)]
+    reps = [
+        rng.choice(gain["both whole"], len(gain["both whole"])).mean()
+        - rng.choice(gain["both split"], len(gain["both split"])).mean()
+        for _ in range(n_resamples)
+    ]
     low, high = np.quantile(reps, [0.025, 0.975])
     out = {"gap": float(gain["both whole"].mean() - gain["both split"].mean()), "low": float(low), "high": float(high)}
     for k, d in kinds.items():
@@ -382,9 +466,15 @@ def piece_gain_gap(piece_pairs: pd.DataFrame, n_resamples: int = 2000, seed: int
 
 def _by_pieces(right: np.ndarray, pieces: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], label: str) -> list[dict]:
     kind = _piece_kinds(pieces, pairs)
-    return [{"representation": label, "word pieces": k, "accuracy": float(right[kind == k].mean())
-             if (kind == k).any() else float("nan"), "n pairs": int((kind == k).sum())}
-            for k in ("both whole", "one split", "both split")]
+    return [
+        {
+            "representation": label,
+            "word pieces": k,
+            "accuracy": float(right[kind == k].mean()) if (kind == k).any() else float("nan"),
+            "n pairs": int((kind == k).sum()),
+        }
+        for k in ("both whole", "one split", "both split")
+    ]
 
 
 # -- entity types, held out by word (Tenney et al. 2019b) -------------------------------------------------------
@@ -402,16 +492,29 @@ def noun_types(sentences: Sequence, config: ToyEnglishConfig) -> pd.DataFrame:
             noun = lex.noun_by_sg.get(lemma) if pos == "NOUN" else None
             if noun is not None:
                 animate, human = CLASSES[noun.cls]
-                rows.append({"sentence": i, "position": j, "lemma": lemma, "cls": noun.cls,
-                             "type": "person" if human else "animal" if animate else "thing"})
+                rows.append(
+                    {
+                        "sentence": i,
+                        "position": j,
+                        "lemma": lemma,
+                        "cls": noun.cls,
+                        "type": "person" if human else "animal" if animate else "thing",
+                    }
+                )
     if not rows:
         raise ParameterError(f"no lexicon nouns in {len(sentences)} sentences; allowed: sentences of this lexicon")
     return pd.DataFrame(rows)
 
 
-def entity_type_probes(states: Mapping[str, Any], offsets: Sequence[int], table: pd.DataFrame, target: str = "type",
-                       fractions: Sequence[float] = (0.6, 0.15, 0.25), seed: int = 0, probe_iter: int = 100
-                       ) -> HeldOutProbes:
+def entity_type_probes(
+    states: Mapping[str, Any],
+    offsets: Sequence[int],
+    table: pd.DataFrame,
+    target: str = "type",
+    fractions: Sequence[float] = (0.6, 0.15, 0.25),
+    seed: int = 0,
+    probe_iter: int = 100,
+) -> HeldOutProbes:
     """Layer probes for ``target`` held out by *word*: the lemmas of ``table`` (:func:`noun_types`) are shuffled
     (``seed``) and split into training, validation and test lemmas; a linear probe per layer trains on the
     training lemmas' tokens, the layer is chosen on the validation lemmas and scored on the test lemmas, whose
@@ -460,22 +563,42 @@ def addition(model, tokenizer, twin, twin_tokenizer, sizes: SemanticsSizes, seed
     probe's layer is chosen on validation pairs from the upper half."""
     n = sizes.n_numbers
     numbers = np.arange(n)
-    split = number_split([numbers[: n // 2], numbers[n // 2:]], seed=seed)
+    split = number_split([numbers[: n // 2], numbers[n // 2 :]], seed=seed)
     upper = lambda ids: ids[ids >= n // 2]  # noqa: E731
-    pairs = {"val_far": comparison_pairs(upper(split.val), sizes.n_eval_pairs, seed + 11),
-             "far": comparison_pairs(upper(split.test), sizes.n_eval_pairs, seed + 12)}
-    train = {"whole range": comparison_pairs(split.train, sizes.n_train_pairs, seed + 10),
-             "lower half": comparison_pairs(split.train[split.train < n // 2], sizes.n_train_pairs, seed + 10)}
-    reps = {"model": number_features(model, tokenizer, numbers), "random-init twin": number_features(
-        twin, twin_tokenizer, numbers), "digits (positive control)": digit_features(numbers, seed=seed)}
+    pairs = {
+        "val_far": comparison_pairs(upper(split.val), sizes.n_eval_pairs, seed + 11),
+        "far": comparison_pairs(upper(split.test), sizes.n_eval_pairs, seed + 12),
+    }
+    train = {
+        "whole range": comparison_pairs(split.train, sizes.n_train_pairs, seed + 10),
+        "lower half": comparison_pairs(split.train[split.train < n // 2], sizes.n_train_pairs, seed + 10),
+    }
+    reps = {
+        "model": number_features(model, tokenizer, numbers),
+        "random-init twin": number_features(twin, twin_tokenizer, numbers),
+        "digits (positive control)": digit_features(numbers, seed=seed),
+    }
     scale, far, rows = 2.0 * (n - 1), {}, []
     for label, X in reps.items():
         for trained, train_pairs in train.items():
             probe = addition_probe(X, numbers, train_pairs, pairs)
             layer = probe.best_layer("val_far")
             far[label, trained] = probe.error["far"][layer] / scale
-            rows.append({"representation": label, "probe trained on": trained, "layer": layer,
-                         "mean error on far pairs (share of the largest sum)": float(far[label, trained].mean())})
-    return Addition(far["model", "whole range"], far["model", "lower half"], far["random-init twin", "whole range"],
-                    far["digits (positive control)", "whole range"], far["digits (positive control)", "lower half"],
-                    pairs["far"][0], pd.DataFrame(rows), n)
+            rows.append(
+                {
+                    "representation": label,
+                    "probe trained on": trained,
+                    "layer": layer,
+                    "mean error on far pairs (share of the largest sum)": float(far[label, trained].mean()),
+                }
+            )
+    return Addition(
+        far["model", "whole range"],
+        far["model", "lower half"],
+        far["random-init twin", "whole range"],
+        far["digits (positive control)", "whole range"],
+        far["digits (positive control)", "lower half"],
+        pairs["far"][0],
+        pd.DataFrame(rows),
+        n,
+    )

@@ -37,16 +37,31 @@ def auxiliary_table(sentences: Sequence) -> pd.DataFrame:
         if not (any(main) and not all(main)):
             continue
         for k, (j, is_main) in enumerate(zip(aux, main)):
-            rows.append({"sentence": i, "position": j, "word": s.words[j], "clause": "main" if is_main else "embedded",
-                         "first": k == 0, "last": k == len(aux) - 1})
+            rows.append(
+                {
+                    "sentence": i,
+                    "position": j,
+                    "word": s.words[j],
+                    "clause": "main" if is_main else "embedded",
+                    "first": k == 0,
+                    "last": k == len(aux) - 1,
+                }
+            )
     if not rows:
-        raise ParameterError(f"none of {len(sentences)} sentences has auxiliaries in both a main and an embedded "
-                             "clause; allowed: sentences with such pairs (relative clauses with auxiliaries)")
+        raise ParameterError(
+            f"none of {len(sentences)} sentences has auxiliaries in both a main and an embedded "
+            "clause; allowed: sentences with such pairs (relative clauses with auxiliaries)"
+        )
     return pd.DataFrame(rows)
 
 
-def auxiliary_probes(states: Mapping[str, Any], offsets: Sequence[int], table: pd.DataFrame,
-                     fractions: Sequence[float] = (0.6, 0.15, 0.25), probe_iter: int = 100) -> HeldOutProbes:
+def auxiliary_probes(
+    states: Mapping[str, Any],
+    offsets: Sequence[int],
+    table: pd.DataFrame,
+    fractions: Sequence[float] = (0.6, 0.15, 0.25),
+    probe_iter: int = 100,
+) -> HeldOutProbes:
     """Layer probes for ``table``'s ``clause`` (:func:`auxiliary_table`) from word ``states`` (label ->
     (layers, words, d); word ``p`` of sentence ``s`` at row ``offsets[s] + p``), split by sentence
     (:func:`~bertology_lib.analysis.heldout.sentence_split3`). The predictions include :data:`LINEAR`, the
@@ -58,7 +73,9 @@ def auxiliary_probes(states: Mapping[str, Any], offsets: Sequence[int], table: p
     rows = np.asarray([offsets[s] + p for s, p in zip(t.orig_sentence, t.position)])
     labels = t["clause"].tolist()
     cfg = ProbeConfig(max_iter=probe_iter)
-    preds = {(label, "clause"): heldout.probe_predictions(X[:, rows], labels, split, cfg) for label, X in states.items()}
+    preds = {
+        (label, "clause"): heldout.probe_predictions(X[:, rows], labels, split, cfg) for label, X in states.items()
+    }
     is_main = (t["clause"] == "main").to_numpy()
     rule = max(("first", "last"), key=lambda c: float((t[c].to_numpy()[split.train] == is_main[split.train]).mean()))
     right = t[rule].to_numpy() == is_main

@@ -74,15 +74,66 @@ class TrainingSizes(SizeTable):
     sst2_test: int | None  # None = all 872 GLUE dev sentences (the first n in file order otherwise)
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
-        "smoke": dict(n_train=48, n_test=32, n_seeds=3, n_strategy_seeds=3, n_restore_seeds=3, epochs=1.0,
-                      max_steps=8, head_epochs=5, lab_layers=2, lab_heads=2, lab_d_model=32, lab_steps=16,
-                      n_lab_seeds=3, probe_sentences=40, sst2_train=32, sst2_dev=32, sst2_test=32, **_COMMON),
-        "quick": dict(n_train=400, n_test=200, n_seeds=10, n_strategy_seeds=5, n_restore_seeds=5, epochs=4.0,
-                      max_steps=0, head_epochs=60, lab_layers=4, lab_heads=4, lab_d_model=64, lab_steps=800,
-                      n_lab_seeds=3, probe_sentences=300, sst2_train=800, sst2_dev=200, sst2_test=None, **_COMMON),
-        "full": dict(n_train=5000, n_test=1000, n_seeds=20, n_strategy_seeds=5, n_restore_seeds=5, epochs=3.0,
-                     max_steps=0, head_epochs=100, lab_layers=6, lab_heads=4, lab_d_model=128, lab_steps=6000,
-                     n_lab_seeds=3, probe_sentences=1000, sst2_train=20000, sst2_dev=872, sst2_test=None, **_COMMON),
+        "smoke": dict(
+            n_train=48,
+            n_test=32,
+            n_seeds=3,
+            n_strategy_seeds=3,
+            n_restore_seeds=3,
+            epochs=1.0,
+            max_steps=8,
+            head_epochs=5,
+            lab_layers=2,
+            lab_heads=2,
+            lab_d_model=32,
+            lab_steps=16,
+            n_lab_seeds=3,
+            probe_sentences=40,
+            sst2_train=32,
+            sst2_dev=32,
+            sst2_test=32,
+            **_COMMON,
+        ),
+        "quick": dict(
+            n_train=400,
+            n_test=200,
+            n_seeds=10,
+            n_strategy_seeds=5,
+            n_restore_seeds=5,
+            epochs=4.0,
+            max_steps=0,
+            head_epochs=60,
+            lab_layers=4,
+            lab_heads=4,
+            lab_d_model=64,
+            lab_steps=800,
+            n_lab_seeds=3,
+            probe_sentences=300,
+            sst2_train=800,
+            sst2_dev=200,
+            sst2_test=None,
+            **_COMMON,
+        ),
+        "full": dict(
+            n_train=5000,
+            n_test=1000,
+            n_seeds=20,
+            n_strategy_seeds=5,
+            n_restore_seeds=5,
+            epochs=3.0,
+            max_steps=0,
+            head_epochs=100,
+            lab_layers=6,
+            lab_heads=4,
+            lab_d_model=128,
+            lab_steps=6000,
+            n_lab_seeds=3,
+            probe_sentences=1000,
+            sst2_train=20000,
+            sst2_dev=872,
+            sst2_test=None,
+            **_COMMON,
+        ),
     }
 
     def finetune_config(self, profile: str, strategy: str = "full") -> ft.FinetuneConfig:
@@ -95,9 +146,12 @@ class TrainingSizes(SizeTable):
         """Rough cost on one CPU core per part (seconds), from measured per-step times."""
         steps = self.max_steps or math.ceil(self.epochs * self.n_train / 32)
         lab = self.n_lab_seeds * self.lab_steps * lab_step_s
-        return {"full fine-tuning": self.n_seeds * steps * step_s * 1.3,
-                "LoRA": self.n_strategy_seeds * steps * step_s * 1.1,
-                "pre-training variants": lab * (1 + 1 + 0.75), "probes and evaluation": 30 + 6 * self.n_lab_seeds}
+        return {
+            "full fine-tuning": self.n_seeds * steps * step_s * 1.3,
+            "LoRA": self.n_strategy_seeds * steps * step_s * 1.1,
+            "pre-training variants": lab * (1 + 1 + 0.75),
+            "probes and evaluation": 30 + 6 * self.n_lab_seeds,
+        }
 
 
 def _check_fracs(fracs: Sequence[float]) -> tuple[float, ...]:
@@ -109,15 +163,20 @@ def _check_fracs(fracs: Sequence[float]) -> tuple[float, ...]:
 
 def curves_frame(runs: Sequence[ft.FinetuneResult]) -> pd.DataFrame:
     """One row per (run, tracked point): strategy, seed, step, frac, dev; plus the final test score."""
-    return pd.DataFrame([{"strategy": r.strategy, "seed": r.seed, **row, "final_test": r.score("test")}
-                         for r in runs for row in r.curve])
+    return pd.DataFrame(
+        [
+            {"strategy": r.strategy, "seed": r.seed, **row, "final_test": r.score("test")}
+            for r in runs
+            for row in r.curve
+        ]
+    )
 
 
 def _hidden_batches(encoder: torch.nn.Module, feats: Features, pad_id: int, batch_size: int):
     """(attention mask, hidden states of every layer) per batch of ``feats``, in eval mode."""
     encoder.eval()
     for i in range(0, len(feats.rows), batch_size):
-        b = collate(feats.rows[i: i + batch_size], pad_id)
+        b = collate(feats.rows[i : i + batch_size], pad_id)
         mask = b["attention_mask"]
         yield mask, encoder(input_ids=b["input_ids"], attention_mask=mask, output_hidden_states=True).hidden_states
 
@@ -176,9 +235,16 @@ class FeatureHead(torch.nn.Module):
         return (self((states - mu) / sd).argmax(-1) == labels).float().numpy()
 
 
-def train_feature_head(X: Mapping[str, torch.Tensor], y: Mapping[str, torch.Tensor], n_labels: int, mix: bool,
-                       seed: int = 0, epochs: int = 60, lr: float = 1e-2, batch_size: int = 32
-                       ) -> tuple[FeatureHead, dict[str, float]]:
+def train_feature_head(
+    X: Mapping[str, torch.Tensor],
+    y: Mapping[str, torch.Tensor],
+    n_labels: int,
+    mix: bool,
+    seed: int = 0,
+    epochs: int = 60,
+    lr: float = 1e-2,
+    batch_size: int = 32,
+) -> tuple[FeatureHead, dict[str, float]]:
     """Train a :class:`FeatureHead` on ``X["train"]`` (N, n_layers, d); accuracy on every other split."""
     seed = check_seed(seed)
     if "train" not in X:
@@ -191,7 +257,7 @@ def train_feature_head(X: Mapping[str, torch.Tensor], y: Mapping[str, torch.Tens
     for _ in range(epochs):
         perm = torch.randperm(len(Xtr), generator=g)
         for i in range(0, len(perm), batch_size):
-            idx = perm[i: i + batch_size]
+            idx = perm[i : i + batch_size]
             loss = torch.nn.functional.cross_entropy(head((Xtr[idx] - mu) / sd), ytr[idx])
             opt.zero_grad()
             loss.backward()
@@ -201,8 +267,14 @@ def train_feature_head(X: Mapping[str, torch.Tensor], y: Mapping[str, torch.Tens
     return head.eval(), acc
 
 
-def frozen_head_items(X: Mapping[str, torch.Tensor], y: Mapping[str, torch.Tensor], n_labels: int,
-                      seeds: Sequence[int], epochs: int = 60, split: str = "test") -> dict[str, dict[int, np.ndarray]]:
+def frozen_head_items(
+    X: Mapping[str, torch.Tensor],
+    y: Mapping[str, torch.Tensor],
+    n_labels: int,
+    seeds: Sequence[int],
+    epochs: int = 60,
+    split: str = "test",
+) -> dict[str, dict[int, np.ndarray]]:
     """Per-item 0/1 correctness on ``split`` of the two frozen-feature heads (``last layer``, ``scalar mix``), one
     trained per seed on ``X["train"]`` (nothing is chosen on ``split``): the items of a seed-and-item interval."""
     out: dict[str, dict[int, np.ndarray]] = {"last layer": {}, "scalar mix": {}}
@@ -238,13 +310,14 @@ def relative_weight_change(pre: torch.nn.Module, post: torch.nn.Module) -> pd.Da
 @torch.no_grad()
 def token_states(encoder: torch.nn.Module, feats: Features, pad_id: int, batch_size: int = 128) -> torch.Tensor:
     """Every non-padding token's state at every block's output: (n_layers, n_tokens, d)."""
-    out = [torch.stack([h[mask.bool()] for h in hs[1:]])
-           for mask, hs in _hidden_batches(encoder, feats, pad_id, batch_size)]
+    out = [
+        torch.stack([h[mask.bool()] for h in hs[1:]])
+        for mask, hs in _hidden_batches(encoder, feats, pad_id, batch_size)
+    ]
     return torch.cat(out, 1)
 
 
-def representation_change(pre: torch.nn.Module, post: torch.nn.Module, feats: Features, pad_id: int
-                          ) -> pd.DataFrame:
+def representation_change(pre: torch.nn.Module, post: torch.nn.Module, feats: Features, pad_id: int) -> pd.DataFrame:
     """Per block: 1 - linear CKA between the pre-trained and fine-tuned token states on ``feats``."""
     a, b = token_states(_encoder(pre), feats, pad_id), token_states(_encoder(post), feats, pad_id)
     return pd.DataFrame([{"layer": i, "one_minus_cka": 1 - linear_cka(a[i], b[i])} for i in range(len(a))])
@@ -278,8 +351,14 @@ def restore_layers(model: torch.nn.Module, pretrained: torch.nn.Module, layers: 
     return out.eval()
 
 
-def restore_curve(model: torch.nn.Module, pretrained: torch.nn.Module, feats: Features, pad_id: int,
-                  cfg: ft.FinetuneConfig, n_labels: int) -> pd.DataFrame:
+def restore_curve(
+    model: torch.nn.Module,
+    pretrained: torch.nn.Module,
+    feats: Features,
+    pad_id: int,
+    cfg: ft.FinetuneConfig,
+    n_labels: int,
+) -> pd.DataFrame:
     """Accuracy with the bottom k / top k blocks restored to their pre-trained values, k = 0..L."""
     n = len(blocks(_encoder(model)))
     rows = []
@@ -288,17 +367,33 @@ def restore_curve(model: torch.nn.Module, pretrained: torch.nn.Module, feats: Fe
             if k == 0 and kind == "top":
                 continue
             m = restore_layers(model, pretrained, list(layers))
-            rows.append({"kind": kind if k else "none", "restored": k,
-                         "accuracy": float(predict(m, feats, pad_id, cfg, n_labels).metrics()["accuracy"])})
+            rows.append(
+                {
+                    "kind": kind if k else "none",
+                    "restored": k,
+                    "accuracy": float(predict(m, feats, pad_id, cfg, n_labels).metrics()["accuracy"]),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def restored_items(runs: Mapping[int, ft.FinetuneResult], pretrained: torch.nn.Module, feats: Features, pad_id: int,
-                   cfg: ft.FinetuneConfig, n_labels: int, layers: Sequence[int]) -> dict[int, np.ndarray]:
+def restored_items(
+    runs: Mapping[int, ft.FinetuneResult],
+    pretrained: torch.nn.Module,
+    feats: Features,
+    pad_id: int,
+    cfg: ft.FinetuneConfig,
+    n_labels: int,
+    layers: Sequence[int],
+) -> dict[int, np.ndarray]:
     """Per seed: 0/1 correctness on ``feats`` of the fine-tuned model with blocks ``layers`` restored to their
     pre-trained values (:func:`restore_layers`), for an interval over seeds and test items."""
-    return {s: np.array(predict(restore_layers(r.fine_tuned, pretrained, list(layers)), feats, pad_id, cfg,
-                                n_labels).scores()) for s, r in runs.items()}
+    return {
+        s: np.array(
+            predict(restore_layers(r.fine_tuned, pretrained, list(layers)), feats, pad_id, cfg, n_labels).scores()
+        )
+        for s, r in runs.items()
+    }
 
 
 def stack(items: Mapping[int, Sequence[float]], seeds: Sequence[int]) -> np.ndarray:
@@ -333,10 +428,16 @@ def early_ranking(runs: Sequence[ft.FinetuneResult], frac: float) -> dict[str, f
         rho_test, p_test = stats.spearmanr(early, test)
     kept = np.argsort(-early, kind="stable")[: max(1, len(runs) // 2)]
     _, low, high = rank_interval(early, dev) if len(runs) >= 4 else (0.0, float("nan"), float("nan"))
-    return {"rho_final_dev": float(np.nan_to_num(rho_dev)), "p_final_dev": float(np.nan_to_num(p_dev, nan=1.0)),
-            "rho_low": low, "rho_high": high,
-            "rho_final_test": float(np.nan_to_num(rho_test)), "p_final_test": float(np.nan_to_num(p_test, nan=1.0)),
-            "best_kept_minus_best": float(test[kept].max() - test.max()), "n_seeds": len(runs)}
+    return {
+        "rho_final_dev": float(np.nan_to_num(rho_dev)),
+        "p_final_dev": float(np.nan_to_num(p_dev, nan=1.0)),
+        "rho_low": low,
+        "rho_high": high,
+        "rho_final_test": float(np.nan_to_num(rho_test)),
+        "p_final_test": float(np.nan_to_num(p_test, nan=1.0)),
+        "best_kept_minus_best": float(test[kept].max() - test.max()),
+        "n_seeds": len(runs),
+    }
 
 
 # -- the strategy comparison of the notebook ------------------------------------------------------
@@ -381,14 +482,19 @@ class StrategyComparison:
         return {s: np.array(r.predictions["test"].scores()) for s, r in runs.items()}
 
 
-def compare_strategies(task, base: Any, sizes: TrainingSizes, profile: str, seeds: Sequence[int],
-                       strategy_seeds: Sequence[int]) -> StrategyComparison:
+def compare_strategies(
+    task, base: Any, sizes: TrainingSizes, profile: str, seeds: Sequence[int], strategy_seeds: Sequence[int]
+) -> StrategyComparison:
     """Fine-tune ``base`` on ``task`` fully (``seeds``) and with LoRA (``strategy_seeds``), dev accuracy tracked
     at ``sizes.eval_fracs``, and train frozen-feature heads (last layer, scalar mix) on its pooled states."""
     full_cfg, lora_cfg = sizes.finetune_config(profile, "full"), sizes.finetune_config(profile, "lora")
     full = {s: ft.finetune(task, base, full_cfg, s, track=sizes.eval_fracs, keep_model=True) for s in seeds}
-    lora = {s: ft.finetune(task, base, lora_cfg, s, strategy="lora", lora_rank=sizes.lora_rank,
-                           track=sizes.eval_fracs, keep_model=True) for s in strategy_seeds}
+    lora = {
+        s: ft.finetune(
+            task, base, lora_cfg, s, strategy="lora", lora_rank=sizes.lora_rank, track=sizes.eval_fracs, keep_model=True
+        )
+        for s in strategy_seeds
+    }
     tok = full[seeds[0]].tokenizer
     pretrained = ft.as_source(base).load_model()
     max_len = ft.max_len_for(pretrained, full_cfg.max_len)
@@ -403,33 +509,68 @@ def compare_strategies(task, base: Any, sizes: TrainingSizes, profile: str, seed
         frozen_mix[s], mix_items[s] = acc["test"], head.correct(X["test"], y["test"])
         mix_w += [{"seed": s, "layer": j, "weight": float(w)} for j, w in enumerate(head.mix.weights().detach())]
     lora_name = f"LoRA r={sizes.lora_rank}"
-    per_strategy = {"full fine-tuning": {s: full[s].score("test") for s in strategy_seeds},
-                    lora_name: {s: r.score("test") for s, r in lora.items()},
-                    "frozen: scalar mix": frozen_mix, "frozen: last layer": frozen_last}
-    scores = pd.concat([pd.DataFrame({"strategy": name, "seed": list(d), "accuracy": list(d.values())})
-                        for name, d in per_strategy.items()], ignore_index=True)
+    per_strategy = {
+        "full fine-tuning": {s: full[s].score("test") for s in strategy_seeds},
+        lora_name: {s: r.score("test") for s, r in lora.items()},
+        "frozen: scalar mix": frozen_mix,
+        "frozen: last layer": frozen_last,
+    }
+    scores = pd.concat(
+        [
+            pd.DataFrame({"strategy": name, "seed": list(d), "accuracy": list(d.values())})
+            for name, d in per_strategy.items()
+        ],
+        ignore_index=True,
+    )
     d, n_layers = X["train"].shape[2], X["train"].shape[1]
-    trainable = {"full fine-tuning": full[seeds[0]].train["n_trainable"], lora_name: lora[strategy_seeds[0]].train[
-        "n_trainable"], "frozen: scalar mix": d * task.n_labels + task.n_labels + n_layers + 1,
-        "frozen: last layer": d * task.n_labels + task.n_labels}
+    trainable = {
+        "full fine-tuning": full[seeds[0]].train["n_trainable"],
+        lora_name: lora[strategy_seeds[0]].train["n_trainable"],
+        "frozen: scalar mix": d * task.n_labels + task.n_labels + n_layers + 1,
+        "frozen: last layer": d * task.n_labels + task.n_labels,
+    }
     summary = scores.groupby("strategy", sort=False).accuracy.agg(["mean", "std"])
     summary["trainable parameters"] = pd.Series(trainable)
-    summary["seconds per run"] = pd.Series({"full fine-tuning": np.mean([r.train["seconds"] for r in full.values()]),
-                                            lora_name: np.mean([r.train["seconds"] for r in lora.values()])})
-    return StrategyComparison(full, lora, frozen_last, frozen_mix, pd.DataFrame(mix_w), scores, summary, pretrained,
-                              tok, feats, last_items, mix_items)
+    summary["seconds per run"] = pd.Series(
+        {
+            "full fine-tuning": np.mean([r.train["seconds"] for r in full.values()]),
+            lora_name: np.mean([r.train["seconds"] for r in lora.values()]),
+        }
+    )
+    return StrategyComparison(
+        full,
+        lora,
+        frozen_last,
+        frozen_mix,
+        pd.DataFrame(mix_w),
+        scores,
+        summary,
+        pretrained,
+        tok,
+        feats,
+        last_items,
+        mix_items,
+    )
 
 
-def layer_changes(runs: Mapping[int, ft.FinetuneResult], pretrained: torch.nn.Module, feats: Features, pad_id: int
-                  ) -> pd.DataFrame:
+def layer_changes(
+    runs: Mapping[int, ft.FinetuneResult], pretrained: torch.nn.Module, feats: Features, pad_id: int
+) -> pd.DataFrame:
     """Per seed and block: relative weight change and 1 - CKA of the representations (test features)."""
-    return pd.concat([relative_weight_change(pretrained, r.fine_tuned)
-                      .merge(representation_change(pretrained, r.fine_tuned, feats, pad_id), on="layer").assign(seed=s)
-                      for s, r in runs.items()], ignore_index=True)
+    return pd.concat(
+        [
+            relative_weight_change(pretrained, r.fine_tuned)
+            .merge(representation_change(pretrained, r.fine_tuned, feats, pad_id), on="layer")
+            .assign(seed=s)
+            for s, r in runs.items()
+        ],
+        ignore_index=True,
+    )
 
 
-def separated_seeds(task: Any, source: Any, cfg: ft.FinetuneConfig, seeds: Sequence[int], progress: bool = True
-                    ) -> dict[str, np.ndarray]:
+def separated_seeds(
+    task: Any, source: Any, cfg: ft.FinetuneConfig, seeds: Sequence[int], progress: bool = True
+) -> dict[str, np.ndarray]:
     """Dodge et al. (2020)'s two seeds varied one at a time: ``weight init`` (the head's weights and dropout,
     ``seed``; batches in the order of ``seeds[0]``) and ``data order`` (the batch order, ``data_seed``; init from
     ``seeds[0]``). Returns each as a (seeds, test items) 0/1 array (full fine-tuning, cached)."""

@@ -112,13 +112,37 @@ def choose_wordings(scored: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
             ranked = sorted(acc.index, key=lambda t: (acc[t], margin[t]))
             worst, best = ranked[0], ranked[-1]
             for subj, r in wide[fold == k].iterrows():
-                rows.append({"relation": rel, "subject": subj, "fold": k, "best_template": int(best),
-                             "worst_template": int(worst), "best_item": int(r[("item", best)]),
-                             "worst_item": int(r[("item", worst)]), "best": r[("correct", best)],
-                             "worst": r[("correct", worst)], "correct_word": words.at[subj, "correct_word"],
-                             "incorrect_word": words.at[subj, "incorrect_word"]})
-    return pd.DataFrame(rows, columns=["relation", "subject", "fold", "best_template", "worst_template", "best_item",
-                                       "worst_item", "best", "worst", "correct_word", "incorrect_word"])
+                rows.append(
+                    {
+                        "relation": rel,
+                        "subject": subj,
+                        "fold": k,
+                        "best_template": int(best),
+                        "worst_template": int(worst),
+                        "best_item": int(r[("item", best)]),
+                        "worst_item": int(r[("item", worst)]),
+                        "best": r[("correct", best)],
+                        "worst": r[("correct", worst)],
+                        "correct_word": words.at[subj, "correct_word"],
+                        "incorrect_word": words.at[subj, "incorrect_word"],
+                    }
+                )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "relation",
+            "subject",
+            "fold",
+            "best_template",
+            "worst_template",
+            "best_item",
+            "worst_item",
+            "best",
+            "worst",
+            "correct_word",
+            "incorrect_word",
+        ],
+    )
 
 
 @dataclass(frozen=True)
@@ -143,20 +167,27 @@ def _paired(a, b, seed: int) -> tuple[float, float, float]:
     return stats.paired_gap(a, b, seed=seed) if len(a) >= 2 else (float("nan"),) * 3
 
 
-def wording_effect(scored: pd.DataFrame, twin_scored: pd.DataFrame, counts: Mapping[tuple[str, str], int],
-                   seed: int = 0) -> WordingEffect:
+def wording_effect(
+    scored: pd.DataFrame, twin_scored: pd.DataFrame, counts: Mapping[tuple[str, str], int], seed: int = 0
+) -> WordingEffect:
     """Does recall depend on the wording? ``scored`` and ``twin_scored``: the model's and its random-init twin's
     rows of :func:`~bertology_lib.analysis.cloze.score_items` on the same :func:`wording_suite` items;
     ``counts``: :func:`relation_word_counts` of the training split (the frequency baseline). See
     :class:`WordingEffect`; ``seed`` draws the folds and the bootstrap."""
     chosen = choose_wordings(scored, seed)
-    baselines = {"frequency": frequency_baseline(chosen, counts),
-                 "random-init twin": twin_correct(chosen.assign(item=chosen["best_item"]), twin_scored)}
+    baselines = {
+        "frequency": frequency_baseline(chosen, counts),
+        "random-init twin": twin_correct(chosen.assign(item=chosen["best_item"]), twin_scored),
+    }
     name, base = strongest_baseline(baselines) if len(chosen) else ("none", np.empty(0))
     twin_chosen = choose_wordings(twin_scored, seed)
-    return WordingEffect(chosen=chosen.assign(**{f"{k} at best": v for k, v in baselines.items()}),
-                         gap=_paired(chosen["best"], chosen["worst"], seed), recall=_paired(chosen["best"], base, seed),
-                         baseline=name, twin_gap=_paired(twin_chosen["best"], twin_chosen["worst"], seed))
+    return WordingEffect(
+        chosen=chosen.assign(**{f"{k} at best": v for k, v in baselines.items()}),
+        gap=_paired(chosen["best"], chosen["worst"], seed),
+        recall=_paired(chosen["best"], base, seed),
+        baseline=name,
+        twin_gap=_paired(twin_chosen["best"], twin_chosen["worst"], seed),
+    )
 
 
 # -- inference steps ------------------------------------------------------------------------------------------

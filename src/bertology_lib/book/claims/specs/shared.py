@@ -12,7 +12,11 @@ THREE_SEEDS = Minimum("three_seeds", 3)  # an interval over seeds needs at least
 MEMORISED = Minimum("memorised", 0.95)
 
 THREE = "an interval over seeds needs at least 3 of them"
-ITEMS = ("paired by seed and test item; the interval covers the sampling of seeds and of test items (a bootstrap of "
-         "the test items added to the spread over seeds)")
-NONINF = ("a non-inferiority claim: two models that learned nothing would pass it, so it is only judged when the "
-          "reference model beats its floor")
+ITEMS = (
+    "paired by seed and test item; the interval covers the sampling of seeds and of test items (a bootstrap of "
+    "the test items added to the spread over seeds)"
+)
+NONINF = (
+    "a non-inferiority claim: two models that learned nothing would pass it, so it is only judged when the "
+    "reference model beats its floor"
+)

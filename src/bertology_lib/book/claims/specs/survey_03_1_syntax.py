@@ -15,17 +15,26 @@ from bertology_lib.book.claims.rules import BeatsBaseline, IntervalAbove
 BEATS_TWIN = AboveBaseline("beats_twin", "random-init twin")
 MLM_BEATS_NGRAM = AboveBaseline("mlm_beats_ngram", "two-sided n-gram")
 
-AS_SHUFFLING = ("as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing "
-                "the damage could take away), so the model must beat its random-init twin on the intact items")
+AS_SHUFFLING = (
+    "as survey3.1.insensitive_to_shuffling: an untrained network can be as insensitive (it knows nothing "
+    "the damage could take away), so the model must beat its random-init twin on the intact items"
+)
 
 
 def _insensitive(name: str, damage: str, scope: str, note: str, share: str = "share of agreement items") -> ClaimSpec:
     """Ettinger's insensitivity claims (§3.1): the cloze preference survives a damaged sentence."""
-    return ClaimSpec(f"survey3.1.insensitive_to_{name}",
-                     f"BERT's cloze preferences are largely unchanged when {damage} ({scope}{share} whose right/wrong "
-                     "answer stays the same, 95% Wilson interval)",
-                     "Rogers et al. 2020 §3.1; Ettinger 2020", paper="predictions not altered", rule=IntervalAbove(0.8),
-                     unit="same preference", checks=(BEATS_TWIN, MLM_BEATS_NGRAM), null=(1.0, 0.98, 1.0), note=note)
+    return ClaimSpec(
+        f"survey3.1.insensitive_to_{name}",
+        f"BERT's cloze preferences are largely unchanged when {damage} ({scope}{share} whose right/wrong "
+        "answer stays the same, 95% Wilson interval)",
+        "Rogers et al. 2020 §3.1; Ettinger 2020",
+        paper="predictions not altered",
+        rule=IntervalAbove(0.8),
+        unit="same preference",
+        checks=(BEATS_TWIN, MLM_BEATS_NGRAM),
+        null=(1.0, 0.98, 1.0),
+        note=note,
+    )
 
 
 CLAIMS = (
@@ -65,9 +74,7 @@ CLAIMS = (
         paper="> 0.8 with attractors",
         rule=IntervalAbove(0.8),
         unit="accuracy",
-        checks=(Minimum("no_attractor_agreement", 0.95),
-                BEATS_TWIN,
-                MLM_BEATS_NGRAM),
+        checks=(Minimum("no_attractor_agreement", 0.95), BEATS_TWIN, MLM_BEATS_NGRAM),
         null=(0.5, 0.45, 0.55),
         note="instrument: the model must get agreement right without attractors (>= 0.95), beat its random-init "
         "twin on the attractor items (paired interval above 0) and beat the two-sided n-gram reference on held-out "
@@ -105,24 +112,34 @@ CLAIMS = (
         paper="worse at scope than at licensors",
         rule=BeatsBaseline("the unlicensed items"),
         unit="scope intrusion",
-        checks=(AboveBaseline("detects_licensor", "unlicensed items"),
-                MLM_BEATS_NGRAM),
+        checks=(AboveBaseline("detects_licensor", "unlicensed items"), MLM_BEATS_NGRAM),
         note="the plain word is right on both the scope and the unlicensed items, so chance or a fixed taste for the NPI "
         "or the plain word scores 0 (against a constant chance line, a model that always picks the NPI would pass); "
         "instrument: the model must detect licensors (the licensing effect of survey3.1.npi_licensing above 0), else "
         "an out-of-scope licensor cannot mislead it",
     ),
-    _insensitive("shuffling", "word order is shuffled", "",
-                 "an untrained network's preferences do not depend on order either, so the claim is only evidence "
-                 "when the model knows the items: it must beat its random-init twin on the unshuffled items"),
-    _insensitive("truncation", "the sentence is truncated", "the first half of the words before the masked verb "
-                 "and all words after it removed; ", AS_SHUFFLING),
-    _insensitive("subject_removal", "the main clause's subject is removed", "the whole subject phrase; ",
-                 AS_SHUFFLING),
-    _insensitive("object_removal", "the main clause's object is removed", "the whole object phrase; agreement "
-                 "items whose main clause has an object; ", "as survey3.1.insensitive_to_shuffling; items whose main "
-                 "clause has no object are left out (the transform would leave them intact and count as unchanged)",
-                 share="share"),
+    _insensitive(
+        "shuffling",
+        "word order is shuffled",
+        "",
+        "an untrained network's preferences do not depend on order either, so the claim is only evidence "
+        "when the model knows the items: it must beat its random-init twin on the unshuffled items",
+    ),
+    _insensitive(
+        "truncation",
+        "the sentence is truncated",
+        "the first half of the words before the masked verb and all words after it removed; ",
+        AS_SHUFFLING,
+    ),
+    _insensitive("subject_removal", "the main clause's subject is removed", "the whole subject phrase; ", AS_SHUFFLING),
+    _insensitive(
+        "object_removal",
+        "the main clause's object is removed",
+        "the whole object phrase; agreement items whose main clause has an object; ",
+        "as survey3.1.insensitive_to_shuffling; items whose main "
+        "clause has no object are left out (the transform would leave them intact and count as unchanged)",
+        share="share",
+    ),
     ClaimSpec(
         "survey3.1.perturbed_masking_arcs",
         "Without any trained probe, words linked by a dependency arc influence each other more than unlinked words at the same distance (perturbed masking: normalised impact, linked minus unlinked, trained model minus its random-init twin, 95% interval resampling sentences)",

@@ -43,8 +43,10 @@ CLAIMS = (
         paper="magnitude decoded within the training range; probes fail to extrapolate",
         rule=IntervalAbove(0.0),
         unit="accuracy gap, whole-range - lower-half probe",
-        checks=(AboveBaseline("magnitude_beyond_word_pieces", "random-init twin"),
-                Minimum("probe_extrapolates_on_digits", 0.9)),
+        checks=(
+            AboveBaseline("magnitude_beyond_word_pieces", "random-init twin"),
+            Minimum("probe_extrapolates_on_digits", 0.9),
+        ),
         note="measured on MiniLM (a contrastively fine-tuned BERT-architecture encoder with WordPiece; in a "
         "null-model run its random-init twin): the lab's numerals are nine whole words its corpus never compares, "
         "so the lab BERT cannot show numeracy. Numbers 0-999 in digits are split into train / validation / test "
@@ -115,9 +117,11 @@ CLAIMS = (
         paper="85% of coreference predictions change under name replacement",
         rule=BeatsBaseline("swaps of common nouns in the same places"),
         unit="flip rate over nouns",
-        checks=(AboveBaseline("solves_one_name", "chance (0.5)"),
-                AboveBaseline("solves_two_names", "chance (0.5)"),
-                AboveBaseline("beats_twin", "random-init twin")),
+        checks=(
+            AboveBaseline("solves_one_name", "chance (0.5)"),
+            AboveBaseline("solves_two_names", "chance (0.5)"),
+            AboveBaseline("beats_twin", "random-init twin"),
+        ),
         note="toy English has no pronoun anaphora and its names carry no gender, so the paper's coreference test "
         "cannot be built; the closest decision it supports that depends on the names' features and never on which "
         "names they are is the verb's number after one name or two. The control swaps common person nouns in the "

@@ -23,17 +23,21 @@ from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent
 ENCODER_BEATS_TWIN = AboveBaseline("encoder_beats_twin", "the random-init twin's better pooling")
 MEV_SEES_LAYER0 = Minimum("mev_sees_layer0", 0.05)
 
-_ETHAYARAJH_TWIN = ("ours: model minus its random-init twin on the same words (the same word pairs), with a 95% "
-                    "interval resampling word pairs (and word types for self-similarity). A random network is "
-                    "itself anisotropic (every vector contains the same segment embedding), so the paper's "
-                    "isotropic 0 is not a baseline a null model fails; the twin is.")
+_ETHAYARAJH_TWIN = (
+    "ours: model minus its random-init twin on the same words (the same word pairs), with a 95% "
+    "interval resampling word pairs (and word types for self-similarity). A random network is "
+    "itself anisotropic (every vector contains the same segment embedding), so the paper's "
+    "isotropic 0 is not a baseline a null model fails; the twin is."
+)
 
-_MEV_NOTE = ("ours: anisotropy-corrected MEV (minus the MEV of as many random rows of the layer), mean over the "
-             "contextual layers, 95% interval resampling word types. 'Little' is the paper's < 5%: reproduced when "
-             "the interval lies within ±0.05. A model that keeps a word's identity in every layer (the random-init "
-             "twins: 0.27 mini-BERT, 0.30 MiniLM at quick) is far outside it; a model whose vectors carry no word "
-             "identity would pass, so the instrument check asks the measure to see the static embedding of layer 0 "
-             "(its corrected MEV's interval above the margin).")
+_MEV_NOTE = (
+    "ours: anisotropy-corrected MEV (minus the MEV of as many random rows of the layer), mean over the "
+    "contextual layers, 95% interval resampling word types. 'Little' is the paper's < 5%: reproduced when "
+    "the interval lies within ±0.05. A model that keeps a word's identity in every layer (the random-init "
+    "twins: 0.27 mini-BERT, 0.30 MiniLM at quick) is far outside it; a model whose vectors carry no word "
+    "identity would pass, so the instrument check asks the measure to see the static embedding of layer 0 "
+    "(its corrected MEV's interval above the margin)."
+)
 
 CLAIMS = (
     ClaimSpec(

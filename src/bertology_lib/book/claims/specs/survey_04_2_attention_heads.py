@@ -24,12 +24,14 @@ NULL_BELOW_HALF = Maximum("null_below_half", 0.5)
 TWIN_SHOWS_NO_ORDER = Maximum("twin_shows_no_order", 0.05)
 RELATIONS_SCORED = Minimum("relations_scored", 5)
 
-_SEP_NOTE = ("ours: the layer with the largest mean attention to [SEP] on the validation sentences, its mean attention "
-             "to [SEP] on held-out sentences with a 95% interval resampling sentences. 'Most' is the paper's 'over "
-             "half' (Clark et al.: more than 50% of BERT-base's attention in layers 6-10). A head attending uniformly "
-             "gives [SEP] 1/T (0.07-0.08 on these sentences) and the random-init twin does the same; the instrument "
-             "check asks that the stronger of the two stays below half, so that the threshold separates a model that "
-             "singles out [SEP] from one that does not.")
+_SEP_NOTE = (
+    "ours: the layer with the largest mean attention to [SEP] on the validation sentences, its mean attention "
+    "to [SEP] on held-out sentences with a 95% interval resampling sentences. 'Most' is the paper's 'over "
+    "half' (Clark et al.: more than 50% of BERT-base's attention in layers 6-10). A head attending uniformly "
+    "gives [SEP] 1/T (0.07-0.08 on these sentences) and the random-init twin does the same; the instrument "
+    "check asks that the stronger of the two stays below half, so that the threshold separates a model that "
+    "singles out [SEP] from one that does not."
+)
 
 CLAIMS = (
     ClaimSpec(

@@ -26,8 +26,7 @@ CLAIMS = (
         paper="POS < parsing < roles",
         rule=IntervalAbove(0.0),
         unit="layers, roles - POS",
-        checks=(AboveBaseline("upos_beats_twin", "random-init twin"),
-                ROLE_BEATS_TWIN),
+        checks=(AboveBaseline("upos_beats_twin", "random-init twin"), ROLE_BEATS_TWIN),
         note="expected layers from the probes' test accuracy per layer, the interval resampling test sentences; "
         "only judged when the probes for both targets beat the random-init twin (else the curves say nothing "
         "about what training put where)",
@@ -39,8 +38,7 @@ CLAIMS = (
         paper="constituents at a lower expected layer than semantic roles (BERT-large)",
         rule=IntervalAbove(0.0),
         unit="layers, roles - constituents",
-        checks=(AboveBaseline("chunk_beats_twin", "random-init twin"),
-                ROLE_BEATS_TWIN),
+        checks=(AboveBaseline("chunk_beats_twin", "random-init twin"), ROLE_BEATS_TWIN),
         note="Tenney et al.'s edge probes label spans; ours are word-level stand-ins on the same sentences: each "
         "word's BIO chunk tag for constituents, each word's agent/patient role for semantic roles. Expected layers "
         "from the probes' test accuracy per layer (as survey4.3.pipeline_order), the interval resampling test "

@@ -26,7 +26,7 @@ CLAIMS = (
         unit="accuracy points",
         checks=(FULL_BEATS_FLOOR, THREE_SEEDS),
         note="the pre-trained runs are the strategy table's full fine-tunings (seeds paired); the random-init runs "
-       "fine-tune the random-init twin with the same configuration; " + ITEMS + "; " + THREE,
+        "fine-tune the random-init twin with the same configuration; " + ITEMS + "; " + THREE,
     ),
     ClaimSpec(
         "training.init_seed_spread",
@@ -38,8 +38,8 @@ CLAIMS = (
         checks=(THREE_SEEDS,),
         null=(0.0, 0.0, 1.0),
         note="as training.seed_spread, on runs that differ only in the head's initial weights and the dropout "
-             "masks (the batches come in the order of the first seed); a seed that changed nothing gives identical "
-             "runs, an sd of 0, and fails",
+        "masks (the batches come in the order of the first seed); a seed that changed nothing gives identical "
+        "runs, an sd of 0, and fails",
     ),
     ClaimSpec(
         "training.order_seed_spread",
@@ -60,8 +60,8 @@ CLAIMS = (
         rule=IntervalAbove(0.0),
         unit="masked-word accuracy, final - checkpoint",
         note="one run read at two of its kept checkpoints, not two runs with their own schedules (the learning rate "
-             "is still high at the earlier one); the earlier checkpoint is the kept one nearest a third of the steps. "
-             "A checkpoint compared with itself scores 0 and fails",
+        "is still high at the earlier one); the earlier checkpoint is the kept one nearest a third of the steps. "
+        "A checkpoint compared with itself scores 0 and fails",
     ),
     ClaimSpec(
         "training.longer_pretraining_downstream",
@@ -71,7 +71,10 @@ CLAIMS = (
         rule=IntervalAbove(0.0),
         unit="accuracy points",
         checks=(FULL_BEATS_FLOOR, THREE_SEEDS),
-        note="the final model's runs are the strategy table's full fine-tunings (seeds paired); " + ITEMS + "; " + THREE,
+        note="the final model's runs are the strategy table's full fine-tunings (seeds paired); "
+        + ITEMS
+        + "; "
+        + THREE,
     ),
     ClaimSpec(
         "training.full_beats_frozen",
@@ -92,7 +95,7 @@ CLAIMS = (
         unit="accuracy points",
         checks=(THREE_SEEDS,),
         note="both heads and the mix weights are fitted on the training split only, nothing is chosen on the test "
-             "split; " + ITEMS + "; " + THREE,
+        "split; " + ITEMS + "; " + THREE,
     ),
     ClaimSpec(
         "training.lora_near_full",
@@ -103,7 +106,11 @@ CLAIMS = (
         unit="accuracy points",
         checks=(FULL_BEATS_FLOOR, THREE_SEEDS),
         note="paper: RoBERTa-base on SST-2, LoRA 95.1 vs full fine-tuning 94.8 (GLUE average 87.2 vs 86.4). "
-             + NONINF + " (full fine-tuning above the majority label, over seeds); " + ITEMS + "; " + THREE,
+        + NONINF
+        + " (full fine-tuning above the majority label, over seeds); "
+        + ITEMS
+        + "; "
+        + THREE,
     ),
     ClaimSpec(
         "training.top_layers_change_most",
@@ -145,10 +152,10 @@ CLAIMS = (
         checks=(THREE_SEEDS,),
         null=(0.0, 0.0, 1.0),  # seeds that differ by test noise alone: an sd of 0 whose interval reaches 0
         note="a range of test accuracy over seeds is partly test noise (one of 200 sentences is 0.5 points): the "
-             "seed standard deviation of the expected accuracy is estimated from the seeds-by-items table (seed mean "
-             "square minus the seed-by-item mean square, what test-item noise alone gives) with the exact F interval "
-             "of a variance component; reproduced when its low end is above 0 (one-sided 2.5% F test). An sd cannot "
-             "be negative, so the rule gives reproduced or inconclusive",
+        "seed standard deviation of the expected accuracy is estimated from the seeds-by-items table (seed mean "
+        "square minus the seed-by-item mean square, what test-item noise alone gives) with the exact F interval "
+        "of a variance component; reproduced when its low end is above 0 (one-sided 2.5% F test). An sd cannot "
+        "be negative, so the rule gives reproduced or inconclusive",
     ),
     ClaimSpec(
         "training.early_ranking",
@@ -159,9 +166,9 @@ CLAIMS = (
         unit="Spearman rho",
         checks=(THREE_SEEDS,),
         note="Spearman's rho over seeds of dev accuracy at 25% of training and at the end, with the Fisher-z interval "
-             "of Bonett & Wright (2000); the baseline is what a random pairing of early and final scores gives (rho "
-             "0). The dev items are shared by every seed and not resampled; constant scores make rho undefined "
-             "(inconclusive)",
+        "of Bonett & Wright (2000); the baseline is what a random pairing of early and final scores gives (rho "
+        "0). The dev items are shared by every seed and not resampled; constant scores make rho undefined "
+        "(inconclusive)",
     ),
     ClaimSpec(
         "training.mask_only_small_cost",
@@ -172,9 +179,11 @@ CLAIMS = (
         unit="accuracy points",
         checks=(AboveBaseline("probe_beats_word_identity", "the per-word majority tag"), THREE_SEEDS),
         note="paper: NER, feature-based (94.9 -> 94.0). The probe's layer is chosen on validation sentences and scored "
-             "on test sentences. " + NONINF + ": the 80/10/10 model's probe must beat the per-word majority tag on "
-             "the same test words (what word identity alone gives, and all a random-init twin's probe can reach); "
-             + ITEMS + " (test sentences resampled whole); " + THREE,
+        "on test sentences. " + NONINF + ": the 80/10/10 model's probe must beat the per-word majority tag on "
+        "the same test words (what word identity alone gives, and all a random-init twin's probe can reach); "
+        + ITEMS
+        + " (test sentences resampled whole); "
+        + THREE,
     ),
     ClaimSpec(
         "training.stacking_matches",
@@ -185,7 +194,7 @@ CLAIMS = (
         unit="accuracy points",
         checks=(AboveBaseline("reference_beats_unigram", "the unigram baseline"), THREE_SEEDS),
         note=NONINF + " (the model trained at full depth beats the unigram baseline, always the most frequent token, "
-             "on the same masked words, over seeds); " + ITEMS + " (held-out sentences resampled whole); " + THREE,
+        "on the same masked words, over seeds); " + ITEMS + " (held-out sentences resampled whole); " + THREE,
     ),
     ClaimSpec(
         "training.minilm_scalar_mix_beats_last",
@@ -196,7 +205,9 @@ CLAIMS = (
         unit="accuracy points",
         checks=(THREE_SEEDS,),
         note="test = all 872 sentences of GLUE's SST-2 dev file (before: its first 400 in file order); heads and mix "
-             "weights are fitted on SST-2 training phrases only, nothing is chosen on the test sentences; " + ITEMS
-             + "; " + THREE,
+        "weights are fitted on SST-2 training phrases only, nothing is chosen on the test sentences; "
+        + ITEMS
+        + "; "
+        + THREE,
     ),
 )

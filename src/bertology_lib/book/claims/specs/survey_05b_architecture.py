@@ -21,8 +21,8 @@ CLAIMS = (
         unit="accuracy points, range over depths - range over heads",
         checks=(AboveBaseline("base_beats_unigram", "the unigram baseline"), THREE_SEEDS),
         note="per seed, the range of held-out MLM accuracy over three depths minus its range over three head counts; "
-             "the interval covers seeds and held-out sentences (resampled jointly for every shape). Shapes of models "
-             "that learned nothing differ by noise alone, so the base model must beat the unigram baseline "
-             "(always the most frequent token) on the same masked words; " + THREE,
+        "the interval covers seeds and held-out sentences (resampled jointly for every shape). Shapes of models "
+        "that learned nothing differ by noise alone, so the base model must beat the unigram baseline "
+        "(always the most frequent token) on the same masked words; " + THREE,
     ),
 )

@@ -29,6 +29,6 @@ CLAIMS = (
         unit="accuracy points",
         checks=(THREE_SEEDS,),
         note=ITEMS + "; our spans are longer than SpanBERT's (mean 4.46 words, not 3.8) and there is no span-boundary "
-             "objective; " + THREE,
+        "objective; " + THREE,
     ),
 )

@@ -24,7 +24,9 @@ CLAIMS = (
         unit="accuracy points",
         checks=(AboveBaseline("nsp_model_beats_floor"), AboveBaseline("nsp_learned", "chance (0.5)"), THREE_SEEDS),
         note=NONINF + " (the NSP model's downstream accuracy above the majority label), and when the NSP head learned "
-             "something (training accuracy above chance, over seeds): otherwise both models lack NSP; " + ITEMS
-             + "; " + THREE,
+        "something (training accuracy above chance, over seeds): otherwise both models lack NSP; "
+        + ITEMS
+        + "; "
+        + THREE,
     ),
 )

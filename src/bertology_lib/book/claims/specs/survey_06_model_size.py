@@ -36,7 +36,7 @@ CLAIMS = (
         rule=IntervalAbove(0.0),
         unit="accuracy points",
         checks=(THREE_SEEDS,),
-        note='an interval over seeds needs at least 3 of them',
+        note="an interval over seeds needs at least 3 of them",
     ),
     ClaimSpec(
         "size.one_head_per_layer",
@@ -55,7 +55,7 @@ CLAIMS = (
         rule=IntervalAbove(0.0),
         unit="accuracy points",
         checks=(THREE_SEEDS,),
-        note='the head is chosen on dev and scored on test; an interval over seeds needs at least 3 of them',
+        note="the head is chosen on dev and scored on test; an interval over seeds needs at least 3 of them",
     ),
     ClaimSpec(
         "size.layers_dropped",
@@ -66,7 +66,7 @@ CLAIMS = (
         unit="of the teacher",
         null=(1.0, 0.99, 1.01),  # a teacher at chance and its copy keep 100% of nothing
         checks=(TEACHER_BEATS_FLOOR, THREE_SEEDS),
-        note='a ratio to the teacher: a teacher at the floor keeps 100% of nothing, so the teacher must beat the floor; at least 3 seeds',
+        note="a ratio to the teacher: a teacher at the floor keeps 100% of nothing, so the teacher must beat the floor; at least 3 seeds",
     ),
     ClaimSpec(
         "size.int8_accuracy",
@@ -116,7 +116,7 @@ CLAIMS = (
         rule=IntervalAbove(0.0),
         unit="accuracy points",
         checks=(THREE_SEEDS,),
-        note='an interval over seeds needs at least 3 of them',
+        note="an interval over seeds needs at least 3 of them",
     ),
     ClaimSpec(
         "size.heads_alike_within_layer",
@@ -127,16 +127,16 @@ CLAIMS = (
         unit="similarity, within - across layer, over the twin's",
         checks=(Minimum("heads_differ", 0.05),),
         note="Clark et al. place BERT-base's heads by the Jensen-Shannon divergence between their attention "
-             "distributions and find heads of one layer close together: the redundancy that lets most heads go "
-             "(Michel et al. 2019). Measured, as theirs, on the pre-trained encoder (the one the teachers are "
-             "fine-tuned from), on the task's test sentences; the interval resamples sentences. The null model: a "
-             "random-init twin's heads attend almost uniformly, so all its pairs are nearly identical and its "
-             "within - across difference is a few millionths, yet with an interval so narrow that it can exclude 0 "
-             "either way; hence the rule compares the model's difference with the twin's, sentence by sentence "
-             "(a null run, where the model is the twin, gives exactly 0: inconclusive). A trained model whose "
-             "attention stayed near uniform would still differ from the twin by such specks, so the instrument asks "
-             "that heads of different layers attend differently at all: mean dissimilarity (1 - similarity) across "
-             "layers >= 0.05, a twentieth of the largest possible",
+        "distributions and find heads of one layer close together: the redundancy that lets most heads go "
+        "(Michel et al. 2019). Measured, as theirs, on the pre-trained encoder (the one the teachers are "
+        "fine-tuned from), on the task's test sentences; the interval resamples sentences. The null model: a "
+        "random-init twin's heads attend almost uniformly, so all its pairs are nearly identical and its "
+        "within - across difference is a few millionths, yet with an interval so narrow that it can exclude 0 "
+        "either way; hence the rule compares the model's difference with the twin's, sentence by sentence "
+        "(a null run, where the model is the twin, gives exactly 0: inconclusive). A trained model whose "
+        "attention stayed near uniform would still differ from the twin by such specks, so the instrument asks "
+        "that heads of different layers attend differently at all: mean dissimilarity (1 - similarity) across "
+        "layers >= 0.05, a twentieth of the largest possible",
     ),
     ClaimSpec(
         "size.distil_retention",
@@ -147,7 +147,7 @@ CLAIMS = (
         unit="of the teacher",
         null=(1.0, 0.99, 1.01),  # a teacher at chance and its student keep 100% of nothing
         checks=(TEACHER_BEATS_FLOOR, THREE_SEEDS),
-        note='a ratio to the teacher: the teacher must beat the floor; at least 3 seeds',
+        note="a ratio to the teacher: the teacher must beat the floor; at least 3 seeds",
     ),
     ClaimSpec(
         "size.distil_beats_plain",
@@ -157,7 +157,7 @@ CLAIMS = (
         rule=IntervalAbove(0.0),
         unit="accuracy points",
         checks=(THREE_SEEDS,),
-        note='an interval over seeds needs at least 3 of them',
+        note="an interval over seeds needs at least 3 of them",
     ),
     ClaimSpec(
         "size.heads_speedup",
@@ -166,7 +166,7 @@ CLAIMS = (
         paper=1.175,
         rule=IntervalAbove(1.0),
         unit="x",
-        note='speed-up per interleaved timing round (teacher time / pruned time), 95% interval over rounds: one timing run is noisy (re-executions gave 1.23, 1.18, 1.12, 1.07). It does not depend on the weights, so a null model reproduces it by design',
+        note="speed-up per interleaved timing round (teacher time / pruned time), 95% interval over rounds: one timing run is noisy (re-executions gave 1.23, 1.18, 1.12, 1.07). It does not depend on the weights, so a null model reproduces it by design",
     ),
     ClaimSpec(
         "size.distil_speedup",

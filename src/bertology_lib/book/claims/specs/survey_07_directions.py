@@ -34,7 +34,11 @@ CLAIMS = (
         "i.i.d. test sentences; the interval covers seeds and items (suite and i.i.d.). 'Far above' is read as "
         "more than 5 points. Instrument: the classifier beats always predicting the majority label on the i.i.d. "
         "test, with at least 3 seeds.",
-        null=(-0.25, -0.32, -0.18),  # a constant classifier fails the 3 or 4 MFTs of the other label (of 16 tests) at error 0.5
+        null=(
+            -0.25,
+            -0.32,
+            -0.18,
+        ),  # a constant classifier fails the 3 or 4 MFTs of the other label (of 16 tests) at error 0.5
     ),
     ClaimSpec(
         "survey7.hans_overlap_heuristic",
