@@ -137,9 +137,7 @@ def null_passes(rule, null=None) -> bool:
     come out reproduced under ``rule``? Threshold rules on raw scores always count: a constant is not a
     measured baseline; so do range rules on a location (a depth): a model that learned nothing chooses a
     layer by chance, which can fall in any range."""
-    from bertology_lib.book.claims.rules import RULE_KINDS
-
-    kind = RULE_KINDS[type(rule).__name__]
+    kind = type(rule).kind
     if kind in ("threshold", "range"):
         return True
     values = [null] if null is not None else NULL_VALUES[kind]

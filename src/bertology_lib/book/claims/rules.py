@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 from bertology_lib.errors import ParameterError
 
@@ -49,9 +49,25 @@ def with_unit(v: Any, unit: str) -> str:
     return fmt(v) + (f" {unit}" if unit and numeric else "")
 
 
+RULE_KINDS: tuple[str, ...] = ("threshold", "interval", "baseline", "equivalence", "range")
+
+
 @dataclass(frozen=True)
 class Rule:
-    """Base class: a stated rule that turns (paper, ours) into a verdict."""
+    """Base class: a stated rule that turns (paper, ours) into a verdict.
+
+    Every rule declares its ``kind`` (:data:`RULE_KINDS`), which says what a null model measures under it
+    (``tests/test_claims_registry.py``): ``threshold`` (a raw score against a constant: no measured baseline),
+    ``interval`` / ``baseline`` (an interval of a difference from a baseline: a null gives 0), ``equivalence``
+    (no effect within a margin), ``range`` (a location such as a depth, which chance can put anywhere).
+    """
+
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.kind not in RULE_KINDS:
+            raise ParameterError(f"rule {cls.__name__} has kind={cls.kind!r}; allowed: {', '.join(RULE_KINDS)}")
 
     def describe(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -63,6 +79,8 @@ class Rule:
 @dataclass(frozen=True)
 class WithinRelative(Rule):
     """Reproduced when ``|ours - paper| <= tol * |paper|``."""
+
+    kind: ClassVar[str] = "threshold"
 
     tol: float
 
@@ -78,6 +96,8 @@ class WithinRelative(Rule):
 class AtLeast(Rule):
     """Reproduced when ``ours >= threshold`` (the paper's number is context)."""
 
+    kind: ClassVar[str] = "threshold"
+
     threshold: float
 
     def describe(self) -> str:
@@ -90,6 +110,8 @@ class AtLeast(Rule):
 @dataclass(frozen=True)
 class AtMost(Rule):
     """Reproduced when ``ours <= threshold``."""
+
+    kind: ClassVar[str] = "threshold"
 
     threshold: float
 
@@ -107,6 +129,8 @@ class IntervalAbove(Rule):
     Reproduced when ``low > threshold``; not reproduced when ``high <
     threshold``; inconclusive when the interval straddles it.
     """
+
+    kind: ClassVar[str] = "interval"
 
     threshold: float = 0.0
 
@@ -133,6 +157,8 @@ class IntervalContains(Rule):
     not reproduced when it excludes it.
     """
 
+    kind: ClassVar[str] = "interval"
+
     value: float = 0.0
 
     def describe(self) -> str:
@@ -153,6 +179,8 @@ class IntervalWithin(Rule):
     range too, so a claim under this rule needs an instrument check that such a model fails (the probe
     beats its baselines).
     """
+
+    kind: ClassVar[str] = "range"
 
     lower: float
     upper: float
@@ -192,6 +220,8 @@ class BeatsBaseline(Rule):
     straddles 0 (inconclusive) or lies below it.
     """
 
+    kind: ClassVar[str] = "baseline"
+
     baseline: str
     margin: float = 0.0
 
@@ -215,6 +245,8 @@ class Equivalent(Rule):
     Choose ``margin`` below the effect the paper would count as one.
     """
 
+    kind: ClassVar[str] = "equivalence"
+
     margin: float
 
     def __post_init__(self) -> None:
@@ -235,18 +267,6 @@ class Equivalent(Rule):
         if low > self.margin or high < -self.margin:
             return Verdict.NOT_REPRODUCED
         return Verdict.INCONCLUSIVE
-
-
-RULE_KINDS = {
-    "WithinRelative": "threshold",
-    "AtLeast": "threshold",
-    "AtMost": "threshold",
-    "IntervalAbove": "interval",
-    "IntervalContains": "interval",
-    "BeatsBaseline": "baseline",
-    "Equivalent": "equivalence",
-    "IntervalWithin": "range",
-}
 
 
 def rule_id(rule: Rule) -> str:
