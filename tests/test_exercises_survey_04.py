@@ -36,7 +36,7 @@ LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
 
 
 def test_labels_all_registered_with_docstrings():
-    assert len(LABELS) == len(set(LABELS)) == 6
+    assert LABELS and len(LABELS) == len(set(LABELS))  # each label once
     for label in LABELS:
         assert label in ex.CHECKERS and ex.CHECKERS[label].__doc__, label
 
