@@ -1,9 +1,9 @@
 """The ``bertology`` command: list, run, build, claims, cache.
 
 Every failure exits non-zero with one line saying what failed and where; every value is checked before
-any work. Commands that compute (``run``, ``build``, ``regression``, ``train-minibert``, ``train-physics``,
-``train-lab``) apply the thread policy first and print the thread count once; notebooks run through
-:mod:`bertology_lib.book.execution`.
+any work. Commands that compute (``run``, ``build``, ``regression``, ``train-minibert``, ``train-english-bert``,
+``train-physics``, ``train-lab``) apply the thread policy first and print the thread count once; notebooks run
+through :mod:`bertology_lib.book.execution`.
 """
 
 from __future__ import annotations
@@ -261,11 +261,13 @@ def all_size_tables() -> dict:
     import bertology_lib.experiments.physics.grid  # noqa: F401
     import bertology_lib.experiments.survey.architecture  # noqa: F401
     import bertology_lib.experiments.survey.behaviour  # noqa: F401
+    import bertology_lib.experiments.survey.english  # noqa: F401
     import bertology_lib.experiments.survey.model_size  # noqa: F401
     import bertology_lib.experiments.survey.probing_limits  # noqa: F401
     import bertology_lib.experiments.survey.semantics  # noqa: F401
     import bertology_lib.experiments.survey.sizes  # noqa: F401
     import bertology_lib.experiments.survey.training  # noqa: F401
+    import bertology_lib.models.english_bert  # noqa: F401
     import bertology_lib.models.minibert  # noqa: F401
     import bertology_lib.training.finetune  # noqa: F401
     from bertology_lib.profiles import size_tables
@@ -308,6 +310,27 @@ def train_minibert_cmd(
     folder = train_minibert(cfg)
     evals = minibert.history(folder)["evals"]
     typer.echo(f"{folder}: held-out MLM accuracy {evals[-1]['mlm_acc']:.3f}" if evals else str(folder))
+
+
+@app.command("train-english-bert")
+def train_english_bert_cmd(
+    profile: str = typer.Option("quick", "--profile", help=f"one of {', '.join(PROFILE_NAMES)}"),
+    seed: int = typer.Option(0, "--seed", help="training seed (an int >= 0)"),
+    yes: bool = typer.Option(False, "--yes", help="train profile full even without a CUDA GPU"),
+) -> None:
+    """Train (or find in the cache) the English lab BERT (a shared model of the survey notebooks)."""
+    from bertology_lib.profiles import PROFILE_PARAM, SEED_PARAM
+
+    PROFILE_PARAM.validate(profile)
+    SEED_PARAM.validate(seed)
+    execution.confirm_full({profile}, yes)
+    _threads()
+    from bertology_lib.models.english_bert import EnglishBertConfig
+    from bertology_lib.training.english_bert import history, train_english_bert
+
+    folder = train_english_bert(EnglishBertConfig.for_profile(profile, seed=seed))
+    last = history(folder)["evals"][-1]
+    typer.echo(f"{folder}: held-out masked-word accuracy {last['mlm_acc']:.3f}, agreement {last['agreement_0']:.3f}")
 
 
 @app.command("train-physics")

@@ -26,6 +26,18 @@ def child_command(path: Path, params: dict[str, Any], mode: str, out: Path, yes:
     return cmd + (["--yes"] if yes else [])
 
 
+SHARED_MODELS = {"mini-bert": "train-minibert", "english-bert": "train-english-bert"}  # embedded name -> command
+
+
+def reads_shared_model(spec: Any, params: dict[str, Any]) -> str | None:
+    """The shared embedded model (:data:`SHARED_MODELS`: the mini-BERT, the English lab BERT) that a run of the
+    survey or duplication notebook ``spec`` with ``params`` reads as its ``model``, or None."""
+    if spec.part not in ("survey", "duplication") or "model" not in {q.name for q in spec.params}:
+        return None
+    name = str(params.get("model", spec.param("model").default))
+    return name if name in SHARED_MODELS else None
+
+
 def reads_minibert(spec: Any, params: dict[str, Any]) -> bool:
     """Whether a run of the notebook ``spec`` with ``params`` reads the mini-BERT: a survey or duplication
     notebook whose ``model`` is the mini-BERT (those with a real encoder or no ``model``, such as the §5 lab
@@ -60,7 +72,8 @@ def parallel_jobs(
     """The jobs of a ``--jobs`` run: one per notebook (:func:`child_command`), each waiting for the notebooks
     :data:`~bertology_lib.book.execution.AFTER` names, and before them the models the notebooks read, as jobs
     of their own that those notebooks wait for (so that no two processes train the same model side by side):
-    one ``train-minibert`` job per profile and seed that the notebooks ask for (:func:`reads_minibert`), and for
+    one ``train-minibert`` or ``train-english-bert`` job per profile and seed that the notebooks ask for
+    (:func:`reads_shared_model`), and for
     the physics notebooks (beyond smoke) one ``train-physics`` job per unit of
     :func:`bertology_lib.experiments.physics.jobs.units`, longest first, so that the 2 cores train the
     physics models side by side instead of one notebook's models one after another; likewise one ``train-lab``
@@ -74,13 +87,14 @@ def parallel_jobs(
         spec = get_spec(path.stem)
         after = execution.AFTER.get(path.stem, ())
         profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
-        if reads_minibert(spec, p):
-            name = f"mini-bert-{profile}-seed{seed}"
+        shared = reads_shared_model(spec, p)
+        if shared:
+            name = f"{shared}-{profile}-seed{seed}"
             jobs.setdefault(
                 name,
                 (
                     name,
-                    [*base_cmd, "train-minibert", "--profile", str(profile), "--seed", str(seed)]
+                    [*base_cmd, SHARED_MODELS[shared], "--profile", str(profile), "--seed", str(seed)]
                     + (["--yes"] if yes else []),
                     (),
                 ),

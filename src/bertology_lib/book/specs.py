@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-import bertology_lib.training.minibert  # noqa: F401 - registers the embedded model "mini-bert"
+import bertology_lib.training  # noqa: F401 - registers the embedded models "mini-bert" and "english-bert"
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.registry import check_mlm_model_name, check_model_name
 from bertology_lib.profiles import PROFILE_PARAM, SEED_PARAM, profile_device

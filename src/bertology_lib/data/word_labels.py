@@ -42,29 +42,30 @@ def _depths(heads: Sequence[int]) -> list[int]:
 
 
 def word_table(sentences: Sequence, lowercase: bool = False) -> pd.DataFrame:
-    """One row per word: sentence index, position, word and every gold target available."""
+    """One row per word: sentence index, position, word and every gold target available (sentences without a
+    tree, such as :class:`bertology_lib.data.english.TaggedSentence`, give the tag targets only)."""
     rows = []
     for s_i, s in enumerate(sentences):
-        depth = getattr(s, "depth", None) or _depths(s.heads)
+        heads = getattr(s, "heads", None)
+        depth = (getattr(s, "depth", None) or _depths(heads)) if heads is not None else None
         for i, w in enumerate(s.words):
-            h = s.heads[i]
-            dist = 0 if h == 0 else (h - 1) - i
-            row = {
-                "sentence": s_i,
-                "position": i,
-                "word": w.lower() if lowercase else w,
-                "upos": s.upos[i],
-                "deprel": s.deprels[i].split(":")[0],
-                "depth": min(depth[i], DEPTH_CAP),
-                "head_distance": "root" if h == 0 else int(np.clip(dist, -DIST_CAP, DIST_CAP)),
-            }
+            row = {"sentence": s_i, "position": i, "word": w.lower() if lowercase else w, "upos": s.upos[i]}
+            if heads is not None:
+                h = heads[i]
+                dist = 0 if h == 0 else (h - 1) - i
+                row.update(
+                    deprel=s.deprels[i].split(":")[0],
+                    depth=min(depth[i], DEPTH_CAP),
+                    head_distance="root" if h == 0 else int(np.clip(dist, -DIST_CAP, DIST_CAP)),
+                )
             for name in ("roles", "chunks"):
                 vals = getattr(s, name, None)
                 if vals is not None:
                     row[name[:-1]] = vals[i]
             rows.append(row)
     df = pd.DataFrame(rows)
-    df["head_distance"] = df["head_distance"].astype(str)
+    if "head_distance" in df:
+        df["head_distance"] = df["head_distance"].astype(str)
     return df
 
 

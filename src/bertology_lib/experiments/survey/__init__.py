@@ -9,6 +9,7 @@ module                used by
 ``semantics``         §3.2 against baselines: frequency and twin baselines, name swaps with number, numeracy
 ``world_knowledge``   §3.3 against baselines: Petroni's frequency baseline, a KB read off the corpus
 ``location``          §4.1 embeddings against the random-init twin: geometry, held-out senses and pooling
+``english``           §3–§4 on the English lab BERT: sizes, agreement items and Brown probe sentences
 ``syntax``            §3.1 auxiliary-verb probes (main vs embedded clause) against a linear baseline
 ``probing_limits``    §3.4 control tasks, MDL, amnesic probing
 ``training``          §5 fine-tuning strategies, what fine-tuning changes, seed variance
