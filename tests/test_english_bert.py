@@ -60,3 +60,13 @@ def test_smoke_training_caches_a_masked_lm_that_scores_agreement(tmp_path):
     items = english.agreement_items(english.load_english("brown", "test"))[:20]
     right = teb.agreement_accuracy(model, tok, items)
     assert len(right) == 20 and all(isinstance(r, bool) for r in right)
+
+
+def test_notebooks_that_read_it_wait_for_its_unit():
+    from bertology_lib.book.cli_jobs import SHARED_MODELS, reads_shared_model
+    from bertology_lib.book.specs import get_spec
+
+    spec = get_spec("survey_03b_english_bert")
+    assert reads_shared_model(spec, {}) == "english-bert" and SHARED_MODELS["english-bert"] == "train-english-bert"
+    assert reads_shared_model(spec, {"model": "bert-base-uncased"}) is None
+    assert reads_shared_model(get_spec("survey_03_1_syntax"), {}) == "mini-bert"

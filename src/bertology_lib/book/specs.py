@@ -91,6 +91,25 @@ _survey3("survey_03_2_semantics", "§3.2 Semantic knowledge", real=False, needs_
 _survey3("survey_03_3_world_knowledge", "§3.3 World knowledge", real=False, needs_mlm=True)
 _survey3("survey_03_4_probing_limits", "§3.4 Limitations of probing", real=True)
 
+register(
+    NotebookSpec(
+        name="survey_03b_english_bert",
+        title="§3–§4 II: the claims on a masked language model of English",
+        part="survey",
+        params=(
+            PROFILE_PARAM,
+            SEED_PARAM,
+            Param(
+                "model",
+                "english-bert",
+                "a masked LM of English: english-bert (trained here), a local folder or hub name (bert-base-uncased)",
+                str,
+                check=check_mlm_model_name,
+            ),
+        ),
+    )
+)
+
 
 register(
     NotebookSpec(

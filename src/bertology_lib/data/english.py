@@ -91,7 +91,7 @@ class Document:
         return sum(len(s) for s in self.sentences)
 
     def texts(self) -> list[str]:
-        """The sentences as plain text (Brown's ```` `` ```` / ``''`` quotes as ``"``)."""
+        """The sentences as plain text (Brown's opening and closing quote marks as ``"``)."""
         return [detokenize(s) for s in self.sentences]
 
 
@@ -226,7 +226,7 @@ def load_english(corpus: str, split: str | None = None, path: str | Path | None 
 
 
 def detokenize(words: Sequence[str]) -> str:
-    """Words -> text: Brown's ```` `` ```` and ``''`` become ``"``; no space before closing punctuation."""
+    """Words -> text: Brown's opening and closing quote marks become ``"``; no space before closing punctuation."""
     text = " ".join('"' if w in ("``", "''") else w for w in words)
     return re.sub(r" ([.,;:!?)])", r"\1", text).replace("( ", "(")
 

@@ -7,16 +7,16 @@ it compares and the threshold. The notebook passes only what it measured, by nam
 :meth:`Instrument.check` turns that value into a :class:`Check` (passed or not, the value, the requirement in
 words), which the claim records. A threshold is changed in the spec, never in a notebook.
 
-=========================  ==================================================  ==============================
-declared                   the measured value the notebook passes              passed when
-=========================  ==================================================  ==============================
-``Minimum(name, t)``       a number                                            value >= t (NaN fails)
-``Maximum(name, t)``       a number                                            value <= t (NaN fails)
-``AboveBaseline(name, b)`` ``(estimate, low, high)`` of measure - baseline b   low > 0
-``AboveBaseline(name)``    ``((estimate, low, high), b)``: b chosen in the run low > 0
-``Exceeds(name, text)``    ``(a, b)``                                          a > b
-``NoFailures(name, text)`` the list of what failed (e.g. variants)             the list is empty
-=========================  ==================================================  ==============================
+============================  ======================================================  ==============================
+declared                      the measured value the notebook passes                  passed when
+============================  ======================================================  ==============================
+``Minimum(name, t)``          a number                                                value >= t (NaN fails)
+``Maximum(name, t)``          a number                                                value <= t (NaN fails)
+``AboveBaseline(name, b)``    ``(estimate, low, high)`` of measure - baseline b       low > 0
+``AboveBaseline(name)``       ``((estimate, low, high), b)``: b chosen in the run     low > 0
+``Exceeds(name, text)``       ``(a, b)``                                              a > b
+``NoFailures(name, text)``    the list of what failed (e.g. variants)                 the list is empty
+============================  ======================================================  ==============================
 
 Used by the spec modules, :func:`bertology_lib.book.claims.record.make_claim` and the tests of the verdicts.
 """
