@@ -81,22 +81,6 @@ def test_student_stubs_keep_the_instructions():
         assert stub.endswith(f'raise NotImplementedError("Exercise {label}: write your solution here")')
 
 
-def test_notebooks_carry_their_solution_cells():
-    # ex-physics03-bits and ex-physics05-ceiling have no {solution} directive: their cells are the answer
-    cells.assert_notebook_cells(
-        {
-            nb: [lb for lb in labels if lb not in ("ex-physics03-bits", "ex-physics05-ceiling")]
-            for nb, labels in NOTEBOOKS.items()
-        }
-    )
-
-
-def test_regression_copies_carry_the_tested_solution_cells():
-    """What nbval runs is what these tests run: the smoke copies hold the notebooks' solution cells, tagged for
-    ``exercise_plugin``, and their reference run passed the check."""
-    cells.assert_regression_copies_carry(NOTEBOOKS)
-
-
 def _namespace(notebook: str) -> dict:
     """The notebook variables the solution cells use, rebuilt at smoke size (the truths do not depend on it)."""
     from bertology_lib.experiments.physics import bert as pbert

@@ -31,16 +31,6 @@ def test_labels_all_registered_with_docstrings():
         assert label in ex.CHECKERS and ex.CHECKERS[label].__doc__, label
 
 
-def test_notebooks_carry_their_solution_cells():
-    cells.assert_notebook_cells(NOTEBOOKS)
-
-
-def test_regression_copies_carry_the_tested_solution_cells():
-    """What nbval runs is what these tests run: the smoke copies hold the notebooks' solution cells, tagged for
-    ``exercise_plugin``, and their reference run passed the check."""
-    cells.assert_regression_copies_carry(NOTEBOOKS)
-
-
 @pytest.mark.parametrize("label", LABELS)
 def test_solution_starts_with_its_label_and_ends_with_the_check(label):
     code = cells.solution(label)

@@ -36,16 +36,6 @@ def test_every_exercise_has_a_checker_and_a_solution_cell_that_follows_the_conve
     cells.assert_conventions(LABELS, 4)
 
 
-def test_notebooks_carry_their_solution_cells():
-    cells.assert_notebook_cells(NOTEBOOKS)
-
-
-def test_regression_copies_carry_the_tested_solution_cells():
-    """What nbval runs is what these tests run: the smoke copies hold the notebooks' solution cells, tagged for
-    ``exercise_plugin``, and their reference run passed the check."""
-    cells.assert_regression_copies_carry(NOTEBOOKS)
-
-
 @pytest.mark.parametrize("label", LABELS)
 def test_function_answers_need_a_function_and_survive_its_errors(label):
     cells.assert_function_answer_needed(label)
