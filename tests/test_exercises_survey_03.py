@@ -23,12 +23,14 @@ from bertology_lib.book.exercises import survey_03_1_syntax as s31
 from bertology_lib.book.exercises import survey_03_2_semantics as s32
 from bertology_lib.book.exercises import survey_03_3_world_knowledge as s33
 from bertology_lib.book.exercises import survey_03_4_probing_limits as s34
+from bertology_lib.book.exercises import survey_03b_english_bert as s3b
 
 NOTEBOOKS = {
     "survey_03_1_syntax": ("ex-survey31-ceiling", "ex-survey31-npi"),
     "survey_03_2_semantics": ("ex-survey32-clear", "ex-survey32-objprior"),
     "survey_03_3_world_knowledge": ("ex-survey33-freq", "ex-survey33-chain"),
     "survey_03_4_probing_limits": ("ex-survey34-memorise", "ex-survey34-prior-code"),
+    "survey_03b_english_bert": ("ex-s3b-margin", "ex-s3b-attractors"),
 }
 LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
 
@@ -304,3 +306,91 @@ def test_survey34_prior_code_solution():
     from bertology_lib.models import minibert
 
     cells.solve("ex-survey34-prior-code", **{"minibert": minibert, "word_labels": word_labels})
+
+
+# ================================================================================ survey_03b_english_bert
+
+
+def _margin_by_hand(mlm, tok, item, *, mask=True, at=None, sign=1.0):
+    """One sentence, no padding: the logit difference at the verb's first piece (or at token ``at``)."""
+    import torch
+
+    enc = tok(list(item.words), is_split_into_words=True, return_tensors="pt")
+    pos = enc.word_ids().index(item.verb) if at is None else at(item)
+    if mask:
+        enc["input_ids"][0, pos] = tok.mask_token_id
+    with torch.no_grad():
+        logits = mlm(**enc).logits[0, pos]
+    right, wrong = tok.convert_tokens_to_ids([item.right, item.wrong])
+    return sign * float(logits[right] - logits[wrong])
+
+
+def test_s3b_margin_truth_is_the_logit_difference_at_the_masked_verb():
+    mlm, tok = s3b.margin_model()
+    items = s3b.margin_items()
+    assert all(it.words[it.verb] == it.right for it in items)
+    # the hidden sentences split words before the verb, so word index and token index differ
+    assert any(tok(list(it.words), is_split_into_words=True).word_ids().index(it.verb) > it.verb + 1 for it in items)
+    for it in items:
+        assert s3b.margin_truth(it) == pytest.approx(_margin_by_hand(mlm, tok, it), abs=1e-4)
+    assert len({round(s3b.margin_truth(it), 2) for it in items}) == len(items)  # a constant answer cannot pass
+
+
+def test_s3b_margin_solution_and_wrong_answers():
+    import pandas as pd
+
+    from bertology_lib.training.english_bert import agreement_accuracy
+
+    mlm, tok = s3b.margin_model()
+    items = s3b.margin_items()
+    agr = pd.DataFrame(
+        {
+            "n_attractors": [i % 2 for i in range(len(items))],
+            "correct": [float(c) for c in agreement_accuracy(mlm, tok, items)],
+        }
+    )
+    cells.solve("ex-s3b-margin", mlm=mlm, tok=tok, items=items, agr=agr, pd=pd)
+    cells.fails("ex-s3b-margin", lambda m, t, it: _margin_by_hand(m, t, it, mask=False), "[MASK] first")
+    cells.fails("ex-s3b-margin", lambda m, t, it: _margin_by_hand(m, t, it, at=lambda i: i.verb), "word_ids")
+    cells.fails("ex-s3b-margin", lambda m, t, it: _margin_by_hand(m, t, it, at=lambda i: i.verb + 1), "+1")
+    cells.fails("ex-s3b-margin", lambda m, t, it: _margin_by_hand(m, t, it, sign=-1.0), "minus the wrong")
+    cells.fails("ex-s3b-margin", lambda m, t, it: _margin_by_hand(m, t, it) > 0, "should return a number")
+    cells.fails("ex-s3b-margin", lambda m, t, it: 0.0, "not yet")
+    cells.assert_function_answer_needed("ex-s3b-margin")
+
+
+def test_s3b_attractors_truth_is_what_agreement_items_counts():
+    cases = s3b.attractor_cases()
+    truths = [s3b.attractor_truth(*c) for c in cases]
+    assert truths == [1, 1, 0, 1, 1, 1, 1, 1, 0]
+    # by hand: "The tax bills of the state legislature have": 'state' modifies, 'legislature' attracts
+    words, tags, subject, verb = next(c for c in cases if c[0][1] == "tax")
+    assert (words[subject], words[verb]) == ("bills", "have")
+
+
+def test_s3b_attractors_solution_and_wrong_answers():
+    import pandas as pd
+
+    from bertology_lib.experiments.survey.english import held_out_brown
+
+    items, _ = held_out_brown(200)
+    agr = pd.DataFrame({"n_attractors": [it.n_attractors for it in items]})
+    out = cells.solve("ex-s3b-attractors", items=items, agr=agr)
+    assert "attractors in 200 items" in out
+    from bertology_lib.data.english import NOUNISH, base_tag, number_of
+
+    def nouns(tags, s, v):
+        return [j for j in range(s + 1, v) if base_tag(tags[j]) in NOUNISH]
+
+    def other(tags, v):
+        return lambda j: number_of(tags[j]) not in (None, number_of(tags[v]))
+
+    cells.fails("ex-s3b-attractors", lambda w, t, s, v: len(nouns(t, s, v)), "verb's own number")
+    cells.fails(
+        "ex-s3b-attractors",
+        lambda w, t, s, v: sum(1 for j in nouns(t, s, v) if base_tag(t[j]).endswith("s") != (number_of(t[v]) == "pl")),
+        "head of a noun phrase",
+    )
+    cells.fails("ex-s3b-attractors", lambda w, t, s, v: 0, "not yet")
+    cells.fails("ex-s3b-attractors", lambda w, t, s, v: 0.5, "whole number")
+    cells.assert_function_answer_needed("ex-s3b-attractors")

@@ -5,8 +5,9 @@ pipeline, cached once per config, resumable, with checkpoints kept through train
   :class:`~bertology_lib.models.english_bert.EnglishBertConfig`; :func:`load` -- its model and tokenizer;
 * :func:`english_bert_key` -- its cache key (the config, the loop's settings, the objective; :data:`KIND`
   carries the version);
-* :func:`agreement_accuracy` -- right vs wrong verb form at the masked verb of agreement items, the measure the
-  checkpoints record on *validation* items (the notebooks score test items);
+* :func:`agreement_margins` -- the right verb form's logit minus the other number's at the masked verb of
+  agreement items; :func:`agreement_accuracy` -- whether it is positive, the measure the checkpoints record on
+  *validation* items (the notebooks score test items);
 * importing this module registers the embedded name ``english-bert`` (``bertology_lib.training`` imports it).
 """
 
@@ -89,9 +90,9 @@ def as_masked_lm(model):
 
 
 @torch.no_grad()
-def agreement_accuracy(model, tokenizer, items: Sequence[english.AgreementItem], batch_size: int = 64) -> list[bool]:
-    """Per item: does the masked LM score the right form above the other number's at the masked verb?
-    (Linzen et al. 2016 / Goldberg 2019: the two forms' logits compared at one ``[MASK]``.)"""
+def agreement_margins(model, tokenizer, items: Sequence[english.AgreementItem], batch_size: int = 64) -> list[float]:
+    """Per item: the masked LM's logit of the right form minus that of the other number's, at the ``[MASK]`` that
+    replaces the verb (its first word piece; Linzen et al. 2016 / Goldberg 2019). Positive: the model agrees."""
     mlm = as_masked_lm(model)
     mlm.eval()
     ids = {w: tokenizer.convert_tokens_to_ids(w) for w in english.AGREEMENT_PAIRS}
@@ -113,8 +114,14 @@ def agreement_accuracy(model, tokenizer, items: Sequence[english.AgreementItem],
         enc["input_ids"][torch.arange(len(chunk)), pos] = tokenizer.mask_token_id
         logits = mlm(input_ids=enc["input_ids"].to(dev), attention_mask=enc["attention_mask"].to(dev)).logits
         at = logits[torch.arange(len(chunk)), pos].cpu()  # (B, vocab)
-        out += [bool(at[b, ids[it.right]] > at[b, ids[it.wrong]]) for b, it in enumerate(chunk)]
+        out += [float(at[b, ids[it.right]] - at[b, ids[it.wrong]]) for b, it in enumerate(chunk)]
     return out
+
+
+def agreement_accuracy(model, tokenizer, items: Sequence[english.AgreementItem], batch_size: int = 64) -> list[bool]:
+    """Per item: does the masked LM score the right form above the other number's at the masked verb?
+    (:func:`agreement_margins` above 0.)"""
+    return [m > 0 for m in agreement_margins(model, tokenizer, items, batch_size)]
 
 
 class Checkpoints:

@@ -29,15 +29,17 @@ class ReconstructionStudy:
     and the model's held-out masked-word accuracy beside the unigram baseline."""
 
     original: Reconstruction
-    duplicated: Reconstruction
+    duplicated: Reconstruction | None
     twin: Reconstruction
-    twin_duplicated: Reconstruction
+    twin_duplicated: Reconstruction | None
     mlm_accuracy: float
     unigram_accuracy: float
 
     def gap(self, duplicated: bool = False, seed: int = 0) -> dict[str, float]:
         """The worst hidden layer's reconstruction minus the twin's at that layer, with its 95% interval."""
         if duplicated:
+            if self.duplicated is None:
+                raise ParameterError("duplicated=True, but this study ran without a duplication pattern")
             return reconstruction_gap(self.duplicated, self.twin_duplicated, seed=seed)
         return reconstruction_gap(self.original, self.twin, seed=seed)
 
@@ -47,18 +49,22 @@ def study(
     twin: torch.nn.Module,
     tokenizer,
     texts: Sequence[str],
-    pattern: Sequence[int],
+    pattern: Sequence[int] | None,
     train_texts: Sequence[str] | None = None,
 ) -> ReconstructionStudy:
-    """Count reconstruction on ``texts`` for ``mlm``, its copy duplicated per ``pattern`` (no training), and the
-    same two for ``twin``; measure ``mlm``'s held-out masked-word accuracy against the unigram baseline
+    """Count reconstruction on ``texts`` for ``mlm``, its copy duplicated per ``pattern`` (no training; None: no
+    duplicated copies, half the work), and the same for ``twin``; measure ``mlm``'s held-out masked-word accuracy against the unigram baseline
     (token frequencies from ``train_texts``, default ``texts``)."""
     texts = list(texts)
+
+    def duplicated(model):
+        return None if pattern is None else reconstruction_counts(duplicate_layers(model, list(pattern)), tokenizer, texts)
+
     return ReconstructionStudy(
         original=reconstruction_counts(mlm, tokenizer, texts),
-        duplicated=reconstruction_counts(duplicate_layers(mlm, list(pattern)), tokenizer, texts),
+        duplicated=duplicated(mlm),
         twin=reconstruction_counts(twin, tokenizer, texts),
-        twin_duplicated=reconstruction_counts(duplicate_layers(twin, list(pattern)), tokenizer, texts),
+        twin_duplicated=duplicated(twin),
         mlm_accuracy=masked_accuracy(mlm, tokenizer, texts),
         unigram_accuracy=unigram_accuracy(list(train_texts or texts), tokenizer, texts),
     )
