@@ -228,6 +228,49 @@ def test_claims_ledger_has_a_row_for_the_bert_base_claim(server):
     assert re.search(r"reproduced|inconclusive", hits[0]), hits[0]
 
 
+def _visible_rows(dom: str, table_id: str) -> list[str]:
+    """The rows of table ``table_id`` that the page's script left shown, in the order the page shows them."""
+    table = re.search(rf'<table[^>]*id="{table_id}".*?</table>', dom, re.DOTALL)
+    assert table, f"no table with id {table_id}"
+    rows = re.findall(r"<tr([^>]*)>(.*?)</tr>", table.group(0), re.DOTALL)
+    return [body for attrs, body in rows if "<td" in body and "display: none" not in attrs]
+
+
+def test_ledger_filters_and_sorts_in_the_browser(book, server):
+    """The ledger's script runs: one menu per filter, a query preset filters to the count the static table
+    says, and sorting on the estimate orders the shown rows (ids unique: the script finds the table)."""
+    page = (book[0] / PAGES["claims_ledger"]).read_text()
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+    url = server + PAGES["claims_ledger"]
+    dom = dump_dom(url)
+    menus = re.search(r'<div class="ledger-filters"[^>]*>(.*?)</div>', dom, re.DOTALL)
+    assert menus, "no filter box on the ledger page"
+    keys = re.findall(r'<select data-key="(\w+)"', menus.group(1))
+    assert keys == ["part", "verdict", "instrument", "model"], keys
+    n_all = len(_visible_rows(dom, "ledger-claims"))
+    n_reproduced = len(
+        re.findall(r'<tr data-part="[^"]*" data-verdict="reproduced"', page.split('id="ledger-setup"')[0])
+    )
+    assert 0 < n_reproduced < n_all
+    filtered = dump_dom(url + "?verdict=reproduced&sort=ours&order=desc")
+    shown = _visible_rows(filtered, "ledger-claims")
+    assert len(shown) == n_reproduced and f"{n_reproduced} of {n_all} claims shown" in filtered
+    estimates = [float(m.group(1)) for r in shown if (m := re.search(r"<td>\((-?[\d.]+(?:e-?\d+)?),", r))]
+    assert len(estimates) > n_reproduced // 2 and estimates == sorted(estimates, reverse=True), estimates[:10]
+    model = dump_dom(url + "?model=English%20lab%20BERT")
+    assert 0 < len(_visible_rows(model, "ledger-claims")) < n_all
+
+
+def test_rendered_pages_carry_no_test_or_lint_markers(book):
+    """The reader sees code, not the tools' markers: no ``NBVAL_`` line and no ``# noqa`` in any built page (the
+    notebooks keep them; ``bertology_lib.book.sphinx_clean`` drops them at build time)."""
+    pages = [p for p in (book[0] / "notebooks").glob("*.html")]
+    assert len(pages) >= 20
+    marked = {p.name: m for p in pages if (m := re.findall(r"NBVAL_[A-Z_]+|#\s*noqa", _text(p.read_text())))}
+    assert not marked, marked
+
+
 # ---------------------------------------------------------------- internal links
 
 

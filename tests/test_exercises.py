@@ -23,7 +23,7 @@ WITH_SOLUTIONS = sorted(
     for p in (ROOT / "notebooks").glob("*.ipynb")  # not the .name.running files of a build
     if not p.name.startswith(".") and any(ex.is_solution_cell(c) for c in nbformat.read(p, as_version=4).cells)
 )
-STUB = re.compile(r'^raise NotImplementedError\("Exercise [\w.:-]+: write your solution here"\)$')
+STUB = re.compile(r'^print\(check\("[\w.:-]+", [A-Za-z_]\w*\)\)$')  # the last line of a student's exercise cell
 
 
 def _nb(*cells) -> nbformat.NotebookNode:
@@ -89,10 +89,23 @@ def test_stub_keeps_leading_comments_and_names_the_exercise():
     cell = _solution_cell("# Exercise: ex-a\n# hint: use param_breakdown\n\nx = 1\n# later comment\nprint(x)")
     assert ex.student_stub(cell) == (
         "# Exercise: ex-a\n# hint: use param_breakdown\n"
-        'raise NotImplementedError("Exercise ex-a: write your solution here")'
+        "from bertology_lib.book.exercises import check\n\n"
+        "answer = ...  # your answer: replace ... (see the exercise above), then run this cell\n"
+        'print(check("ex-a", answer))'
     )
-    # the label may also come from the cell metadata
-    assert "Exercise ex-b:" in ex.student_stub(_solution_cell("x = 1", exercise="ex-b"))
+    # the placeholder takes the name the solution checks; the label may also come from the cell metadata
+    named = ex.student_stub(_solution_cell('# Exercise: ex-c\ndef f(x):\n    return x\nprint(check("ex-c", f))'))
+    assert named.endswith(
+        'f = ...  # your answer: replace ... (see the exercise above), then run this cell\nprint(check("ex-c", f))'
+    )
+    assert 'print(check("ex-b", answer))' in ex.student_stub(_solution_cell("x = 1", exercise="ex-b"))
+
+
+def test_the_placeholder_is_not_attempted_and_says_so():
+    label = sorted(ex.CHECKERS)[0]
+    fb = ex.check(label, ...)
+    assert not fb.ok and not fb.attempted and "not attempted" in fb.message
+    assert str(fb).startswith(f"⏳ {label}:") and repr(fb) == str(fb)  # a cell's last value shows the line too
 
 
 def test_solution_cell_without_label_is_refused_with_the_convention():
@@ -135,9 +148,11 @@ def test_export_student_stubs_every_solution_and_drops_solution_directives(expor
     sol = [i for i, c in enumerate(original.cells) if ex.is_solution_cell(c)]
     assert sol, "the notebook has no solution cell"
     for i in sol:
-        *comments, last = student.cells[i].source.splitlines()
-        assert STUB.match(last), student.cells[i].source
-        assert comments and all(line.startswith("#") for line in comments), "only the comments stay"
+        src = student.cells[i].source
+        assert STUB.match(src.splitlines()[-1]), src
+        comments, stub = src.split("\nfrom bertology_lib.book.exercises import check\n", 1)
+        assert all(line.startswith("#") for line in comments.splitlines()), "only the comments stay"
+        assert re.fullmatch(r"\n\w+ = \.\.\.  # your answer[^\n]*\nprint\(check\([^\n]*\)\)", stub), stub
     md = "\n".join(c.source for c in student.cells if c.cell_type == "markdown")
     assert "{solution}" not in md
     assert md.count("{exercise}") == sum(
@@ -177,13 +192,16 @@ def _errors(nb) -> list[tuple[int, str]]:
 
 
 @pytest.mark.notebook
-def test_student_notebook_runs_up_to_notimplementederror_only(exported, tmp_path):
-    """End to end on one notebook; :func:`test_no_book_notebook_leaks_a_solution` covers the others statically."""
+def test_student_notebook_runs_to_the_end_with_its_exercises_not_attempted(exported, tmp_path):
+    """End to end on one notebook (*Run all* never stops at an unsolved exercise);
+    :func:`test_no_book_notebook_leaks_a_solution` covers the others statically."""
     nb = _execute(exported[0], tmp_path / "student.ipynb", allow_errors=True)
-    errors = _errors(nb)
-    assert errors, "the student notebook should stop at its exercise stubs"
-    assert {e for _, e in errors} == {"NotImplementedError"}, errors
-    assert all(ex.is_solution_cell(nb.cells[i]) for i, _ in errors)
+    assert _errors(nb) == []
+    stubs = [c for c in nb.cells if ex.is_solution_cell(c)]
+    assert stubs
+    for c in stubs:
+        text = "".join(o.get("text", "") for o in c.outputs)
+        assert "⏳" in text and "not attempted" in text, text
 
 
 @pytest.mark.parametrize("nb_path", WITH_SOLUTIONS, ids=lambda p: p.stem)
@@ -218,7 +236,7 @@ def test_solution_leaks_names_the_cell_the_name_and_the_exercise():
         _code("print(f())"),
     )
     assert ex.solution_leaks(clean) == []
-    assert ex.student_notebook(clean).cells[1].source.endswith('write your solution here")')
+    assert ex.student_notebook(clean).cells[1].source.endswith('print(check("ex-a", answer))')
 
 
 def _nbval(folder: Path, *cells) -> subprocess.CompletedProcess:

@@ -119,6 +119,25 @@ def counts(claims: Sequence[Claim]) -> dict[str, dict[str, int]]:
     return {"verdict": summary(rep), "instrument": by_inst, "setup": {"setup checks": len(claims) - len(rep)}}
 
 
+def model_class(model: str) -> str:
+    """The class of model a claim was measured on, as the ledger's model filter names it: ``toy lab BERT`` (a
+    masked LM of the toy grammar: the mini-BERT and the §5 lab BERTs), ``English lab BERT``, ``MiniLM
+    (contrastive encoder)``, ``decoder`` (the physics models, BERT beside them included), ``hub model`` (any
+    other name: a model loaded with ``from_pretrained``) or ``none`` (arithmetic on the data)."""
+    m = (model or "").lower()
+    if not m:
+        return "none"
+    if "decoder" in m:
+        return "decoder"
+    if m.startswith("english-bert") or "english lab" in m:
+        return "English lab BERT"
+    if m.startswith(("mini-bert", "minibert", "lab bert", "random-init:mini")):
+        return "toy lab BERT"
+    if "minilm" in m:
+        return "MiniLM (contrastive encoder)"
+    return "hub model"
+
+
 PART_TITLES = {
     "survey": "Survey — A Primer in BERTology",
     "physics": "Physics of language models",
@@ -224,7 +243,7 @@ def _row(c: Claim, part: str, titles: dict[str, str]) -> str:
     ]
     attrs = (
         f'data-part="{e(part)}" data-verdict="{e(c.verdict)}" data-instrument="{instrument_status(c)}" '
-        f'data-kind="{e(c.kind)}"'
+        f'data-kind="{e(c.kind)}" data-model="{e(model_class(c.model))}"'
     )
     return f"<tr {attrs}>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>"
 
@@ -249,9 +268,10 @@ def ledger_markdown(
     """The "Claims ledger" book page, generated from the executed notebooks.
 
     One table of the reproductions (verdict, claim, part, paper, ours, a link to the cell that computed
-    it; source, rule, model, scale and instrument checks one click away), filterable by part, verdict
-    and instrument status and sortable by column (``book/_static/ledger.js``, offline), then the setup
-    checks. ``parts`` maps a notebook name to its part (survey, physics, duplication).
+    it; source, rule, model, scale and instrument checks one click away), filterable by part, verdict,
+    instrument status and model class (:func:`model_class`) and sortable by column (``book/_static/ledger.js``,
+    offline; a query such as ``?verdict=reproduced&sort=ours`` opens the page filtered and sorted), then the
+    setup checks. ``parts`` maps a notebook name to its part (survey, physics, duplication).
     """
     titles, parts = notebook_titles or {}, parts or {}
     lines = [
@@ -269,8 +289,8 @@ def ledger_markdown(
         lines.append("No executed notebook has recorded a claim yet.")
         return "\n".join(lines) + "\n"
     lines += _opening(claims)
-    lines += ['<div class="ledger-filters" data-table="claims-ledger"></div>', ""]
-    lines += _table(reproductions(claims), parts, titles, "claims-ledger")
+    lines += ['<div class="ledger-filters" data-table="ledger-claims"></div>', ""]
+    lines += _table(reproductions(claims), parts, titles, "ledger-claims")  # ids apart from the headings' ids
     setup = [c for c in claims if c.kind == "setup"]
     if setup:
         lines += [
@@ -280,7 +300,7 @@ def ledger_markdown(
             "is right, so they test the code, not the papers.",
             "",
         ]
-        lines += _table(setup, parts, titles, "setup-checks")
+        lines += _table(setup, parts, titles, "ledger-setup")
     return "\n".join(lines) + "\n"
 
 

@@ -10,9 +10,10 @@ A book notebook is the teacher's notebook. Its exercises follow two conventions:
   ``"exercise": "<label>"``).
 
 :func:`student_notebook` derives the student version: every ``solution`` cell
-keeps only its leading comment lines followed by
-``raise NotImplementedError("Exercise <label>: write your solution here")``,
-every ``{solution}`` directive is removed from the Markdown (``{exercise}``
+keeps only its leading comment lines followed by a placeholder answer,
+``<name> = ...`` and the solution's own ``print(check("<label>", <name>))``
+(:data:`STUB`: :func:`check` reports ``...`` as not attempted, so *Run all*
+goes on past an unsolved exercise), every ``{solution}`` directive is removed from the Markdown (``{exercise}``
 stays), and all outputs are cleared; it refuses a notebook whose later cells read
 what only a solution defines (:func:`solution_leaks`), since that student version
 would fail outside its stubs. :func:`teacher_notebook` is the notebook

@@ -16,16 +16,22 @@ from bertology_lib.book.exercises.export import ExerciseError
 from bertology_lib.errors import ParameterError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Feedback:
-    """The verdict on a student's answer: ``ok`` and a message that does not give the answer away."""
+    """The verdict on a student's answer: ``ok`` and a message that does not give the answer away. It shows as
+    its ``✅``/``❌`` line whether printed or left as a cell's last value."""
 
     label: str
     ok: bool
     message: str
+    attempted: bool = True
 
     def __str__(self) -> str:
-        return f"{'✅' if self.ok else '❌'} {self.label}: {self.message}"
+        mark = "✅" if self.ok else "❌" if self.attempted else "⏳"
+        return f"{mark} {self.label}: {self.message}"
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def __bool__(self) -> bool:
         return self.ok
@@ -58,12 +64,19 @@ def checker(label: str) -> Callable[[Callable[[Any], tuple[bool, str]]], Callabl
 
 
 def check(label: str, answer: Any) -> Feedback:
-    """Check ``answer`` to exercise ``label``; print the result for the student."""
+    """Check ``answer`` to exercise ``label``; print the result for the student. The placeholder ``...`` of a
+    student notebook's exercise cell is not attempted yet (no checker runs, nothing fails loudly)."""
     if label not in CHECKERS:
         raise ParameterError(
             f"no checker for exercise {label!r}; exercises with a checker: {', '.join(sorted(CHECKERS))}"
         )
+    if answer is Ellipsis:
+        return Feedback(label, False, NOT_ATTEMPTED, attempted=False)
     return CHECKERS[label](answer)
+
+
+NOT_ATTEMPTED = "not attempted yet: replace the ... in this cell with your answer and run it again."
+"""The message of an exercise whose answer is still the student notebook's placeholder."""
 
 
 def as_number(answer: Any) -> float | None:

@@ -15,7 +15,15 @@ from bertology_lib.errors import BertologyError
 
 
 SOLUTION_TAG = "solution"
-STUB = 'raise NotImplementedError("Exercise {label}: write your solution here")'
+STUB = (
+    "from bertology_lib.book.exercises import check\n\n"
+    "{name} = ...  # your answer: replace ... (see the exercise above), then run this cell\n"
+    'print(check("{label}", {name}))'
+)
+"""The code of a student's exercise cell after the solution's leading comments: the answer's name bound to a
+placeholder (``...``), which :func:`~bertology_lib.book.exercises.checks.check` reports as not attempted, so
+*Run all* goes on past an unsolved exercise."""
+_CHECK_CALL = re.compile(r'^\s*print\(check\(\s*["\'](?P<label>[\w.:-]+)["\']\s*,\s*(?P<name>[A-Za-z_]\w*)\s*\)\)\s*$')
 
 _EXERCISE_COMMENT = re.compile(r"^\s*#\s*Exercise\s*:?\s*([A-Za-z0-9][\w.:-]*)", re.IGNORECASE)
 # opening fence of a directive: ``` or ~~~ or ::: (3 or more), then {name}
@@ -71,10 +79,16 @@ def solution_label(cell, index: int | None = None) -> str:
 
 
 def student_stub(cell, index: int | None = None) -> str:
-    """The source that replaces a ``solution`` cell in the student notebook."""
+    """The source that replaces a ``solution`` cell in the student notebook: its leading comments (the task),
+    then :data:`STUB` with the name the solution checks (its last line ``print(check("<label>", <name>))``;
+    ``answer`` when it ends otherwise)."""
     label = solution_label(cell, index)
-    keep = _leading_comments(cell.get("source", ""))
-    return "\n".join([*keep, STUB.format(label=label)])
+    source = cell.get("source", "")
+    keep = _leading_comments(source)
+    lines = source.strip().splitlines()
+    m = _CHECK_CALL.match(lines[-1]) if lines else None
+    name = m.group("name") if m and m.group("label") == label else "answer"
+    return "\n".join([*keep, STUB.format(label=label, name=name)])
 
 
 def strip_solution_directives(markdown: str) -> str:
@@ -216,7 +230,7 @@ def solution_leaks(nb: nbformat.NotebookNode) -> list[str]:
 def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The student version of ``nb`` (a new notebook; ``nb`` is not changed).
 
-    ``solution`` cells become stubs that raise ``NotImplementedError``,
+    ``solution`` cells become stubs with a placeholder answer (:data:`STUB`),
     ``{solution}`` directives are removed, outputs and execution metadata are
     cleared. A notebook whose later cells read what a solution defines is refused
     (:func:`solution_leaks`): its student version would fail outside the stubs.

@@ -58,7 +58,9 @@ def study(
     texts = list(texts)
 
     def duplicated(model):
-        return None if pattern is None else reconstruction_counts(duplicate_layers(model, list(pattern)), tokenizer, texts)
+        return (
+            None if pattern is None else reconstruction_counts(duplicate_layers(model, list(pattern)), tokenizer, texts)
+        )
 
     return ReconstructionStudy(
         original=reconstruction_counts(mlm, tokenizer, texts),

@@ -126,7 +126,7 @@ def bio_accuracy(
     return float(np.mean(hits))
 
 
-MEMORISED = 0.95  # first-token accuracy on training biographies below which a model did not memorise (#17)
+MEMORISED = 0.95  # first-token accuracy on training biographies below which a model did not memorise
 
 
 def training_bios(

@@ -25,8 +25,8 @@ from bertology_lib.experiments.physics import evaluation, training
 from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.experiments.physics.probing import attribute_label, best_layer_rows, people_split
 
-CLASSES_SEEN = 0.9  # share of probe-test people whose class a probe-training person has, per attribute (#17)
-POSITIVE_CONTROL = 0.3  # mean accuracy over majority a P-probe reaches where the value is next (#17)
+CLASSES_SEEN = 0.9  # share of probe-test people whose class a probe-training person has, per attribute
+POSITIVE_CONTROL = 0.3  # mean accuracy over majority a P-probe reaches where the value is next
 
 
 def classes_seen(

@@ -40,7 +40,7 @@ CLAIMS = (
         rule=IntervalAbove(0.0),
         unit="accuracy gap",
         checks=(MEMORISED, MINORITY_ABOVE_MAJORITY),
-        note="control chosen here (issue 17): the paper's own control number was not at hand",
+        note="control chosen here: the paper's own control number was not at hand",
     ),
     ClaimSpec(
         "physics3.1.celebrity.minority_accuracy",
