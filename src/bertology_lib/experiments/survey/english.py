@@ -29,7 +29,17 @@ class EnglishSizes(SizeTable):
     """Sizes of the English notebook's measurements per profile (smoke: seconds; quick: minutes on 2 cores)."""
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
-        "smoke": dict(n_strength=60, n_agreement=300, n_probe=120, n_ud=60, n_attention=20, n_recon=40, probe_iter=30),
+        "smoke": dict(
+            n_strength=60,
+            n_agreement=300,
+            n_probe=120,
+            n_ud=60,
+            n_attention=20,
+            n_recon=40,
+            probe_iter=30,
+            min_arcs=5,
+            n_coref=80,
+        ),
         "quick": dict(),
         "full": dict(n_strength=5000, n_probe=6000, n_ud=2001, n_attention=400, n_recon=2000, probe_iter=300),
     }
@@ -41,9 +51,11 @@ class EnglishSizes(SizeTable):
     n_attention: int = 200  # of those, held-out sentences whose attention maps are read
     n_recon: int = 500  # held-out sentences read back through the MLM head from every layer (Kao et al.)
     probe_iter: int = 100  # L-BFGS iterations of the linear probes
+    min_arcs: int = 20  # held-out and selection arcs a dependency relation needs to be scored (Clark's heads)
+    n_coref: int = 400  # coreference items (half choose the head, half score it)
 
     def __post_init__(self) -> None:
-        for name in ("n_strength", "n_probe", "n_ud", "n_attention", "n_recon", "probe_iter"):
+        for name in ("n_strength", "n_probe", "n_ud", "n_attention", "n_recon", "probe_iter", "min_arcs", "n_coref"):
             check_int(name, getattr(self, name), minimum=1)
         check_int("n_agreement", self.n_agreement, minimum=0)
 

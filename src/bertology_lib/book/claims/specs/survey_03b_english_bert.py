@@ -14,11 +14,16 @@ measured values (see :mod:`bertology_lib.book.claims.registry`).
 
 from bertology_lib.book.claims.instruments import AboveBaseline, Exceeds, Maximum, Minimum
 from bertology_lib.book.claims.registry import ClaimSpec
-from bertology_lib.book.claims.rules import BeatsBaseline, IntervalAbove
+from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove
 
 BEATS_TWIN = AboveBaseline("beats_twin", "random-init twin")
 MLM_BEATS_NGRAM = AboveBaseline("mlm_beats_ngram", "two-sided n-gram")
 TWIN_SHOWS_NO_ORDER = Maximum("twin_shows_no_order", 0.05)  # the twin's low end: an untrained net shows no order
+MEV_SEES_LAYER0 = Minimum("mev_sees_layer0", 0.05)  # the measure sees layer 0's static embedding
+NULL_BELOW_HALF = Maximum("null_below_half", 0.5)  # the stronger of the twin's chosen head and a uniform one
+RELATIONS_SCORED = Minimum("relations_scored", 5)
+HEADS_TRACK_SYNTAX = AboveBaseline("heads_track_syntax", "offset or twin head")
+TREES_RECOVERED = AboveBaseline("trees_recovered", "the stronger baseline")
 _PROBE_NOTE = (
     "layer chosen on validation sentences, scored once on held-out test sentences; the baseline is the stronger "
     "(on validation) of the random-init twin and the per-word majority tag; 95% interval resampling test sentences"
@@ -116,6 +121,99 @@ CLAIMS = (
         rule=BeatsBaseline("random-init twin", 0.0),
         unit="drop in corrected self-similarity over twin",
         note=_TWIN,
+    ),
+    ClaimSpec(
+        "survey3b.static_mev",
+        "A static embedding explains little of a word's contextual variance in the English lab BERT: corrected MEV, "
+        "mean over contextual layers (UD English EWT)",
+        "Rogers et al. 2020 §4.1; Ethayarajh 2019 §4.4, Fig. 4",
+        paper="< 5% of the variance",
+        rule=Equivalent(0.05),
+        unit="share of variance",
+        checks=(MEV_SEES_LAYER0,),
+        note="as survey4.1.static_mev: anisotropy-corrected MEV (minus that of as many random rows of the layer), "
+        "mean over contextual layers, 95% interval resampling word types; reproduced when the interval lies within "
+        "±0.05; the instrument asks the measure to see layer 0's static embedding",
+    ),
+    ClaimSpec(
+        "survey3b.positional_heads",
+        "Some head of the English lab BERT attends mostly to the previous or the next token (head and direction "
+        "chosen on the first three quarters of the UD EWT sentences, its mean attention on the last quarter)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §3.1, Fig. 1",
+        paper="heads that attend heavily to the previous or next token",
+        rule=IntervalAbove(0.5),
+        unit="mean attention",
+        checks=(NULL_BELOW_HALF,),
+        note="as survey4.2.positional_heads: 'mostly' read as more than half; 95% interval resampling held-out "
+        "sentences; the instrument asks the stronger of a uniform head and the random-init twin's head chosen the "
+        "same way to stay below half",
+    ),
+    ClaimSpec(
+        "survey3b.syntactic_heads",
+        "For particular dependency relations a single head of the English lab BERT attends to the syntactic head far "
+        "more often than the stronger of a fixed-offset baseline and the random-init twin's best head (UD EWT; heads "
+        "chosen on the first three quarters of the sentences, scored on the last; mean over relations)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §4.1, Table 1",
+        paper="e.g. det 94% vs 52%, dobj 87% vs 40%",
+        rule=BeatsBaseline("the stronger of the best fixed offset and the twin's best head", 0.1),
+        unit="acc. over best baseline",
+        checks=(RELATIONS_SCORED,),
+        note="as survey4.2.syntactic_heads: per relation the best head's held-out accuracy minus the baseline's (the "
+        "one better on the selection sentences), mean over relations, 95% interval resampling held-out sentences; "
+        "'far more' read as 10 points",
+    ),
+    ClaimSpec(
+        "survey3b.no_single_syntax_head",
+        "No single head of the English lab BERT holds the whole tree: reading each arc with its relation's best head "
+        "beats the single best head over all relations by more than 5 points, in a model whose heads do track "
+        "syntax (UD EWT, held-out arcs)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §4.1",
+        paper="no head does well overall",
+        rule=BeatsBaseline("the single best head over all arcs", 0.05),
+        unit="acc. over single head",
+        checks=(HEADS_TRACK_SYNTAX,),
+        note="as survey4.2.no_single_syntax_head: paired by held-out arc, 95% interval resampling sentences; the "
+        "instrument asks survey3b.syntactic_heads' gain to be above 0, since a random network has no whole-tree "
+        "head either",
+    ),
+    ClaimSpec(
+        "survey3b.coreference_head",
+        "Some head of the English lab BERT does coreference: from a pronoun it attends most to its antecedent (the "
+        "head chosen on half of the items, its accuracy on the other half, minus the stronger of the "
+        "nearest-mention baseline and the random-init twin's head chosen the same way; sentences with two names of "
+        "different gender and a pronoun that fits one of them)",
+        "Rogers et al. 2020 §4.2; Clark et al. 2019 §4.2 (coreference), Table 2",
+        paper="best head 65% of antecedents vs 27% for the nearest mention (BERT-base, CoNLL-2012)",
+        rule=IntervalAbove(0.0),
+        unit="held-out accuracy, best head - stronger baseline",
+        note="as survey4.2.coreference_head_minilm: easier than CoNLL-2012 (the pronoun's gender alone fixes the "
+        "antecedent; the names come in minimal pairs, so the nearest mention is right on half)",
+    ),
+    ClaimSpec(
+        "survey3b.structural_probe",
+        "A linear map of the English lab BERT's states recovers parse trees better than its random-init twin and the "
+        "right-branching baseline (UD EWT; the distance probe's layer chosen on validation sentences, UUAS on "
+        "held-out ones)",
+        "Rogers et al. 2020 §4.3; Hewitt & Manning 2019 §4, Table 1",
+        paper="BERT-large UUAS 0.82 vs linear 0.49",
+        rule=BeatsBaseline("the stronger of the random-init twin and the right-branching tree", 0.05),
+        unit="UUAS over best baseline",
+        note="as survey4.3.structural_probe_real, with the margin of survey4.3.structural_probe_toy (a random network "
+        "beat another by 0.024 UUAS in a null-model run): the gain must exceed 0.05; 60/15/25 split by sentence, "
+        "the baseline the stronger on validation, 95% interval resampling test sentences",
+    ),
+    ClaimSpec(
+        "survey3b.syntax_middle",
+        "Syntax is most prominent in the English lab BERT's middle layers: the distance probe's layer chosen on "
+        "validation beats both the embedding layer and the last layer on held-out sentences (the smaller of the two "
+        "UUAS gains, 95% interval)",
+        "Rogers et al. 2020 §4.3; Hewitt & Manning 2019 §4, Fig. 1",
+        paper="BERT-large: layer 16 of 24",
+        rule=IntervalAbove(0.0),
+        unit="UUAS over the end layers",
+        checks=(TREES_RECOVERED,),
+        note="as survey4.3.syntax_middle: judged when the probe recovers trees beyond both baselines "
+        "(survey3b.structural_probe)",
     ),
     ClaimSpec(
         "survey3b.reconstruction_every_layer",
