@@ -34,7 +34,8 @@ def bertology(*args: str, env: dict | None = None, timeout: float = 120) -> subp
         (["--profile", "bogus"], "profile='bogus'"),
         (["-p", "seed=abc"], "seed='abc' is not an int"),
         (["-p", "seed", "-4"], "seed=-4 is out of range"),
-        (["-p", "colour", "red"], "unknown parameter(s) colour; allowed: profile, seed, model"),
+        (["-p", "colour", "red"], "unknown parameter 'colour'; allowed: profile, seed, model"),
+        (["-p", "seeds", "3"], "unknown parameter 'seeds' (did you mean seed?); allowed: profile, seed, model"),
         (["-p", "model", "no such model"], "model='no such model' is not a known model"),
         (["-p", "model", "bogus-model"], "model='bogus-model'"),
         (["--jobs", "0"], "--jobs 0 is not allowed; allowed: an int >= 1"),
@@ -52,9 +53,31 @@ def test_bad_parameters_fail_fast_with_allowed_values(args, expect, tmp_path):
 
 
 @pytest.mark.slow  # runs the bertology command in a subprocess
-def test_unknown_notebook_lists_the_book():
+def test_unknown_notebook_suggests_the_closest_and_points_to_the_list():
+    r = bertology("run", "survey_4_2")
+    assert r.returncode != 0 and r.stderr.count("\n") == 1, r.stderr
+    assert "'survey_4_2' is not part of the book (did you mean survey_04_2_attention_heads?)" in r.stderr
+    assert "`bertology list` shows all" in r.stderr
     r = bertology("run", "survey_99_nothing")
-    assert r.returncode != 0 and "survey_02_architecture" in r.stderr
+    assert r.returncode != 0 and "bertology list" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "typed, meant",
+    [
+        ("survey_3_1", "survey_03_1_syntax"),
+        ("physics_5", "physics_05_probing"),
+        ("survey_02_architektur", "survey_02_architecture"),
+        ("syntax", "survey_03_1_syntax"),
+        ("survey_03b", "survey_03b_english_bert"),
+    ],
+)
+def test_did_you_mean_finds_a_notebook_from_a_prefix_a_typo_or_a_word(typed, meant):
+    from bertology_lib.book.cli import did_you_mean
+    from bertology_lib.book.specs import SPECS
+
+    assert did_you_mean(typed, SPECS) == f" (did you mean {meant}?)"
+    assert did_you_mean("xyz", SPECS) == "" and did_you_mean("duplicate_k", ["profile", "seed", "model"]) == ""
 
 
 @pytest.mark.slow  # runs the bertology command in a subprocess

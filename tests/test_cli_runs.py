@@ -41,11 +41,13 @@ def digests(folder: Path) -> dict[str, str]:
 
 @pytest.fixture
 def checkout(tmp_path):
-    """``_toc.yml`` and the book's survey_02 notebook: the CLI finds this root from the cwd."""
+    """``_toc.yml``, the book's survey_02 notebook and its smoke copy: the CLI finds this root from the cwd."""
     root = tmp_path / "checkout"
     (root / "notebooks").mkdir(parents=True)
+    (root / "tests" / "regression").mkdir(parents=True)
     shutil.copy(ROOT / "_toc.yml", root / "_toc.yml")
     shutil.copy(ROOT / "notebooks" / f"{NAME}.ipynb", root / "notebooks" / f"{NAME}.ipynb")
+    shutil.copy(ROOT / "tests" / "regression" / f"{NAME}.ipynb", root / "tests" / "regression" / f"{NAME}.ipynb")
     return root
 
 
@@ -92,12 +94,19 @@ def test_run_writes_a_run_folder_and_claims_runs_compares_it_with_the_book(check
     r = bertology("claims", "--runs", cwd=checkout)
     assert r.returncode == 0, r.stderr
     assert f"_build/runs/{NAME}-profile=smoke,seed=3  (profile=smoke, seed=3)" in r.stdout
-    assert "survey2.bert_base_params: book 109M parameters (reproduced); run 109M parameters (reproduced)" in r.stdout
+    assert "compared with the smoke copy (profile smoke)" in r.stdout  # a smoke run is never held to quick values
+    assert "survey2.bert_base_params: copy 109M parameters (reproduced); run 109M parameters (reproduced)" in (r.stdout)
     assert max(len(line) for line in r.stdout.splitlines()) <= 100
     rows = json.loads(bertology("claims", "--runs", "--json", cwd=checkout).stdout)
     row = next(x for x in rows if x["id"] == "survey2.bert_base_params")
     assert row["params"] == {"profile": "smoke", "seed": 3} and row["book_verdict"] == row["run_verdict"]
     assert row["run"] == f"_build/runs/{NAME}-profile=smoke,seed=3" and row["run_value"] == row["book_value"]
+    assert row["reference"] == "the smoke copy" and row["profile"] == "smoke"
+    # without a reference of its profile, a run's values stand alone: nothing is judged against another profile
+    (checkout / "tests" / "regression" / f"{NAME}.ipynb").unlink()
+    r = bertology("claims", "--runs", cwd=checkout)
+    assert "profile smoke: no reference holds these claims" in r.stdout and "<- verdict differs" not in r.stdout
+    assert "0 compared with a reference of their own profile" in r.stdout
 
 
 def test_in_place_writes_the_book_stamps_it_and_the_kernel_gets_the_thread_count(checkout):

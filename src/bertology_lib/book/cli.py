@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,12 +36,37 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 WIDTH = 100  # tables fit a 100-column terminal
+REF_BOOK = execution.REFERENCES["quick"]
 app.add_typer(cache_app, name="cache")
 
 
 def _fail(msg: str, code: int = 1) -> None:
     typer.secho(f"error: {msg}", fg=typer.colors.RED, err=True)
     raise typer.Exit(code)
+
+
+def did_you_mean(name: str, options: Any) -> str:
+    """`` (did you mean X?)`` for the option closest to a mistyped ``name`` (compared with each option's start, so
+    a prefix such as ``survey_4_2`` or ``physics_5`` finds its notebook; else the option holding the most of its
+    parts, as ``syntax``), or ``""``."""
+    import difflib
+
+    def plain(x: str) -> str:  # numbers without their padding: survey_3_1 ~ survey_03_1, physics_5 ~ physics_05
+        return re.sub(r"(?<![0-9])0+(?=[0-9])", "", x.lower())
+
+    key, options = plain(name), list(options)
+    best, ratio = None, 0.0
+    for o in options:
+        r = difflib.SequenceMatcher(None, key, plain(o)[: max(len(key), 1)]).ratio()
+        if r > ratio:
+            best, ratio = o, r
+    if ratio < 0.75:
+        parts = [p for p in key.replace("-", "_").split("_") if p]
+        scored = sorted(((sum(p in plain(o) for p in parts), o) for o in options), key=lambda t: -t[0])
+        top = scored[0] if scored else (0, None)
+        unique = len(scored) < 2 or top[0] > scored[1][0]
+        best = top[1] if top[0] and unique else (best if ratio >= 0.6 else None)
+    return f" (did you mean {best}?)" if best else ""
 
 
 def _select(notebooks: list[str] | None, root: Path) -> list[Path]:
@@ -52,7 +78,13 @@ def _select(notebooks: list[str] | None, root: Path) -> list[Path]:
         return paths
     out = []
     for n in notebooks:
-        spec = get_spec(n)  # raises ParameterError listing the allowed notebooks
+        stem = Path(n).stem if Path(n).suffix == ".ipynb" else n
+        if stem not in SPECS:
+            raise ParameterError(
+                f"notebook {n!r} is not part of the book{did_you_mean(stem, SPECS)}; `bertology list` shows all "
+                f"{len(SPECS)}"
+            )
+        spec = get_spec(n)
         p = (
             Path(n).resolve()
             if Path(n).suffix == ".ipynb" and Path(n).is_file()
@@ -85,6 +117,12 @@ def _parse_params(raw: list[str]) -> dict[str, str]:
 def check_params(path: Path, profile: str | None, given: dict[str, str]) -> dict[str, Any]:
     """Validate (and type) the parameters for one notebook before any kernel starts."""
     spec = get_spec(path.stem)
+    names = [q.name for q in spec.params]
+    for k in given:
+        if k not in names:
+            raise ParameterError(
+                f"{spec.name}: unknown parameter {k!r}{did_you_mean(k, names)}; allowed: {', '.join(names)}"
+            )
     values: dict[str, Any] = dict(given)
     if profile is not None:
         if "profile" in given and given["profile"].strip() != profile:
@@ -508,23 +546,35 @@ def claims(
                 last = r["run"]
                 label = ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "defaults"
                 typer.secho(_wrap(f"{r['run']}  ({label})"), bold=True)
-            flag = ("" if r["same_verdict"] else "   <- verdict differs") + (
+                ref = next((x["reference"] for x in rows if x["run"] == last and x["reference"]), None)
+                typer.echo(
+                    _wrap(
+                        f"  compared with {ref} (profile {r['profile']})"
+                        if ref
+                        else f"  profile {r['profile']}: no reference holds these claims (the book is quick, the "
+                        "smoke copies smoke); its values stand alone",
+                        indent=4,
+                    )
+                )
+            flag = ("   <- verdict differs" if r["same_verdict"] is False else "") + (
                 "   <- beyond the rerun tolerance" if r["within_tolerance"] is False else ""
             )
+            where = "book" if r["reference"] == REF_BOOK else "copy" if r["reference"] else "ref."  # fits 100 columns
             typer.echo(
                 _wrap(
-                    f"  {r['id']}: book {r['book_shown']} ({r['book_verdict'] or 'not in the book'}); "
+                    f"  {r['id']}: {where} {r['book_shown']} ({r['book_verdict'] or 'none'}); "
                     f"run {r['run_shown']} ({r['run_verdict']}){flag}",
                     indent=6,
                 )
             )
-        n_diff = sum(not r["same_verdict"] for r in rows)
+        compared = [r for r in rows if r["book_verdict"] is not None]
+        n_diff = sum(r["same_verdict"] is False for r in rows)
         n_far = sum(r["within_tolerance"] is False for r in rows)
         typer.echo(
             _wrap(
-                f"{len(rows)} claims in runs, {n_diff} with a verdict other than the book's, {n_far} with a "
-                "value beyond the rerun tolerance (book/rerun.md: inside the book's interval, or within "
-                "10% for a single number)",
+                f"{len(rows)} claims in runs, {len(compared)} compared with a reference of their own profile; "
+                f"{n_diff} with a verdict other than the reference's, {n_far} with a value beyond the rerun "
+                "tolerance (book/rerun.md: inside the reference's interval, or within 10% for a single number)",
                 indent=0,
             )
         )

@@ -145,36 +145,59 @@ def within_tolerance(book: Any, run: Any, part: str) -> bool | None:
     return book == run
 
 
+REFERENCES = {"quick": "the book", "smoke": "the smoke copy"}
+"""What a run's claims are compared with, by profile: the book's executed notebooks (quick) and the smoke copies
+that nbval compares (``tests/regression``). A run at another profile has no reference: its values stand alone."""
+
+
+def reference_claims(root: Path) -> dict[str, dict[str, Any]]:
+    """profile -> claim id -> claim, from the book's notebooks and the smoke copies (each claim under the profile
+    it was recorded at)."""
+    from bertology_lib.book import claims
+    from bertology_lib.book.specs import notebook_paths
+
+    refs: dict[str, dict[str, Any]] = {}
+    smoke = sorted((root / "tests" / "regression").glob("*.ipynb"))
+    for c in [*claims.collect(notebook_paths(root)), *claims.collect(smoke)]:
+        refs.setdefault(c.profile or "quick", {}).setdefault(c.id, c)
+    return refs
+
+
 def run_comparison(root: Path, folder: Path) -> list[dict[str, Any]]:
-    """Every claim of every executed run under ``folder`` beside the book's value and verdict (by claim id),
-    with the run's folder and parameters (from its stamp, else papermill's record)."""
+    """Every claim of every executed run under ``folder`` beside the reference of the same profile
+    (:data:`REFERENCES`: the book at quick, the smoke copy at smoke; none at full), by claim id, with the run's
+    folder and parameters (from its stamp, else papermill's record). ``book_*`` hold the reference's value and
+    verdict (None, and ``same_verdict`` / ``within_tolerance`` None, where the profile has no reference)."""
     import json
 
     from bertology_lib.book import claims
-    from bertology_lib.book.specs import SPECS, notebook_paths
+    from bertology_lib.book.specs import SPECS
     from bertology_lib.book.stamps import STAMP
 
-    book = {c.id: c for c in claims.collect(notebook_paths(root))}
+    refs = reference_claims(root)
     rows = []
     for nb in run_notebooks(folder):
         meta = json.loads(nb.read_text()).get("metadata", {})
         params = (meta.get(STAMP) or {}).get("params", meta.get("papermill", {}).get("parameters", {}))
         run = str(nb.parent.relative_to(root)) if nb.parent.is_relative_to(root) else str(nb.parent)
         for c in claims.claims_in_notebook(nb):
-            b = book.get(c.id)
+            profile = c.profile or "quick"
+            b = refs.get(profile, {}).get(c.id)
             rows.append(
                 {
                     "run": run,
                     "notebook": nb.stem,
                     "params": params,
                     "id": c.id,
+                    "profile": profile,
+                    "reference": None if b is None else REFERENCES.get(profile),
                     "book_value": None if b is None else b.ours,
                     "book_shown": "-" if b is None else claims.with_unit(b.ours, b.unit),
                     "book_verdict": None if b is None else b.verdict,
                     "run_value": c.ours,
                     "run_shown": claims.with_unit(c.ours, c.unit),
                     "run_verdict": c.verdict,
-                    "same_verdict": b is not None and b.verdict == c.verdict,
+                    "same_verdict": None if b is None else b.verdict == c.verdict,
                     "within_tolerance": within_tolerance(
                         None if b is None else b.ours, c.ours, SPECS[nb.stem].part if nb.stem in SPECS else ""
                     ),
