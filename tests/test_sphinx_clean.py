@@ -1,20 +1,39 @@
-"""The book build's Sphinx extension drops test and lint markers from rendered code, and only those."""
+"""The book build's Sphinx extension drops the comments only the tools read from rendered code, and only those."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
+import yaml
 from docutils import nodes
 
 from bertology_lib.book import sphinx_clean
 
+CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "_config.yml").read_text())["sphinx"]["config"]
+PATTERNS = (CONFIG["bertology_drop_lines"], CONFIG["bertology_drop_trailing"])
+APP = SimpleNamespace(config=SimpleNamespace(bertology_drop_lines=PATTERNS[0], bertology_drop_trailing=PATTERNS[1]))
 
-def test_marker_lines_and_noqa_comments_go_other_comments_stay():
+
+def test_the_books_patterns_drop_marker_lines_and_noqa_comments_other_comments_stay():
     src = "# NBVAL_CHECK_OUTPUT\nf = lambda x: x  # noqa: E731\nprint(f(1))  # the answer\n  # NBVAL_IGNORE_OUTPUT\nx = '#noqa'"
-    assert sphinx_clean.clean_source(src) == "f = lambda x: x\nprint(f(1))  # the answer\nx = '#noqa'"
+    assert sphinx_clean.clean_source(src, *PATTERNS) == "f = lambda x: x\nprint(f(1))  # the answer\nx = '#noqa'"
+    # a source page keeps its line numbers; no pattern, no change
+    assert sphinx_clean.clean_source(src, *PATTERNS, keep_lines=True).split("\n")[0] == ""
+    assert sphinx_clean.clean_source(src, "", "") == src
 
 
 def test_a_doctree_code_block_is_rewritten():
     block = nodes.literal_block("# NBVAL_CHECK_OUTPUT\nx = 1", "# NBVAL_CHECK_OUTPUT\nx = 1")
     untouched = nodes.literal_block("y = 2", "y = 2")
     doc = nodes.section("", block, untouched)
-    sphinx_clean._clean(None, doc)
+    sphinx_clean._clean(APP, doc)
     assert block.astext() == "x = 1" and untouched.astext() == "y = 2"
+
+
+def test_a_library_source_page_keeps_its_lines_and_tags():
+    code, tags = sphinx_clean._module_source(APP, "bertology_lib.book.exercises.cases")
+    original = (Path(sphinx_clean.__file__).parent / "exercises" / "cases.py").read_text()
+    assert "noqa" in original and "noqa" not in code
+    assert code.count("\n") == original.count("\n") and "judge_value" in tags
+    assert sphinx_clean._module_source(APP, "numpy") is None  # other packages: viewcode's own reading

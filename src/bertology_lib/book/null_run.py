@@ -20,7 +20,7 @@ from bertology_lib.models.registry import RANDOM_INIT
 MODEL_PARAMS = ("model", "real_model")
 NULL_DIR = Path("_build") / "runs" / "null"
 RECORD = Path("book") / "null_model_run.json"
-DEFAULT_PREFIXES = ("survey_03", "survey_04", "duplication")  # the set: §3, §4 and Kao et al.
+DEFAULT_PREFIXES = ("survey_03", "survey_04", "duplication")  # §3, §4 and Kao et al.
 
 
 def null_params(spec) -> dict[str, str]:

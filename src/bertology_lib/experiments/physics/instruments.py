@@ -1,4 +1,4 @@
-"""The instrument checks of the physics probes (issues 16 and 17): can this probe see what it is asked about?
+"""The instrument checks of the physics probes: can this probe see what it is asked about?
 
 * :func:`classes_seen`: a classifier probe can only name classes its training people have; below
   :data:`CLASSES_SEEN` of the held-out people covered, its accuracy says more about the pools than the model.

@@ -1,7 +1,7 @@
 """The registered claims of physics_02_mixed_training: mixed training on biographies and questions
 (Allen-Zhu & Li 2023 §4).
 
-Instrument checks (issues 16 and 17): every claim that reads knowledge out of a model declares
+Instrument checks: every claim that reads knowledge out of a model declares
 ``memorised`` (:data:`~bertology_lib.book.claims.specs.shared.MEMORISED`): a model that did not store the
 facts can neither extract them nor fail to, so the verdict is "inconclusive - instrument".
 

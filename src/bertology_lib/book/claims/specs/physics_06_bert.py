@@ -1,7 +1,7 @@
 """The registered claims of physics_06_bert: what a masked language model can extract (Allen-Zhu & Li
 2023 §7).
 
-Instrument checks (issues 16 and 17): every claim that reads knowledge out of a model declares
+Instrument checks: every claim that reads knowledge out of a model declares
 ``memorised`` (:data:`~bertology_lib.book.claims.specs.shared.MEMORISED`): a model that did not store the
 facts can neither extract them nor fail to, so the verdict is "inconclusive - instrument". For the BERT claims,
 the BERT and the decoder both must have stored the biographies.
