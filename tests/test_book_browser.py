@@ -346,3 +346,86 @@ def test_internal_links_resolve(book):
                 broken.append(where + " (stale page, not written by this build)")
     assert n > 50, f"only {n} internal links found in {len(built)} pages"
     assert not broken, f"{len(broken)} broken internal links:\n" + "\n".join(sorted(set(broken))[:30])
+
+
+# ---------------------------------------------------------------- conclusions
+
+FINDINGS_MAX_PX = 6000  # a synthesis read in five minutes, not a second ledger
+
+
+def page_height(book: tuple[Path, float | None], server: str, rel: str, width: int = 1400) -> int:
+    """The rendered height in px of the built page ``rel`` at ``width`` px, measured by Chromium in a
+    same-origin frame (a measuring page written into the build for the call, removed afterwards)."""
+    probe = book[0] / "_measure_height.html"
+    probe.write_text(
+        f'<html><body style="margin:0"><iframe id="f" src="{rel}" style="width:{width}px;height:800px;border:0">'
+        "</iframe><script>document.getElementById('f').onload = function () {"
+        "var d = this.contentDocument; document.body.setAttribute('data-height', "
+        "Math.max(d.body.scrollHeight, d.documentElement.scrollHeight)); };</script></body></html>"
+    )
+    try:
+        for _ in range(2):
+            r = chromium(
+                f"--window-size={width + 40},1000", "--virtual-time-budget=8000", "--dump-dom", server + probe.name
+            )
+            m = re.search(r'data-height="(\d+)"', r.stdout)
+            if m:
+                return int(m.group(1))
+    finally:
+        probe.unlink(missing_ok=True)
+    pytest.fail(f"could not measure {rel}:\n{r.stderr[-2000:]}")
+
+
+def test_findings_is_a_synthesis_short_enough_to_read(book, server):
+    """The closing chapter explains the interval notation, compares models and gives reasons, and fits in
+    FINDINGS_MAX_PX at 1400 px (the whole ledger is a page of its own)."""
+    page = (book[0] / "book" / "findings.html").read_text()
+    for heading in ("In numbers", "One finding, several models", "What did not reproduce, and why"):
+        assert heading in page, heading
+    assert "(estimate, low, high)" in page
+    height = page_height(book, server, "book/findings.html")
+    assert height <= FINDINGS_MAX_PX, f"findings is {height} px tall at 1400 px; allowed: <= {FINDINGS_MAX_PX}"
+
+
+def test_every_notebook_page_concludes_from_its_claims(book):
+    """Each notebook page that records claims has, under "What we found", the conclusion computed from them
+    (the counts; a reason for each claim that did not reproduce), linked to the claims' cells on the page."""
+    from bertology_lib.book.claims import claims_in_notebook, reproductions
+
+    missing = []
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        rep = reproductions(claims_in_notebook(nb))
+        if not rep:
+            continue
+        page = (book[0] / "notebooks" / f"{nb.stem}.html").read_text()
+        section = page.split('id="what-we-found"', 1)[-1].split('id="exercises"', 1)[0]
+        if f"{len(rep)} claim{'s' if len(rep) != 1 else ''} tested" not in section:
+            missing.append(nb.stem)
+            continue
+        unsettled = [c for c in rep if c.verdict != "reproduced"]
+        for c in unsettled:
+            if f'href="#{c.anchor}"' not in section:
+                missing.append(f"{nb.stem}: {c.id}")
+    assert missing == [], f"pages without their computed conclusion (or a reason for a claim): {missing}"
+
+
+def test_the_attention_explorer_works_offline_from_file_urls(book, tmp_path):
+    """The book's interactive view: the attention-head explorer of survey_04_2 renders from ``file://`` (no
+    server, no network, no kernel) and a click on a head of its grid selects that head and draws its lines."""
+    page = book[0] / "notebooks" / "survey_04_2_attention_heads.html"
+    assert 'class="bertology-explorer"' in page.read_text(), "the explorer is not in the built page"
+    wrapper = tmp_path / "click.html"
+    wrapper.write_text(
+        f'<html><body><iframe id="f" src="{page.as_uri()}" width="1400" height="900"></iframe><script>'
+        "document.getElementById('f').onload = function () {"
+        "var d = this.contentDocument, r = d.querySelector('.bertology-explorer');"
+        "var before = r.dataset.selected;"
+        'd.querySelector(\'.bx-cell[data-layer="1"][data-head="2"]\').click();'
+        "document.body.setAttribute('data-result', before + '|' + r.dataset.selected + '|' + r.dataset.lines);"
+        "};</script></body></html>"
+    )
+    r = chromium("--allow-file-access-from-files", "--virtual-time-budget=8000", "--dump-dom", wrapper.as_uri())
+    m = re.search(r'data-result="([^"]*)"', r.stdout)
+    assert m, f"the explorer did not respond in the page:\n{r.stderr[-2000:]}"
+    before, after, lines = m.group(1).split("|")
+    assert before != "1,2" and after == "1,2" and int(lines) > 0, m.group(1)

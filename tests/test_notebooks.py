@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import papermill as pm
@@ -110,3 +111,33 @@ def test_regression_copy_in_step_with_notebook(path):
     ]
     assert len(injected) == 1 and 'profile = "smoke"' in "".join(injected[0]["source"])
     assert any("NBVAL_CHECK_OUTPUT" in src for src in _code_cells(copy)), "nothing is checked"
+
+
+FOLDED = {"hide-input", "hide-cell", "remove-input"}
+
+
+def _is_setup(source: str) -> bool:
+    """A set-up cell: the ``resolve(...)`` call that validates the parameters, or imports only."""
+    lines = [ln for ln in source.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    if not lines:
+        return False
+    if "resolve(" in source and len(lines) <= 4:
+        return True
+    return all(re.match(r"\s*(import |from \S+ import )", ln) or ln.startswith((" ", ")")) for ln in lines)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_claim_and_setup_cells_fold_their_code(path):
+    """Claim-recording and set-up cells show their output and fold their code (``hide-input``: one click
+    opens it), so the page reads as findings, not as imports and long ``record_claim(...)`` calls cut at the
+    column's edge. The parameters cell stays open: it is what a reader changes."""
+    nb = json.loads(path.read_text())
+    unfolded = [
+        i
+        for i, c in enumerate(nb["cells"])
+        if c["cell_type"] == "code"
+        and not {"parameters", "injected-parameters"} & set(c["metadata"].get("tags", []))
+        and ("record_claim(" in "".join(c["source"]) or _is_setup("".join(c["source"])))
+        and not FOLDED & set(c["metadata"].get("tags", []))
+    ]
+    assert unfolded == [], f"cells {unfolded} record claims or set up with their code unfolded; tag them hide-input"

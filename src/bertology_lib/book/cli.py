@@ -23,7 +23,7 @@ import typer
 
 from bertology_lib import cache as cache_mod
 from bertology_lib.book import claims as claims_mod
-from bertology_lib.book import cli_jobs, execution, null_run, stamps
+from bertology_lib.book import cli_jobs, conclusions, execution, null_run, stamps
 from bertology_lib.book.cli_cache import cache_app
 from bertology_lib.book.specs import SPECS, get_spec, notebook_paths, repo_root, validate_values
 from bertology_lib.errors import BertologyError, ParameterError
@@ -453,7 +453,7 @@ def write_ledger_page(root: Path) -> Path:
         ("claims_ledger.md", claims_mod.ledger_markdown(claims, titles, parts)),
         (
             "findings.md",
-            claims_mod.findings_markdown(claims, titles, parts)
+            conclusions.findings_markdown(claims, titles, parts)
             + "\n".join(null_run.findings_section(null_run.load_record(root))),
         ),
     ):

@@ -1,0 +1,430 @@
+"""What each chapter and the whole book conclude, computed from the recorded claims.
+
+The claims ledger lists; this module concludes. For every claim that did not reproduce or is inconclusive it
+says *why*, from the ledger's own fields (verdict, instrument checks, interval, registered rule, model, the
+other models the same paper finding was measured on), never from typed numbers:
+
+* ``instrument``: a declared instrument check failed (the model did not memorise, the probe cannot see the
+  classes), so the run could not measure the claim; the failed checks are named with their values;
+* ``power``: every instrument worked but the interval straddles the rule's bar; the sentence says which side
+  the estimate leans to and how many times the items or seeds would settle it if the estimate held (the width
+  of an interval shrinks as one over the square root of the sample);
+* ``model``: not reproduced here, while the same finding of the same paper reproduces on another model class
+  of the book (so it depends on the model: a toy grammar, a contrastive encoder, an English masked LM);
+* ``fails here``: not reproduced on every model class the book measured it on, with every instrument working:
+  the paper's claim fails at this scale; only a larger run (the ``full`` profile, a hub model) can tell scale
+  from the claim itself.
+
+:func:`chapter_markdown` is the end of one notebook's page (the Sphinx extension
+:mod:`bertology_lib.book.sphinx_conclusions` puts it under the page's "What we found");
+:func:`findings_markdown` is the closing chapter, a synthesis read in five minutes: the counts, what holds
+across model classes, what does not and why, each item linked to the cell that computed it. Imported by the
+CLI and the Sphinx extension only, so a notebook's stamp never depends on it.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from bertology_lib.book.claims import ledger
+from bertology_lib.book.claims.record import Claim
+from bertology_lib.book.claims.registry import load_all
+from bertology_lib.book.claims.rules import (
+    BeatsBaseline,
+    Equivalent,
+    IntervalAbove,
+    IntervalWithin,
+    Verdict,
+    fmt,
+    with_unit,
+)
+
+REASONS = ("instrument", "power", "model", "fails here")
+REASON_TITLES = {
+    "instrument": "the instrument did not work",
+    "power": "too little power to decide",
+    "model": "depends on the model",
+    "fails here": "the paper's claim fails here",
+}
+INTERVAL_NOTE = (
+    "A value written *(0.878, 0.822, 0.918)* reads **(estimate, low, high)**: the estimate and its 95% interval. "
+    "Each rule, registered before the run, reads the interval: most say *reproduced* when the whole interval "
+    "clears the rule's bar, *not reproduced* when it lies wholly on the other side, and *inconclusive* when it "
+    "straddles the bar."
+)
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a claim did not reproduce or is inconclusive: one of :data:`REASONS` and a sentence."""
+
+    kind: str
+    text: str
+
+
+def short(statement: str, limit: int = 110) -> str:
+    """The head of a claim's statement: up to its first parenthesis or colon, at most ``limit`` characters
+    (cut at a word, with an ellipsis)."""
+    head = statement
+    for stop in (" (", ": "):
+        i = head.find(stop)
+        if i > 30:
+            head = head[:i]
+    head = head.rstrip(" ,;.")
+    if len(head) <= limit:
+        return head
+    return head[:limit].rsplit(" ", 1)[0].rstrip(" ,;") + "…"
+
+
+def interval(ours: Any) -> tuple[float, float, float] | None:
+    """``(estimate, low, high)`` when ``ours`` is such a triple of finite numbers, else None."""
+    if not isinstance(ours, (list, tuple)) or len(ours) != 3:
+        return None
+    try:
+        est, low, high = (float(x) for x in ours)
+    except (TypeError, ValueError):
+        return None
+    return (est, low, high) if all(math.isfinite(x) for x in (est, low, high)) else None
+
+
+def _bars(rule: Any) -> list[float]:
+    """The values an interval must clear for the rule to decide."""
+    if isinstance(rule, IntervalAbove):
+        return [rule.threshold]
+    if isinstance(rule, BeatsBaseline):
+        return [rule.margin]
+    if isinstance(rule, Equivalent):
+        return [-rule.margin, rule.margin]
+    if isinstance(rule, IntervalWithin):
+        return [rule.lower, rule.upper]
+    return []
+
+
+def power_numbers(c: Claim, rule: Any) -> tuple[float, str, float | None] | None:
+    """``(bar, lean, times)`` of an interval that straddles its rule's bar: the bar nearest the estimate, the side
+    the estimate lies on (``above``, ``below`` or ``on``) and how many times the items or seeds would make the
+    interval clear the bar if the estimate held (the interval's half on the bar's side shrinks as one over the
+    square root of the sample; None when the estimate is on the bar). None when ``c.ours`` is no interval
+    or no bar of the rule lies inside it."""
+    iv = interval(c.ours)
+    if iv is None:
+        return None
+    est, low, high = iv
+    inside = [b for b in _bars(rule) if low <= b <= high]
+    if not inside:
+        return None
+    bar = min(inside, key=lambda b: abs(est - b))
+    side = est - low if est > bar else high - est
+    if abs(est - bar) < 1e-12 or side <= 0:
+        return bar, "on", None
+    return bar, ("above" if est > bar else "below"), (side / abs(est - bar)) ** 2
+
+
+def _times(x: float) -> str:
+    return f"{x:.1f}×" if x < 3 else f"{math.ceil(x)}×"
+
+
+def power_sentence(c: Claim, rule: Any) -> str:
+    """Why an interval rule could not decide, and how much more data would, if the estimate held."""
+    got = power_numbers(c, rule)
+    if got is None:
+        return f"the measurement {fmt(c.ours)} does not settle the rule ({c.rule})."
+    bar, lean, times = got
+    _, low, high = interval(c.ours)
+    text = f"the 95% interval ({fmt(low)}, {fmt(high)}) contains the rule's bar {fmt(bar)}"
+    if times is None:
+        return text + "; the estimate sits on the bar, so more data alone would not decide it."
+    return (
+        text + f"; the estimate {fmt(interval(c.ours)[0])} lies {lean} it: if it held, about {_times(times)} the "
+        "items or seeds would settle the verdict."
+    )
+
+
+def _failed_checks(c: Claim) -> str:
+    failed = [x for x in c.checks if not x.get("passed")]
+    if not failed:
+        return c.instrument.removeprefix("failed: ")
+    return "; ".join(f"{x['name']} {fmt(x['value'])} (needs {x['requirement']})" for x in failed)
+
+
+def _finding_key(c: Claim) -> tuple[str, str]:
+    """Claims of one paper finding measured on several models share their source and the paper's value."""
+    return (c.source, str(c.paper))
+
+
+def reason(c: Claim, others: Sequence[Claim] = (), rule: Any = None) -> Reason | None:
+    """Why ``c`` did not reproduce or is inconclusive (None when it reproduced). ``others``: the rest of the
+    ledger, searched for the same finding on other model classes; ``rule``: the registered rule (looked up
+    when not given)."""
+    if c.verdict == Verdict.REPRODUCED.value:
+        return None
+    if c.instrument_failed:
+        return Reason(
+            "instrument",
+            f"an instrument did not work ({_failed_checks(c)}), so this run cannot judge the claim either way.",
+        )
+    here = ledger.model_class(c.model)
+    if c.verdict == Verdict.INCONCLUSIVE.value:
+        if rule is None:
+            spec = load_all().get(c.id)
+            rule = spec.rule if spec is not None else None
+        return Reason("power", power_sentence(c, rule))
+    same = [o for o in others if o.id != c.id and _finding_key(o) == _finding_key(c)]
+    held = sorted({ledger.model_class(o.model) for o in same if o.verdict == Verdict.REPRODUCED.value} - {here})
+    unchecked = " (no instrument check declared)" if c.instrument == "no checks declared" else ""
+    ours = f"ours {with_unit(c.ours, c.unit)} (paper: {with_unit(c.paper, c.unit)}){unchecked}"
+    if held:
+        return Reason(
+            "model",
+            f"on the {here}, {ours}; it reproduces on the {' and the '.join(held)}, so it depends on the model.",
+        )
+    at = f" at profile {c.profile}" if c.profile else ""
+    return Reason(
+        "fails here",
+        f"on the {here}{at} ({ledger._scale_text(c)}), {ours}; whether this is the scale or the claim, only a "
+        "larger run can tell.",
+    )
+
+
+def _counts_sentence(claims: Sequence[Claim]) -> str:
+    n = len(claims)
+    k = ledger.summary(claims)
+    parts = [f"{k[v.value]} {v.value}" for v in Verdict if k.get(v.value)]
+    return f"{n} claim{'s' if n != 1 else ''} tested: " + ", ".join(parts) + "."
+
+
+def _models_sentence(claims: Sequence[Claim]) -> str:
+    by: dict[str, int] = {}
+    for c in claims:
+        m = ledger.model_class(c.model)
+        by[m] = by.get(m, 0) + 1
+    if list(by) == ["none"]:
+        return ""
+    return "Measured on: " + ", ".join(f"the {m} ({n})" for m, n in by.items() if m != "none") + "."
+
+
+def chapter_items(claims: Sequence[Claim], everything: Sequence[Claim] = ()) -> list[tuple[Claim, Reason]]:
+    """``(claim, reason)`` for every reproduction among ``claims`` that did not reproduce or is inconclusive,
+    in the page's order."""
+    reg = load_all()
+    pool = list(everything) or list(claims)
+    out = []
+    for c in ledger.reproductions(claims):
+        spec = reg.get(c.id)
+        r = reason(c, pool, spec.rule if spec is not None else None)
+        if r is not None:
+            out.append((c, r))
+    return out
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A page's conclusion: ``lead`` (the counts and the models), ``stale`` (why its outputs predate the
+    sources, or empty) and ``groups``: ``(reason title, [(claim, sentence)])`` in :data:`REASONS` order."""
+
+    lead: str
+    stale: str
+    groups: list[tuple[str, list[tuple[Claim, str]]]]
+
+
+def chapter(claims: Sequence[Claim], everything: Sequence[Claim] = (), stale: str | None = None) -> Chapter | None:
+    """The conclusion of one notebook's page from the claims it recorded (None when it records none):
+    rendered under the page's "What we found" by :mod:`bertology_lib.book.sphinx_conclusions`."""
+    rep = ledger.reproductions(claims)
+    if not rep:
+        return None
+    lead = f"{_counts_sentence(rep)} {_models_sentence(rep)}".strip()
+    items = chapter_items(claims, everything)
+    groups = []
+    for kind in REASONS:
+        chosen = [(c, r.text) for c, r in items if r.kind == kind]
+        if chosen:
+            groups.append((f"{REASON_TITLES[kind].capitalize()} ({len(chosen)})", chosen))
+    note = (
+        f"These outputs predate the page's cells or the library as they now are ({stale}); the next build "
+        "re-executes the page, and its numbers may move."
+        if stale
+        else ""
+    )
+    return Chapter(lead, note, groups)
+
+
+def _link(c: Claim, titles: dict[str, str]) -> str:
+    title = short(c.statement, 90)
+    anchor = (c.details or {}).get("anchor")
+    href = f"../notebooks/{c.notebook}.html" + (f"#{anchor}" if anchor else "")
+    return f'<a href="{href}">{title}</a>'
+
+
+def across_models(claims: Sequence[Claim]) -> list[tuple[tuple[str, str], dict[str, list[Claim]]]]:
+    """Paper findings measured on two or more model classes: ``((source, paper), {model class: claims})``."""
+    groups: dict[tuple[str, str], dict[str, list[Claim]]] = {}
+    for c in ledger.reproductions(claims):
+        groups.setdefault(_finding_key(c), {}).setdefault(ledger.model_class(c.model), []).append(c)
+    return [(k, v) for k, v in groups.items() if len(v) >= 2]
+
+
+_MARK = {"reproduced": "✅", "not reproduced": "❌", "inconclusive": "❔"}
+MODEL_ORDER = ("toy lab BERT", "MiniLM (contrastive encoder)", "English lab BERT", "decoder", "hub model", "none")
+
+
+def _n(k: int, noun: str) -> str:
+    return f"{k} {noun}{'' if k == 1 else 's'}"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def _mark(c: Claim) -> str:
+    """A verdict's mark linked to the claim's cell, the claim in its tooltip."""
+    anchor = (c.details or {}).get("anchor")
+    href = f"../notebooks/{c.notebook}.html" + (f"#{anchor}" if anchor else "")
+    title = html.escape(short(c.statement, 140), quote=True)
+    return f'<a href="{href}" title="{title}">{_MARK[c.verdict]}</a>'
+
+
+def findings_markdown(
+    claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None, parts: dict[str, str] | None = None
+) -> str:
+    """The closing chapter: counts by part and model class, what holds across model classes, and what does not
+    hold and why (:func:`reason`), each item one line linked to its cell; the ledger keeps the full rows."""
+    titles, parts = notebook_titles or {}, parts or {}
+    lines = [
+        "# What reproduced and what did not",
+        "",
+        "Generated from the executed notebooks each time the book is built: every count and sentence below is",
+        "assembled from the recorded claims; the [claims ledger](claims_ledger.md) holds every row with its rule,",
+        "model, scale and instrument checks.",
+        "",
+        INTERVAL_NOTE,
+        "",
+    ]
+    rep = ledger.reproductions(claims)
+    if not rep:
+        return "\n".join(lines + ["No executed notebook has recorded a claim yet."]) + "\n"
+    profiles = sorted({c.profile for c in rep if c.profile})
+    lines += [f"Profile(s) of this rendering: {', '.join(profiles) or 'unknown'}. {_counts_sentence(rep)}", ""]
+    lines += ledger._stale_note(claims)
+    # counts by part and model class
+    models = sorted({ledger.model_class(c.model) for c in rep})
+    head = "| part | model | claims | ✅ reproduced | ❌ not reproduced | ❔ inconclusive | of them: instrument |"
+    lines += ["## In numbers", "", head, "| --- | --- | --- | --- | --- | --- | --- |"]
+    for part in ("survey", "physics", "duplication", "other"):
+        for m in models:
+            sub = [c for c in rep if parts.get(c.notebook, "other") == part and ledger.model_class(c.model) == m]
+            if not sub:
+                continue
+            k = ledger.summary(sub)
+            inst = sum(c.instrument_failed for c in sub)
+            name = ledger.PART_TITLES.get(part, part).split(" — ")[0]
+            lines.append(
+                f"| {name} | {m} | {len(sub)} | {k['reproduced']} | {k['not reproduced']} | {k['inconclusive']} "
+                f"| {inst} |"
+            )
+    lines.append("")
+    # across model classes
+    groups = across_models(rep)
+    if groups:
+        classes = [m for m in MODEL_ORDER if any(m in by for _, by in groups)]
+        lines += [
+            "## One finding, several models",
+            "",
+            f"{_n(len(groups), 'paper finding')} {'was' if len(groups) == 1 else 'were'} measured on more than one class of model (hover a mark for the",
+            "claim, click it for the cell that computed it). A finding that holds on every class is the book's",
+            "firmest; one that splits says what it depends on.",
+            "",
+            "| finding (paper) | " + " | ".join(classes) + " | across models |",
+            "| --- | " + " | ".join("---" for _ in classes) + " | --- |",
+        ]
+        for (source, paper), by_model in groups:
+            verdicts = {c.verdict for cs in by_model.values() for c in cs}
+            agree = (
+                "holds on every model"
+                if verdicts == {"reproduced"}
+                else "fails on every model"
+                if verdicts == {"not reproduced"}
+                else "splits"
+            )
+            cells = [" ".join(_mark(c) for c in by_model.get(m, [])) for m in classes]
+            finding = f"{_cut(source.split('; ')[-1], 60)}: {_cut(paper, 60)}"
+            lines.append(f"| {html.escape(finding).replace('|', '/')} | " + " | ".join(cells) + f" | {agree} |")
+        lines.append("")
+    # what did not reproduce, and why
+    items = chapter_items(rep, rep)
+    lines += [
+        "## What did not reproduce, and why",
+        "",
+        f"{_n(len(items), 'claim')} did not reproduce or {'is' if len(items) == 1 else 'are'} inconclusive. By reason: "
+        + ", ".join(f"{REASON_TITLES[k]} {sum(r.kind == k for _, r in items)}" for k in REASONS)
+        + ". Each reason is summarised; its claims, with the sentence that explains each, are one click away.",
+        "",
+    ]
+    for kind in REASONS:
+        chosen = [(c, r) for c, r in items if r.kind == kind]
+        if not chosen:
+            continue
+        lines += [f"### {REASON_TITLES[kind].capitalize()} ({len(chosen)})", ""]
+        summary_line = _reason_summary(kind, [c for c, _ in chosen])
+        if summary_line:
+            lines += [summary_line, ""]
+        rows = [f"<li>{_link(c, titles)} ({html.escape(c.source)}): {html.escape(r.text)}</li>" for c, r in chosen]
+        if kind != "model":
+            lines += [f"<details><summary>the {len(chosen)} claims</summary><ul>", *rows, "</ul></details>", ""]
+        else:
+            lines += ["<ul>", *rows, "</ul>", ""]
+    lines += [
+        "Everything that reproduced is in the ledger: "
+        '<a href="claims_ledger.html?verdict=reproduced">the ledger filtered to reproduced claims</a>.',
+        "",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _reason_summary(kind: str, claims: Sequence[Claim]) -> str:
+    """One computed sentence over the claims of one reason: which checks failed, how wide the intervals are."""
+    if kind == "instrument":
+        names: dict[str, int] = {}
+        for c in claims:
+            for x in c.checks:
+                if not x.get("passed"):
+                    names[x["name"]] = names.get(x["name"], 0) + 1
+        return (
+            "Failed checks: " + ", ".join(f"`{n}` ({k})" for n, k in sorted(names.items(), key=lambda t: -t[1])) + "."
+        )
+    if kind == "fails here":
+        by: dict[str, int] = {}
+        for c in claims:
+            m = ledger.model_class(c.model)
+            by[m] = by.get(m, 0) + 1
+        return (
+            "With every declared instrument working, these fail on the model they were measured on: "
+            + ", ".join(f"{n} on the {m}" for m, n in sorted(by.items(), key=lambda t: -t[1]))
+            + ". Each is a finding about that model at this scale."
+        )
+    if kind == "power":
+        reg = load_all()
+        leans, needs = {"above": 0, "below": 0, "on": 0}, []
+        for c in claims:
+            spec = reg.get(c.id)
+            got = power_numbers(c, spec.rule if spec is not None else None)
+            if got is None or got[2] is None:
+                leans["on"] += 1
+            else:
+                leans[got[1]] += 1
+                needs.append(got[2])
+        text = (
+            f"Every instrument worked; each interval straddles its rule's bar. {leans['above']} estimates lie above "
+            f"the bar, {leans['below']} below it" + (f", {leans['on']} on it or undecidable" if leans["on"] else "")
+        )
+        if not needs:
+            return text + "."
+        median = sorted(needs)[len(needs) // 2]
+        return (
+            text + f". If the estimates held, the median claim would need about {_times(median)} its items or seeds: "
+            "more data, not a better instrument, decides them."
+        )
+    return ""

@@ -1,0 +1,164 @@
+"""The chapters' conclusions and the closing synthesis are computed from the recorded claims."""
+
+import nbformat
+import pytest
+
+from bertology_lib.book import conclusions as co
+from bertology_lib.book.claims import METADATA_KEY
+from bertology_lib.book.claims.record import Claim
+from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove
+
+
+def claim(cid, verdict, ours, model="mini-bert", source="P §1", paper="an effect", instrument="ok", checks=(), nb="nb"):
+    return Claim(
+        cid,
+        f"the measured statement of claim {cid} (with details)",
+        source,
+        paper,
+        ours,
+        "rule",
+        verdict,
+        unit="acc",
+        notebook=nb,
+        profile="quick",
+        model=model,
+        instrument=instrument,
+        checks=list(checks),
+        scale={"items": 240},
+    )
+
+
+def test_a_failed_instrument_is_named_with_its_value():
+    c = claim(
+        "p.x",
+        "inconclusive",
+        0.1,
+        instrument="failed: memorised 0.944 (failed: >= 0.95)",
+        checks=[{"name": "memorised", "value": 0.944, "passed": False, "requirement": ">= 0.95"}],
+    )
+    r = co.reason(c, [c], IntervalAbove(0))
+    assert r.kind == "instrument" and "memorised 0.944 (needs >= 0.95)" in r.text
+
+
+def test_power_says_which_side_and_how_much_more_data():
+    c = claim("s.a", "inconclusive", (0.817, 0.754, 0.866))
+    r = co.reason(c, [c], IntervalAbove(0.8))
+    assert r.kind == "power" and "contains the rule's bar 0.8" in r.text and "lies above it" in r.text
+    # half below the estimate 0.063, distance 0.017: (0.063 / 0.017)^2 = 13.7 -> 14x
+    assert "about 14× the items" in r.text
+    on_bar = claim("s.b", "inconclusive", (0.0, -0.1, 0.1))
+    assert "sits on the bar" in co.reason(on_bar, [on_bar], BeatsBaseline("twin")).text
+    # an equivalence rule: the nearer of its two bars
+    eq = claim("s.c", "inconclusive", (0.03, -0.01, 0.07))
+    assert "bar 0.05" in co.reason(eq, [eq], Equivalent(0.05)).text
+
+
+def test_not_reproduced_splits_model_dependence_from_failing_here():
+    toy = claim("s.toy", "not reproduced", (-0.1, -0.2, -0.05), source="Clark §3", paper="heads")
+    real = claim("s.real", "reproduced", (0.2, 0.1, 0.3), model="minilm", source="Clark §3", paper="heads")
+    other = claim("s.other", "not reproduced", (-0.1, -0.2, -0.05), source="Kao §2", paper="boost")
+    assert co.reason(real, [toy, real, other]) is None
+    r = co.reason(toy, [toy, real, other], IntervalAbove(0))
+    assert r.kind == "model" and "reproduces on the MiniLM (contrastive encoder)" in r.text
+    r = co.reason(other, [toy, real, other], IntervalAbove(0))
+    assert r.kind == "fails here" and "items: 240" in r.text and "only a larger run can tell" in r.text
+
+
+def test_chapter_counts_and_groups_by_reason(claim_specs):
+    a = claim("s.a", "reproduced", (0.3, 0.2, 0.4))
+    b = claim("s.b", "inconclusive", (0.1, -0.1, 0.3))
+    ch = co.chapter([a, b], [a, b], stale="its cells changed")
+    assert ch.lead.startswith("2 claims tested: 1 reproduced, 1 inconclusive.")
+    assert "the toy lab BERT (2)" in ch.lead and "its cells changed" in ch.stale
+    [(title, items)] = ch.groups
+    assert title == "Too little power to decide (1)" and items[0][0].id == "s.b"
+    assert co.chapter([], []) is None
+    only = co.chapter([a], [a])
+    assert only.groups == [] and only.stale == ""
+
+
+def test_findings_synthesise_instead_of_listing():
+    toy = claim("s.toy", "not reproduced", (-0.1, -0.2, -0.05), source="Clark §3", paper="heads", nb="s1")
+    real = claim("s.real", "reproduced", (0.2, 0.1, 0.3), model="minilm", source="Clark §3", paper="heads", nb="s1")
+    dec = claim(
+        "p.x",
+        "inconclusive",
+        0.1,
+        model="decoder (physics)",
+        nb="p1",
+        instrument="failed: memorised 0.9",
+        checks=[{"name": "memorised", "value": 0.9, "passed": False, "requirement": ">= 0.95"}],
+    )
+    md = co.findings_markdown([toy, real, dec], {"s1": "S1", "p1": "P1"}, {"s1": "survey", "p1": "physics"})
+    assert "(estimate, low, high)" in md  # the notation, explained once
+    assert "| Survey | MiniLM (contrastive encoder) | 1 | 1 | 0 | 0 | 0 |" in md
+    assert "| Physics of language models | decoder | 1 | 0 | 0 | 1 | 1 |" in md
+    assert (
+        "| Clark §3: heads | <a " in md
+        and "| splits |" in md
+        and 'title="the measured statement of claim s.toy">❌</a>' in md
+    )
+    assert "Failed checks: `memorised` (1)." in md
+    assert "claim s.real (with details)" not in md  # one-line titles, the ledger keeps the rest
+    assert '<a href="../notebooks/s1.html">the measured statement of claim s.toy</a>' in md
+
+
+def test_no_claims_no_conclusion():
+    assert "No executed notebook" in co.findings_markdown([])
+
+
+@pytest.mark.parametrize(
+    "text, head",
+    [
+        ("BERT prefers the agreeing verb form (items, 95% interval)", "BERT prefers the agreeing verb form"),
+        ("Short", "Short"),
+        ("A long statement that is cut at its colon here: and more", "A long statement that is cut at its colon here"),
+    ],
+)
+def test_short_titles(text, head):
+    assert co.short(text) == head
+
+
+def test_the_extension_puts_the_conclusion_under_what_we_found(tmp_path):
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    from bertology_lib.book import sphinx_conclusions as sc
+
+    c = claim("s.b", "inconclusive", (0.1, -0.1, 0.3))
+    ch = co.chapter([c], [c])
+    doctree = publish_doctree(
+        "Title\n=====\n\nWhat we found\n-------------\n\nHow to read it.\n",
+        settings_overrides={"doctitle_xform": False},
+    )
+    section = [s for s in doctree.findall(nodes.section) if s.next_node(nodes.title).astext() == "What we found"][0]
+    for k, node in enumerate(sc.nodes_for(ch), start=1):
+        section.insert(k, node)
+    text = section.astext()
+    assert text.index("Computed from this page's claims") < text.index("How to read it.")
+    [ref] = [r for r in section.findall(nodes.reference)]
+    assert ref["refuri"] == "#claim-s.b"
+    # a notebook never executed in place is said to be stale
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", data={"text/markdown": "x"}, metadata={METADATA_KEY: c.to_dict()})
+    ]
+    nb.cells = [cell]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    assert sc.stale_note(path) == "it was never executed in place"
+
+
+def test_findings_summarise_the_undecided_by_side_and_data_needed(claim_specs):
+    from bertology_lib.book.claims import ClaimSpec
+
+    claim_specs(
+        ClaimSpec("t.p1", "a claim one", "P §1", 0.9, IntervalAbove(0.8), unit="acc"),
+        ClaimSpec("t.p2", "a claim two", "P §1", 0.9, IntervalAbove(0.0), unit="acc"),
+    )
+    a = claim("t.p1", "inconclusive", (0.817, 0.754, 0.866))  # above the bar, about 14x
+    b = claim("t.p2", "inconclusive", (-0.05, -0.2, 0.1))  # below the bar, (0.15 / 0.05)^2 = 9x
+    md = co.findings_markdown([a, b], {"nb": "N"}, {"nb": "survey"})
+    assert "1 estimates lie above the bar, 1 below it" in md
+    assert "the median claim would need about 14× its items or seeds" in md
