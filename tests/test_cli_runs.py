@@ -235,3 +235,27 @@ def test_a_dead_kernel_cell_task_collected_later_is_not_reported_but_other_lost_
     lost = [type(r.exc_info[1]).__name__ for r in seen if "never retrieved" in str(r.msg)]
     assert lost == ["ValueError"]
     assert log.filters.count(execution._DEAD_TASK) == 1
+
+
+def test_a_model_dependent_range_fails_before_any_kernel(tmp_path):
+    """``duplicate_k`` counts the model's blocks: beyond them the run stops at validation, naming the model's
+    depth, for the embedded models and a local folder alike (a hub name is left to its kernel)."""
+    from bertology_lib.book.cli import check_params, model_blocks
+    from bertology_lib.errors import ParameterError
+
+    nb = Path(__file__).resolve().parents[1] / "notebooks" / "duplication_01_reconstruction.ipynb"
+    assert model_blocks("mini-bert", "quick") == 6 and model_blocks("random-init:mini-bert", "smoke") == 2
+    assert model_blocks("minilm", "quick") == 6 and model_blocks("english-bert", "quick") == 6
+    with pytest.raises(
+        ParameterError,
+        match=r"duplicate_k=10 is out of range for model 'mini-bert' at profile "
+        r"quick \(6 blocks\); allowed: 0\.\.6",
+    ):
+        check_params(nb, "quick", {"duplicate_k": "10"})
+    with pytest.raises(ParameterError, match="allowed: 0..2"):
+        check_params(nb, "smoke", {"duplicate_k": "3"})
+    assert check_params(nb, "smoke", {"duplicate_k": "1"}) == {"duplicate_k": 1, "profile": "smoke"}
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"num_hidden_layers": 3}))
+    assert model_blocks(str(folder), "quick") == 3 and model_blocks("someone/hub-model", "quick") is None

@@ -131,9 +131,55 @@ def check_params(path: Path, profile: str | None, given: dict[str, str]) -> dict
             )
         values["profile"] = profile
     checked = validate_values(spec.name, spec.params, values, coerce=True)
+    check_model_ranges(spec, checked)
     # hand papermill only what was asked for and differs from the notebook's defaults, so that
     # a default run leaves no redundant injected-parameters cell in the executed notebook
     return {k: v for k, v in checked.items() if k in values and v != spec.param(k).default}
+
+
+BLOCK_PARAMS = ("duplicate_k",)  # parameters that count a model's blocks: at most the model's number of blocks
+
+
+def model_blocks(model: str, profile: str) -> int | None:
+    """How many transformer blocks ``model`` has, told without loading or training it: the mini-BERT from its
+    profile's config, MiniLM (and the English lab BERT built on its encoder, or trained from scratch at its
+    profile's depth) from the config the package ships, a local folder from its ``config.json``; None for a
+    hub name (its kernel checks it once loaded). A random-init twin has its model's blocks."""
+    from bertology_lib.models import english_bert, minibert, registry
+
+    name = registry.canonical_name(model)
+    name = name.removeprefix(registry.RANDOM_INIT)
+    if name == minibert.NAME:
+        return int(minibert.MiniBertConfig.for_profile(profile).n_layers)
+    if name == english_bert.NAME:
+        cfg = english_bert.EnglishBertConfig.for_profile(profile)
+        if cfg.route == "scratch":
+            return int(cfg.n_layers)
+        name = "minilm"
+    folder = Path(registry.model_path(name)) if name == "minilm" else Path(name)
+    config = folder / "config.json"
+    if config.is_file():
+        n = json.loads(config.read_text()).get("num_hidden_layers")
+        return int(n) if isinstance(n, int) else None
+    return None
+
+
+def check_model_ranges(spec: Any, values: dict[str, Any]) -> None:
+    """The ranges that depend on the model (``duplicate_k`` <= its blocks), checked before a kernel starts when
+    the model's depth can be told without loading it (:func:`model_blocks`)."""
+    model_param = next((q for q in spec.params if q.name == "model"), None)
+    for k in BLOCK_PARAMS:
+        if k not in {q.name for q in spec.params} or model_param is None:
+            continue
+        value = values.get(k, spec.param(k).default)
+        model = str(values.get("model", model_param.default))
+        profile = str(values.get("profile", spec.param("profile").default))
+        n = model_blocks(model, profile)
+        if n is not None and int(value) > n:
+            raise ParameterError(
+                f"{spec.name}: {k}={value} is out of range for model {model!r} at profile {profile} ({n} blocks); "
+                f"allowed: 0..{n}"
+            )
 
 
 def _threads(jobs: int = 1) -> int:
