@@ -147,7 +147,7 @@ def test_the_extension_puts_the_conclusion_under_what_we_found(tmp_path):
     nb.cells = [cell]
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
-    assert sc.stale_note(path) == "it was never executed in place"
+    assert co.stale_note(path) == "it was never executed in place"
 
 
 def test_findings_summarise_the_undecided_by_side_and_data_needed(claim_specs):
@@ -162,3 +162,10 @@ def test_findings_summarise_the_undecided_by_side_and_data_needed(claim_specs):
     md = co.findings_markdown([a, b], {"nb": "N"}, {"nb": "survey"})
     assert "1 estimates lie above the bar, 1 below it" in md
     assert "the median claim would need about 14× its items or seeds" in md
+
+
+def test_findings_name_the_pages_whose_outputs_predate_the_code():
+    a = claim("s.a", "reproduced", (0.3, 0.2, 0.4), nb="nb1")
+    md = co.findings_markdown([a], {"nb1": "Page one"}, {"nb1": "survey"}, {"nb1": "its cells changed"})
+    assert "**1 of the pages' outputs predate" in md and '<a href="../notebooks/nb1.html">Page one</a>' in md
+    assert "predate" not in co.findings_markdown([a], {"nb1": "Page one"}, {"nb1": "survey"}, {})

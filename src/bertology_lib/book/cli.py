@@ -492,14 +492,16 @@ def export_student_cmd(
 
 def write_ledger_page(root: Path) -> Path:
     """Regenerate ``book/claims_ledger.md`` and ``book/findings.md`` from the executed notebooks."""
-    claims = claims_mod.collect(notebook_paths(root))
+    paths = notebook_paths(root)
+    claims = claims_mod.collect(paths)
+    stale = {p.stem: why for p in paths if (why := conclusions.stale_note(p))}
     titles = {name: spec.title for name, spec in SPECS.items()}
     parts = {name: spec.part for name, spec in SPECS.items()}
     for name, text in (
         ("claims_ledger.md", claims_mod.ledger_markdown(claims, titles, parts)),
         (
             "findings.md",
-            conclusions.findings_markdown(claims, titles, parts)
+            conclusions.findings_markdown(claims, titles, parts, stale)
             + "\n".join(null_run.findings_section(null_run.load_record(root))),
         ),
     ):

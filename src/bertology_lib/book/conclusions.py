@@ -27,8 +27,10 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
+from bertology_lib.book import stamps
 from bertology_lib.book.claims import ledger
 from bertology_lib.book.claims.record import Claim
 from bertology_lib.book.claims.registry import load_all
@@ -220,6 +222,16 @@ def chapter_items(claims: Sequence[Claim], everything: Sequence[Claim] = ()) -> 
     return out
 
 
+def stale_note(path: Path) -> str | None:
+    """Why the executed notebook's outputs predate its cells, library or claim specs (None when they do not);
+    the environment (threads, versions) is another machine's business and is not counted."""
+    s = stamps.read_stamp(path)
+    if not s:
+        return "it was never executed in place"
+    why = stamps.stale_reason(path, s.get("params") or {}, env=s.get("environment") or {})
+    return None if why is None or why.startswith("environment") else why
+
+
 @dataclass(frozen=True)
 class Chapter:
     """A page's conclusion: ``lead`` (the counts and the models), ``stale`` (why its outputs predate the
@@ -288,7 +300,10 @@ def _mark(c: Claim) -> str:
 
 
 def findings_markdown(
-    claims: Sequence[Claim], notebook_titles: dict[str, str] | None = None, parts: dict[str, str] | None = None
+    claims: Sequence[Claim],
+    notebook_titles: dict[str, str] | None = None,
+    parts: dict[str, str] | None = None,
+    stale: Mapping[str, str] | None = None,
 ) -> str:
     """The closing chapter: counts by part and model class, what holds across model classes, and what does not
     hold and why (:func:`reason`), each item one line linked to its cell; the ledger keeps the full rows."""
@@ -309,6 +324,13 @@ def findings_markdown(
     profiles = sorted({c.profile for c in rep if c.profile})
     lines += [f"Profile(s) of this rendering: {', '.join(profiles) or 'unknown'}. {_counts_sentence(rep)}", ""]
     lines += ledger._stale_note(claims)
+    if stale:
+        names = ", ".join(f'<a href="../notebooks/{n}.html">{html.escape(titles.get(n, n))}</a>' for n in stale)
+        lines += [
+            f"**{len(stale)} of the pages' outputs predate their cells or the library as they now are** ({names}): "
+            "their numbers are those of their last execution, and the next build re-executes them.",
+            "",
+        ]
     # counts by part and model class
     models = sorted({ledger.model_class(c.model) for c in rep})
     head = "| part | model | claims | ✅ reproduced | ❌ not reproduced | ❔ inconclusive | of them: instrument |"

@@ -17,18 +17,6 @@ from typing import Any
 HEADING = "What we found"
 
 
-def stale_note(path: Path) -> str | None:
-    """Why the executed notebook's outputs predate its cells, library or claim specs (None when they do not);
-    the environment (threads, versions) is another machine's business and is not counted."""
-    from bertology_lib.book import stamps
-
-    s = stamps.read_stamp(path)
-    if not s:
-        return "it was never executed in place"
-    why = stamps.stale_reason(path, s.get("params") or {}, env=s.get("environment") or {})
-    return None if why is None or why.startswith("environment") else why
-
-
 def _everything(app: Any) -> list:
     cached = getattr(app, "_bertology_claims", None)
     if cached is None:
@@ -67,7 +55,7 @@ def _conclude(app: Any, doctree: Any) -> None:
     from docutils import nodes
 
     from bertology_lib.book.claims import claims_in_notebook
-    from bertology_lib.book.conclusions import chapter
+    from bertology_lib.book.conclusions import chapter, stale_note
 
     docname = app.env.docname
     if not docname.startswith("notebooks/"):
