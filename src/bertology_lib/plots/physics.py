@@ -58,9 +58,13 @@ def physics_seed_bars(
     attributes=("mean", "mean_without_birth_date"),
     order=None,
     title: str = "",
+    paper=None,
+    paper_label: str = "paper",
 ):
     """Mean QA-test accuracy per ``x`` (bars, one colour per ``hue``), each seed a black dot, the majority
-    baseline a grey tick; one panel per summary row in ``attributes`` (long table from physics_experiments)."""
+    baseline a grey tick; one panel per summary row in ``attributes`` (long table from physics_experiments).
+    ``paper``: the paper's value per ``x`` (a mapping), drawn as a red diamond over each group in the first panel
+    and named ``paper_label`` in its legend, so ours and the paper's read side by side."""
     style()
     order = list(order) if order is not None else list(dict.fromkeys(df[x]))
     hues = list(dict.fromkeys(df[hue])) if hue else [None]
@@ -84,6 +88,19 @@ def physics_seed_bars(
         ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
         ax.set_ylim(0, 1.02)
         ax.set_title(attr.replace("_", " "))
+    if paper:
+        shown = [(i, float(paper[v])) for i, v in enumerate(order) if v in paper]
+        marks = axes[0][0].scatter(
+            [i for i, _ in shown],
+            [y for _, y in shown],
+            marker="D",
+            s=36,
+            color="#d62728",
+            edgecolor="white",
+            zorder=4,
+            label=paper_label,
+        )
+        axes[0][0].legend(handles=[marks], fontsize=8, frameon=False, loc="upper left")
     axes[0][0].set_ylabel("QA-test accuracy")
     if hue:
         axes[0][-1].legend(title=hue, fontsize=8, frameon=False)
