@@ -77,6 +77,7 @@ def margin_truth(item) -> float:
     from bertology_lib.training.english_bert import agreement_margins
 
     mlm, tok = margin_model()
+    mlm.eval()  # as the notebook's model: dropout off, whatever a student's function did to it
     return agreement_margins(mlm, tok, [item])[0]
 
 
@@ -84,6 +85,7 @@ def _logits_at(ids: list[int], pos: int, mask: bool):
     import torch
 
     mlm, tok = margin_model()
+    mlm.eval()  # a student's function may have put the shared hidden model in training mode
     ids = list(ids)
     if mask:
         ids[pos] = tok.mask_token_id
@@ -144,6 +146,7 @@ def _check_s3b_margin(answer):
         match=within(1e-4, 1e-4),
         mistakes=_margin_mistakes,
         hints=_MARGIN_HINTS,
+        truth_first=True,  # the truths and mistakes before the student's function touches the hidden model
         show=lambda case: f"margin(mlm, tokenizer, item) on the hidden sentence '{' '.join(case[2].words)}'",
         ok="correct: the margin is what the notebook's agreement accuracy counts (positive: agrees), and its size "
         "says how sure the model is (log-probabilities give the same difference: the softmax's normaliser cancels).",
