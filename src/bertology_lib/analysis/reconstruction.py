@@ -15,11 +15,23 @@ from bertology_lib.errors import ParameterError
 class Reconstruction:
     """Per-sentence counts of :func:`reconstruction_counts`: ``hits[s, l]`` input tokens of sentence ``s``
     that the head recovers from layer ``l`` (0 = embeddings), ``agree[s, l]`` predictions equal to the final
-    layer's, ``tokens[s]`` scored tokens (special tokens excluded)."""
+    layer's, ``tokens[s]`` scored tokens (special tokens excluded), ``moved[s, l]`` the sum over those tokens of
+    1 - cos(layer ``l``'s state, the embedding layer's): how far the blocks carried each token from its input.
+
+    ``moved`` is the control for the residual path: a network whose blocks pass their input through unchanged
+    reconstructs it from every layer trivially, and its states never move (``drift`` 0)."""
 
     hits: np.ndarray  # (n_sentences, n_layers + 1)
     agree: np.ndarray  # (n_sentences, n_layers + 1)
     tokens: np.ndarray  # (n_sentences,)
+    moved: np.ndarray | None = None  # (n_sentences, n_layers + 1)
+
+    def drift(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Per layer: the mean over scored tokens of 1 - cos(state, embedding-layer state) (0 at layer 0)."""
+        if self.moved is None:
+            raise ParameterError("these counts carry no states' drift; allowed: counts from reconstruction_counts")
+        r = slice(None) if rows is None else rows
+        return self.moved[r].sum(0) / max(int(self.tokens[r].sum()), 1)
 
     def rates(self, rows: np.ndarray | None = None) -> np.ndarray:
         """Reconstruction rate per layer over ``rows`` (default: all sentences), pooled over tokens."""
@@ -53,7 +65,7 @@ def reconstruction_counts(mlm, tokenizer, texts: list[str], batch_size: int = 64
         raise ParameterError("texts is empty; allowed: at least one sentence")
     dev = next(mlm.parameters()).device
     special = torch.tensor(sorted(set(tokenizer.all_special_ids)), device=dev)
-    hits, agree, tokens = [], [], []
+    hits, agree, tokens, moved = [], [], [], []
     for i in range(0, len(texts), batch_size):
         enc = tokenizer(texts[i : i + batch_size], return_tensors="pt", padding=True, truncation=True)
         enc = {k: v.to(dev) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
@@ -64,7 +76,11 @@ def reconstruction_counts(mlm, tokenizer, texts: list[str], batch_size: int = 64
         hits.append(torch.stack([((p == ids) & keep).sum(1) for p in preds], 1).cpu())  # (B, L+1)
         agree.append(torch.stack([((p == preds[-1]) & keep).sum(1) for p in preds], 1).cpu())
         tokens.append(keep.sum(1).cpu())
-    return Reconstruction(torch.cat(hits).numpy(), torch.cat(agree).numpy(), torch.cat(tokens).numpy())
+        cos = [torch.nn.functional.cosine_similarity(h.float(), hs[0].float(), dim=-1) for h in hs]  # (B, T) each
+        moved.append(torch.stack([((1 - c) * keep).sum(1) for c in cos], 1).double().cpu())
+    return Reconstruction(
+        torch.cat(hits).numpy(), torch.cat(agree).numpy(), torch.cat(tokens).numpy(), torch.cat(moved).numpy()
+    )
 
 
 def reconstruction_by_layer(mlm, tokenizer, texts: list[str], batch_size: int = 64) -> pd.DataFrame:
@@ -83,7 +99,9 @@ def reconstruction_gap(
     """The worst layer's reconstruction (over ``layers``, default every hidden layer) minus ``baseline``'s at
     that layer, with a 95% percentile interval from resampling sentences (both counted on the same ones).
 
-    Returns ``gap``, ``low``, ``high``, ``layer`` (the model's worst layer), ``model`` and ``baseline`` rates.
+    Returns ``gap``, ``low``, ``high``, ``layer`` (the model's worst layer), ``model`` and ``baseline`` rates,
+    and ``moved``: the model's :meth:`Reconstruction.drift` at its worst layer (NaN when the counts carry none), the
+    residual-path control: reconstruction from a layer whose states never left the input says nothing.
     """
     if model.hits.shape != baseline.hits.shape:
         raise ParameterError(
@@ -109,4 +127,5 @@ def reconstruction_gap(
         "layer": int(worst),
         "model": float(rates[worst]),
         "baseline": float(base[worst]),
+        "moved": float(model.drift()[worst]) if model.moved is not None else float("nan"),
     }

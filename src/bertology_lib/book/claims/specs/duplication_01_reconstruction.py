@@ -2,18 +2,23 @@
 layer (Kao et al. 2020 §3-4).
 
 The instrument of every claim: the model is a working masked LM (its held-out masked-word accuracy
-beats the unigram's; for the variants, every variant's does).
+beats the unigram's; for the variants, every variant's does). The reconstruction claims also declare the
+residual-path control, ``worst_layer_moved``: the layer read moved the tokens' states from their embeddings.
 
 Each :class:`~bertology_lib.book.claims.registry.ClaimSpec` in ``CLAIMS`` is registered under this module's
 name before the notebook runs, in the order the notebook records them; the notebook passes only its
 measured values (see :mod:`bertology_lib.book.claims.registry`).
 """
 
-from bertology_lib.book.claims.instruments import Exceeds, NoFailures
+from bertology_lib.book.claims.instruments import Exceeds, Minimum, NoFailures
 from bertology_lib.book.claims.registry import ClaimSpec
 from bertology_lib.book.claims.rules import BeatsBaseline
 
 MLM_BEATS_UNIGRAM = Exceeds("mlm_beats_unigram", "masked-word accuracy > unigram", digits=3)
+# The residual-path control (registered 2026-12-05 before any run with it): a network whose blocks pass their input
+# through unchanged reconstructs it from every layer trivially, so the layer the claim reads must have carried the
+# tokens' states away from their embeddings: mean 1 - cos(state, embedding state) of at least 0.1 (cos <= 0.9).
+WORST_LAYER_MOVED = Minimum("worst_layer_moved", 0.1)
 
 CLAIMS = (
     ClaimSpec(
@@ -23,11 +28,13 @@ CLAIMS = (
         paper="high at every layer",
         rule=BeatsBaseline("random-init twin", margin=0.25),
         unit="tokens recovered",
-        checks=(MLM_BEATS_UNIGRAM,),
+        checks=(MLM_BEATS_UNIGRAM, WORST_LAYER_MOVED),
         note="ours: the worst hidden layer's reconstruction minus the random-init twin's at that layer, with a 95% "
         "interval from resampling sentences; 'high' is read as at least 25 points above the null model. The "
-        "instrument: the model must be a working masked LM (held-out masked-word accuracy above always "
-        "predicting the most frequent token).",
+        "instruments: the model must be a working masked LM (held-out masked-word accuracy above always "
+        "predicting the most frequent token), and the layer read must have moved the tokens' states away from "
+        "their embeddings (mean 1 - cosine >= 0.1), the control for the residual path: blocks that pass the input "
+        "through unchanged would reconstruct it from every layer without telling anything.",
     ),
     ClaimSpec(
         "dup.reconstruction_after_duplication",
@@ -36,7 +43,7 @@ CLAIMS = (
         paper="high at every layer",
         rule=BeatsBaseline("random-init twin", margin=0.25),
         unit="tokens recovered",
-        checks=(MLM_BEATS_UNIGRAM,),
+        checks=(MLM_BEATS_UNIGRAM, WORST_LAYER_MOVED),
         note="as dup.reconstruction_every_layer, with both models duplicated by the same pattern",
     ),
     ClaimSpec(
