@@ -25,7 +25,7 @@ def _insensitive(name: str, damage: str, scope: str, note: str, share: str = "sh
     """Ettinger's insensitivity claims (§3.1): the cloze preference survives a damaged sentence."""
     return ClaimSpec(
         f"survey3.1.insensitive_to_{name}",
-        f"BERT's cloze preferences are largely unchanged when {damage} ({scope}{share} whose right/wrong "
+        f"The mini-BERT's cloze preferences are largely unchanged when {damage} ({scope}{share} whose right/wrong "
         "answer stays the same, 95% Wilson interval)",
         "Rogers et al. 2020 §3.1; Ettinger 2020",
         paper="predictions not altered",
@@ -51,7 +51,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.1.pos_in_context",
-        "POS is linearly decodable from BERT's states beyond word identity and beyond an untrained network (ambiguous words, held-out sentences)",
+        "POS is linearly decodable from the mini-BERT's states beyond word identity and beyond an untrained network (ambiguous words, held-out sentences)",
         "Rogers et al. 2020 §3.1; Tenney et al. 2019",
         paper="POS decodable",
         rule=BeatsBaseline("the stronger of the random-init twin and the per-word majority"),
@@ -60,7 +60,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.1.tree_depth",
-        "Syntactic tree depth is recoverable from BERT's states beyond word identity and beyond an untrained network (held-out sentences)",
+        "Syntactic tree depth is recoverable from the mini-BERT's states beyond word identity and beyond an untrained network (held-out sentences)",
         "Rogers et al. 2020 §3.1; Hewitt & Manning 2019",
         paper="trees recoverable",
         rule=BeatsBaseline("the stronger of the random-init twin and the per-word majority"),
@@ -69,7 +69,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.1.agreement_attractors",
-        "BERT prefers the verb form agreeing with the subject even with intervening attractors (accuracy on items with 1-3 attractors, 95% Wilson interval)",
+        "The mini-BERT prefers the verb form agreeing with the subject even with intervening attractors (accuracy on items with 1-3 attractors, 95% Wilson interval)",
         "Rogers et al. 2020 §3.1; Goldberg 2019",
         paper="> 0.8 with attractors",
         rule=IntervalAbove(0.8),
@@ -95,7 +95,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.1.npi_licensing",
-        "BERT distinguishes licensed from unlicensed negative-polarity items: it prefers the NPI more often where a licensor licenses it (share choosing the NPI, licensed minus unlicensed items, 95% interval)",
+        "The mini-BERT distinguishes licensed from unlicensed negative-polarity items: it prefers the NPI more often where a licensor licenses it (share choosing the NPI, licensed minus unlicensed items, 95% interval)",
         "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
         paper="sensitive to licensing",
         rule=IntervalAbove(0.0),
@@ -107,7 +107,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.1.npi_scope",
-        "BERT is worse at an NPI licensor's scope than at its presence: a licensor outside the NPI's scope (in a relative clause on the subject) draws it to the NPI more often than no licensor at all (share choosing the NPI, scope minus unlicensed items, 95% interval)",
+        "The mini-BERT is worse at an NPI licensor's scope than at its presence: a licensor outside the NPI's scope (in a relative clause on the subject) draws it to the NPI more often than no licensor at all (share choosing the NPI, scope minus unlicensed items, 95% interval)",
         "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
         paper="worse at scope than at licensors",
         rule=BeatsBaseline("the unlicensed items"),

@@ -12,7 +12,7 @@ from bertology_lib.book.claims.rules import BeatsBaseline, IntervalAbove
 CLAIMS = (
     ClaimSpec(
         "survey3.2.selectional_gradient",
-        "BERT prefers the more plausible object by semantic category (tip the waiter > tip the chef > tip the robin) beyond what the objects' frequency gives (all three contrasts of the gradient, paired by item, 95% interval)",
+        "The mini-BERT prefers the more plausible object by semantic category (tip the waiter > tip the chef > tip the robin) beyond what the objects' frequency gives (all three contrasts of the gradient, paired by item, 95% interval)",
         "Rogers et al. 2020 §3.2; Ettinger 2020",
         paper="good > bad completions by category",
         rule=BeatsBaseline("the stronger of a verb-blind object-frequency baseline and the random-init twin"),
@@ -24,7 +24,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.2.role_reversal_weak",
-        "BERT is less sensitive to role reversal than to category: its gain over its baseline is larger on selectional contrasts than on role-reversal pairs (each suite against the stronger of a frequency baseline and the random-init twin, 95% bootstrap interval)",
+        "The mini-BERT is less sensitive to role reversal than to category: its gain over its baseline is larger on selectional contrasts than on role-reversal pairs (each suite against the stronger of a frequency baseline and the random-init twin, 95% bootstrap interval)",
         "Rogers et al. 2020 §3.2; Ettinger 2020",
         paper="less sensitive to role reversal",
         rule=IntervalAbove(0.0),
@@ -112,7 +112,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.2.name_swap_brittle",
-        "BERT is brittle to named-entity replacement: swapping names for other names changes predictions that depend only on how many names there are more often than swapping common nouns in the same places (verb after one name or two coordinated names; share of swaps that change the prediction, names minus nouns, paired by frame, 95% interval)",
+        "The mini-BERT is brittle to named-entity replacement: swapping names for other names changes predictions that depend only on how many names there are more often than swapping common nouns in the same places (verb after one name or two coordinated names; share of swaps that change the prediction, names minus nouns, paired by frame, 95% interval)",
         "Rogers et al. 2020 §3.2; Balasubramanian et al. 2020",
         paper="85% of coreference predictions change under name replacement",
         rule=BeatsBaseline("swaps of common nouns in the same places"),

@@ -15,7 +15,7 @@ FACTS_IN_TRAINING_SPLIT = Minimum("facts_in_training_split", 0.95)
 CLAIMS = (
     ClaimSpec(
         "survey3.3.fact_recall",
-        "BERT recalls facts stated in its training corpus beyond what the objects' frequency gives (LAMA-style cloze, true vs false object; accuracy over the stronger of Petroni et al.'s frequency baseline and the random-init twin, paired by item, 95% interval)",
+        "The mini-BERT recalls facts stated in its training corpus beyond what the objects' frequency gives (LAMA-style cloze, true vs false object; accuracy over the stronger of Petroni et al.'s frequency baseline and the random-init twin, paired by item, 95% interval)",
         "Rogers et al. 2020 §3.3; Petroni et al. 2019, Table 2",
         paper="T-REx P@1 32.3 (BERT-large), above the frequency baseline",
         rule=BeatsBaseline("the stronger of the frequency baseline and the random-init twin"),
@@ -30,7 +30,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.3.competitive_with_kb",
-        "BERT's fact recall is competitive with a knowledge base: on the same LAMA-style items, its accuracy comes within 0.05 of a knowledge base read off its training corpus (paired by item, 95% interval)",
+        "The mini-BERT's fact recall is competitive with a knowledge base: on the same LAMA-style items, its accuracy comes within 0.05 of a knowledge base read off its training corpus (paired by item, 95% interval)",
         "Rogers et al. 2020 §3.3; Petroni et al. 2019 §4, Table 2",
         paper="BERT-large close to a relation-extraction knowledge base with oracle entity linking",
         rule=IntervalAbove(-0.05),
@@ -43,7 +43,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.3.wording_matters",
-        "What BERT recalls depends on the wording of the query: the same facts are recalled more often in one template of their relation than in another (each relation's best minus worst template, both chosen on the other half of its facts, paired by fact, 95% interval)",
+        "What the mini-BERT recalls depends on the wording of the query: the same facts are recalled more often in one template of their relation than in another (each relation's best minus worst template, both chosen on the other half of its facts, paired by fact, 95% interval)",
         "Rogers et al. 2020 §3.3; Petroni et al. 2019; Jiang et al. 2020",
         paper="mined and paraphrased queries recall more facts than the manual LAMA templates (BERT-base)",
         rule=IntervalAbove(0.0),
@@ -63,7 +63,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.3.no_size_inference",
-        "BERT knows stated properties but cannot reason with them: size comparisons the corpus never states are answered worse than the stated ones",
+        "The mini-BERT knows stated properties but cannot reason with them: size comparisons the corpus never states are answered worse than the stated ones",
         "Rogers et al. 2020 §3.3; Forbes et al. 2019",
         paper="knows properties, cannot compare sizes",
         rule=IntervalAbove(0.1),
