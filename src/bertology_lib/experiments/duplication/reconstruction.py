@@ -75,7 +75,7 @@ def study(
 def across_variants(models: Mapping[str, tuple[Any, Any]], texts: Sequence[str], seed: int = 0) -> pd.DataFrame:
     """For each masked LM of ``models`` (name -> (model, tokenizer)): the worst hidden layer's reconstruction on
     ``texts`` minus its random-init twin's (:func:`~bertology_lib.analysis.reconstruction.reconstruction_gap`:
-    ``gap``, ``low``, ``high``, ``layer``, ``model``, ``baseline``), and its held-out masked-word accuracy beside
+    ``gap``, ``low``, ``high``, ``layer``, ``model``, ``baseline``, ``moved``: the residual-path control), and its held-out masked-word accuracy beside
     the unigram baseline (``mlm_accuracy``, ``unigram_accuracy``). One row per model, indexed by name."""
     if not models:
         raise ParameterError("models is empty; allowed: a mapping of names to (masked LM, tokenizer)")
