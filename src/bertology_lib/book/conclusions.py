@@ -186,9 +186,25 @@ def reason(c: Claim, others: Sequence[Claim] = (), rule: Any = None) -> Reason |
     at = f" at profile {c.profile}" if c.profile else ""
     return Reason(
         "fails here",
-        f"on the {here}{at} ({ledger._scale_text(c)}), {ours}; whether this is the scale or the claim, only a "
-        "larger run can tell.",
+        f"on the {here}{at} ({_scale(c)}), {ours}; whether this is the scale or the claim, only a larger run can tell.",
     )
+
+
+def _scale(c: Claim) -> str:
+    return "; ".join(f"{k}: {fmt(v)}" for k, v in c.scale.items()) if c.scale else "scale not recorded"
+
+
+def _earlier_rules(claims: Sequence[Claim]) -> list[str]:
+    """A line naming the claims recorded under another registered statement or rule than the registry's now."""
+    old = ledger.stale(claims)
+    if not old:
+        return []
+    nbs = sorted({c.notebook for c in old})
+    return [
+        f"**{len(old)} claims were recorded under an earlier registered rule or statement** (their notebooks are due "
+        f"for re-execution: {', '.join(nbs)}); their verdicts are the earlier rule's.",
+        "",
+    ]
 
 
 def _counts_sentence(claims: Sequence[Claim]) -> str:
@@ -323,7 +339,7 @@ def findings_markdown(
         return "\n".join(lines + ["No executed notebook has recorded a claim yet."]) + "\n"
     profiles = sorted({c.profile for c in rep if c.profile})
     lines += [f"Profile(s) of this rendering: {', '.join(profiles) or 'unknown'}. {_counts_sentence(rep)}", ""]
-    lines += ledger._stale_note(claims)
+    lines += _earlier_rules(claims)
     if stale:
         names = ", ".join(f'<a href="../notebooks/{n}.html">{html.escape(titles.get(n, n))}</a>' for n in stale)
         lines += [
