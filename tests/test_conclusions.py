@@ -169,3 +169,11 @@ def test_findings_name_the_pages_whose_outputs_predate_the_code():
     md = co.findings_markdown([a], {"nb1": "Page one"}, {"nb1": "survey"}, {"nb1": "its cells changed"})
     assert "**1 of the pages' outputs predate" in md and '<a href="../notebooks/nb1.html">Page one</a>' in md
     assert "predate" not in co.findings_markdown([a], {"nb1": "Page one"}, {"nb1": "survey"}, {})
+
+
+def test_a_zero_width_interval_is_no_measurement_and_a_huge_multiple_is_capped():
+    flat = claim("s.flat", "not reproduced", (-0.4, -0.4, -0.4))
+    r = co.reason(flat, [flat], IntervalAbove(0))
+    assert r.kind == "instrument" and "zero width" in r.text
+    edge = claim("s.edge", "inconclusive", (0.981, 0.844, 1.12))
+    assert "over 100× the items" in co.reason(edge, [edge], IntervalAbove(0.98)).text

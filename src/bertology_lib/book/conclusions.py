@@ -126,6 +126,8 @@ def power_numbers(c: Claim, rule: Any) -> tuple[float, str, float | None] | None
 
 
 def _times(x: float) -> str:
+    if x > 100:
+        return "over 100×"
     return f"{x:.1f}×" if x < 3 else f"{math.ceil(x)}×"
 
 
@@ -169,6 +171,13 @@ def reason(c: Claim, others: Sequence[Claim] = (), rule: Any = None) -> Reason |
             f"an instrument did not work ({_failed_checks(c)}), so this run cannot judge the claim either way.",
         )
     here = ledger.model_class(c.model)
+    iv = interval(c.ours)
+    if iv is not None and iv[1] == iv[2]:
+        return Reason(
+            "instrument",
+            f"its interval {fmt(list(iv))} has zero width (every resample gave the same value, e.g. one test item "
+            "decides it), so the measurement shows none of the uncertainty it has: the verdict is not confirmed.",
+        )
     if c.verdict == Verdict.INCONCLUSIVE.value:
         if rule is None:
             spec = load_all().get(c.id)
@@ -430,9 +439,12 @@ def _reason_summary(kind: str, claims: Sequence[Claim]) -> str:
             for x in c.checks:
                 if not x.get("passed"):
                     names[x["name"]] = names.get(x["name"], 0) + 1
-        return (
-            "Failed checks: " + ", ".join(f"`{n}` ({k})" for n, k in sorted(names.items(), key=lambda t: -t[1])) + "."
-        )
+        flat = sum(1 for c in claims if not c.instrument_failed)  # the zero-width intervals (reason())
+        parts = [f"`{n}` ({k})" for n, k in sorted(names.items(), key=lambda t: -t[1])]
+        text = ("Failed checks: " + ", ".join(parts) + ".") if parts else ""
+        if flat:
+            text += f" {flat} more with a zero-width interval (a measurement without its uncertainty)."
+        return text.strip()
     if kind == "fails here":
         by: dict[str, int] = {}
         for c in claims:
