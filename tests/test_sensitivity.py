@@ -20,7 +20,7 @@ def test_a_model_under_the_bar_reads_inconclusive_there_and_the_rule_above_it(sp
     assert c.verdict == "inconclusive" and c.instrument_failed
     assert bar_sensitivity(c, "memorised") == {0.93: "reproduced", 0.97: "inconclusive — instrument"}
     line = sensitivity_line(c)
-    assert "memorised 0.944" in line and "at 0.93: reproduced" in line and "not a second verdict" in line
+    assert "memorised 0.9440" in line and "at 0.93: reproduced" in line and "not a second verdict" in line
 
 
 def test_a_passing_model_keeps_its_verdict_until_the_bar_passes_it(spec):

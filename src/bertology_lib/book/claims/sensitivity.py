@@ -40,4 +40,4 @@ def sensitivity_line(claim: Claim, check: str = "memorised", bars: Sequence[floa
     by_bar = bar_sensitivity(claim, check, bars)
     value = next(float(x["value"]) for x in claim.checks if x.get("name") == check)
     shown = ", ".join(f"at {b:g}: {v}" for b, v in by_bar.items())
-    return f"{claim.id}: {check} {value:.3f}; the verdict if the bar were elsewhere (not a second verdict): {shown}"
+    return f"{claim.id}: {check} {value:.4f}; the verdict if the bar were elsewhere (not a second verdict): {shown}"
