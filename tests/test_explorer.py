@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from bertology_lib.errors import ParameterError
-from bertology_lib.plots import explorer
+from bertology_lib.book import explorer
 
 
 def _stats(layers=2, heads=3, prev=0.9):

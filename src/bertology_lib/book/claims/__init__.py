@@ -10,6 +10,7 @@ module           holds
 ``specs``        one module per notebook, ``specs/<notebook>.py``: its claims' specs (``CLAIMS``)
 ``record``       :func:`record_claim` (a notebook records a claim by id and its measured values), :class:`Claim`
 ``ledger``       reading claims back from executed notebooks; the ledger page and the findings chapter
+``sensitivity``  what a gated verdict would be at other instrument bars (a printed line, not a second verdict)
 ===============  ======================================================================================
 """
 

@@ -6,8 +6,8 @@ punctuation, the previous, the same or the next token, or broadly), and beside i
 attention over one sentence drawn as lines from each token (left) to the tokens it attends to (right), the
 line's opacity its weight. Clicking a grid cell selects a head; clicking a token on the left keeps only its
 lines; a menu switches between sentences. A notebook displays it (``IPython.display.HTML``) and the book keeps
-it as the cell's output. Like the other plot modules it imports nothing from the rest of the library but
-:mod:`bertology_lib.errors`.
+it as the cell's output. A view of the rendered book, not a matplotlib figure (so it lives beside the book's other
+machinery rather than in :mod:`bertology_lib.plots`); it imports nothing from the library but :mod:`bertology_lib.errors`.
 """
 
 from __future__ import annotations
