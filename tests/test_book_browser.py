@@ -14,6 +14,7 @@ without rebuilding it (used to show that damaging the build fails the test).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -276,10 +277,17 @@ def _visible_text(page: Path) -> str:
 def test_no_built_page_shows_scaffolding(book):
     """The reader sees code and prose, not the tools' markers nor the tracker: no nbval marker, no ``# noqa`` and
     no issue number in the visible text of any built page (notebooks, book pages, the API page and the library's
-    source pages). The files keep the markers; ``bertology_lib.book.sphinx_clean`` drops them at build time."""
+    source pages) nor in the code of the notebooks the pages offer for download. The files keep the markers; ``bertology_lib.book.sphinx_clean`` drops them at build time."""
     pages = sorted(book[0].rglob("*.html"))
     assert len(pages) >= 60 and any("_modules" in p.parts for p in pages)
     shown = {str(p.relative_to(book[0])): sorted(set(m)) for p in pages if (m := SCAFFOLDING.findall(_visible_text(p)))}
+    # the notebooks a reader downloads from a page (its download button): their code cells, as they open in Jupyter
+    downloads = sorted((book[0] / "_sources").rglob("*.ipynb"))
+    assert len(downloads) >= 20
+    for nb in downloads:
+        code = "\n".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
+        if m := SCAFFOLDING.findall(code):
+            shown[str(nb.relative_to(book[0]))] = sorted(set(m))
     assert not shown, shown
 
 

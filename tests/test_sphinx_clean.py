@@ -37,3 +37,24 @@ def test_a_library_source_page_keeps_its_lines_and_tags():
     assert "noqa" in original and "noqa" not in code
     assert code.count("\n") == original.count("\n") and "judge_value" in tags
     assert sphinx_clean._module_source(APP, "numpy") is None  # other packages: viewcode's own reading
+
+
+def test_a_downloaded_notebook_is_cleaned_and_keeps_its_outputs(tmp_path):
+    import json
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nshift = lambda s: s  # noqa: E731\nprint(1)")
+    code.outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title"), code]
+    path = tmp_path / "page.ipynb"
+    nbformat.write(nb, path)
+    out = SimpleNamespace(config=APP.config, outdir=str(tmp_path), builder=SimpleNamespace(format="html"))
+    (tmp_path / "_sources").mkdir()
+    path.rename(tmp_path / "_sources" / "page.ipynb")
+    sphinx_clean._clean_downloads(out, None)
+    back = json.loads((tmp_path / "_sources" / "page.ipynb").read_text())
+    assert "".join(back["cells"][1]["source"]) == "shift = lambda s: s\nprint(1)"
+    assert "".join(back["cells"][1]["outputs"][0]["text"]) == "1\n" and "".join(back["cells"][0]["source"]) == "# Title"
+    assert not sphinx_clean.clean_notebook(tmp_path / "_sources" / "page.ipynb", *PATTERNS)  # nothing left to drop

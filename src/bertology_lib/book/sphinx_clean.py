@@ -4,13 +4,18 @@ The notebooks and the library carry comments for their tools (the cells nbval co
 skips). They mean nothing to a reader, so the build drops them from every code block it renders and from the
 library's source pages (``sphinx.ext.viewcode``): a comment line matching the ``bertology_drop_lines`` pattern,
 and a trailing comment matching ``bertology_drop_trailing`` (both set in ``_config.yml``, the only place that
-names the markers). The files themselves, which nbval, ruff and the stamps read, keep them; a source page keeps
-its line numbers (a dropped line becomes empty there). Listed in ``_config.yml`` (``extra_extensions``).
+names the markers). The copies of the notebooks a reader downloads from a page (``_sources/**/*.ipynb``, the
+page's download button) are cleaned the same way once the build has written them. The files themselves, which
+nbval, ruff and the stamps read, keep them; a source page keeps its line numbers (a dropped line becomes empty
+there). Listed in ``_config.yml`` (``extra_extensions``).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 LIBRARY = "bertology_lib"
@@ -61,10 +66,39 @@ def _module_source(app: Any, modname: str) -> tuple[str, dict] | None:
     return clean_source(analyzer.code, *_patterns(app), keep_lines=True), analyzer.tags
 
 
+def clean_notebook(path: Path, drop_lines: str, drop_trailing: str) -> bool:
+    """Rewrite the notebook at ``path`` with :func:`clean_source` applied to its code cells (atomically; True when
+    something was dropped). Its outputs, metadata and markdown stay as they are."""
+    nb = json.loads(path.read_text())
+    changed = False
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        src = "".join(cell.get("source", []))
+        new = clean_source(src, drop_lines, drop_trailing)
+        if new != src:
+            cell["source"] = new.splitlines(keepends=True)
+            changed = True
+    if changed:
+        tmp = path.with_suffix(".ipynb.tmp")
+        tmp.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+    return changed
+
+
+def _clean_downloads(app: Any, exception: Exception | None) -> None:
+    """The notebooks a reader downloads from the built pages, cleaned like the rendered code."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for path in sorted(Path(app.outdir, "_sources").rglob("*.ipynb")):
+        clean_notebook(path, *_patterns(app))
+
+
 def setup(app: Any) -> dict[str, Any]:
     """Register the patterns (``_config.yml`` sets them) and the cleaning of code blocks and source pages."""
     app.add_config_value("bertology_drop_lines", "", "env")
     app.add_config_value("bertology_drop_trailing", "", "env")
     app.connect("doctree-read", _clean)
     app.connect("viewcode-find-source", _module_source)
-    return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}
+    app.connect("build-finished", _clean_downloads)
+    return {"version": "3", "parallel_read_safe": True, "parallel_write_safe": True}
