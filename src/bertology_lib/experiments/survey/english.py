@@ -6,7 +6,9 @@ The steps the notebook calls, on any masked LM of English (the English lab BERT 
 * :class:`EnglishSizes`: how many held-out sentences each measurement reads, per profile;
 * :func:`agreement_table`: right vs wrong verb form at the masked verb of Brown agreement items
   (:func:`bertology_lib.data.english.agreement_items`), one row per item with its number of attractors;
-* :func:`brown_probe_sentences`: held-out Brown sentences with coarse tags for the POS probes.
+* :func:`brown_probe_sentences`: held-out Brown sentences with coarse tags for the POS probes;
+* :func:`negation_study`, :func:`npi_study`: Ettinger's negation items and Warstadt et al.'s NPI items in real
+  English words (:mod:`bertology_lib.data.english_cloze`), scored on the model and its twin.
 
 Used by ``survey_03b_english_bert``.
 """
@@ -18,7 +20,10 @@ from typing import Any, ClassVar, Sequence
 
 import pandas as pd
 
-from bertology_lib.data import english
+from bertology_lib import stats
+from bertology_lib.analysis.cloze import score_items
+from bertology_lib.data import english, english_cloze
+from bertology_lib.errors import ParameterError
 from bertology_lib.profiles import SizeTable
 from bertology_lib.training.english_bert import agreement_accuracy
 from bertology_lib.validation import check_int
@@ -39,9 +44,10 @@ class EnglishSizes(SizeTable):
             probe_iter=30,
             min_arcs=5,
             n_coref=80,
+            n_npi=40,
         ),
         "quick": dict(),
-        "full": dict(n_strength=5000, n_probe=6000, n_ud=2001, n_attention=400, n_recon=2000, probe_iter=300),
+        "full": dict(n_npi=0, n_strength=5000, n_probe=6000, n_ud=2001, n_attention=400, n_recon=2000, probe_iter=300),
     }
 
     n_strength: int = 1500  # held-out sentences whose masked words score the model against the n-gram
@@ -53,11 +59,13 @@ class EnglishSizes(SizeTable):
     probe_iter: int = 100  # L-BFGS iterations of the linear probes
     min_arcs: int = 20  # held-out and selection arcs a dependency relation needs to be scored (Clark's heads)
     n_coref: int = 400  # coreference items (half choose the head, half score it)
+    n_npi: int = 600  # NPI frames, each in its three conditions (licensed, scope, unlicensed); 0: all 3,360
 
     def __post_init__(self) -> None:
         for name in ("n_strength", "n_probe", "n_ud", "n_attention", "n_recon", "probe_iter", "min_arcs", "n_coref"):
             check_int(name, getattr(self, name), minimum=1)
         check_int("n_agreement", self.n_agreement, minimum=0)
+        check_int("n_npi", self.n_npi, minimum=0)
 
 
 def held_out_brown(n_items: int = 0) -> tuple[list[english.AgreementItem], list[english.TaggedSentence]]:
@@ -84,3 +92,64 @@ def agreement_table(model, tokenizer, items: Sequence[english.AgreementItem]) ->
             "correct": [float(r) for r in right],
         }
     )
+
+
+def _by_member_mean(correct: pd.Series, groups: pd.Series, seed: int) -> tuple[float, float, float]:
+    """(share, low, high): the mean of 0/1 ``correct`` with a bootstrap interval resampling whole ``groups``."""
+    x = correct.to_numpy(dtype=float)
+    return stats.paired_gap(x, [0.0] * len(x), groups=groups.to_numpy(), seed=seed)
+
+
+def negation_study(model, twin, tokenizer, seed: int = 0) -> dict[str, Any]:
+    """Ettinger's negation test on ``model`` and its random-init ``twin``
+    (:func:`bertology_lib.data.english_cloze.negation_items`): ``table`` (one row per item and model: ``who``,
+    ``condition``, ``correct`` = the true category preferred), ``negated`` (share of negated items where the model
+    still prefers the true category, interval resampling category members), ``affirmative`` (the same on the
+    affirmative items: the instrument, the model must know the categories) and ``beats_twin`` (affirmative accuracy
+    minus the twin's, paired by item, resampling members)."""
+    items = english_cloze.negation_items()
+    frames = {who: score_items(m, tokenizer, items).assign(who=who) for who, m in (("model", model), ("twin", twin))}
+    for who, df in frames.items():
+        if df.attrs["skipped"]:
+            raise ParameterError(
+                f"{df.attrs['skipped']} negation items have a filler the tokenizer splits ({who}); allowed: a "
+                "tokenizer that keeps the categories whole (an uncased English WordPiece vocabulary)"
+            )
+    m, t = frames["model"], frames["twin"]
+    aff, neg = m[m.condition == "affirmative"], m[m.condition == "negated"]
+    twin_aff = t[t.condition == "affirmative"]
+    return {
+        "table": pd.concat(frames.values(), ignore_index=True),
+        "negated": _by_member_mean(neg.correct, neg.member, seed),
+        "affirmative": _by_member_mean(aff.correct, aff.member, seed),
+        "beats_twin": stats.paired_gap(
+            aff.correct.to_numpy(dtype=float), twin_aff.correct.to_numpy(dtype=float), groups=aff.member.to_numpy(),
+            seed=seed,
+        ),
+        "n_items": len(aff),
+        "n_members": int(aff.member.nunique()),
+    }
+
+
+def npi_study(model, twin, tokenizer, n_frames: int, seed: int = 0) -> dict[str, Any]:
+    """Warstadt et al.'s NPI items (:func:`bertology_lib.data.english_cloze.npi_items`, ``n_frames`` frames drawn
+    with ``seed``) on ``model`` and ``twin``: ``table`` (one row per item and model, ``correct`` = the NPI chosen),
+    ``shares`` (share choosing the NPI per condition and model), ``licensing`` (licensed minus unlicensed, paired by
+    frame, 95% bootstrap interval), ``scope`` (scope minus unlicensed), and the twin's ``twin_licensing``."""
+    items = english_cloze.npi_items(n_frames, seed=seed)
+    frames = {who: score_items(m, tokenizer, items).assign(who=who) for who, m in (("model", model), ("twin", twin))}
+    out: dict[str, Any] = {"table": pd.concat(frames.values(), ignore_index=True), "n_frames": len(items) // 3}
+    for who, df in frames.items():
+        if df.attrs["skipped"]:
+            raise ParameterError(
+                f"{df.attrs['skipped']} NPI items have a filler the tokenizer splits ({who}); allowed: a tokenizer "
+                "that keeps ever, already, any and some whole"
+            )
+        piv = df.pivot_table(index="frame", columns="condition", values="correct", aggfunc="mean")
+        prefix = "" if who == "model" else "twin_"
+        out[f"{prefix}licensing"] = stats.paired_gap(piv.licensed, piv.unlicensed, seed=seed)
+        out[f"{prefix}scope"] = stats.paired_gap(piv.scope, piv.unlicensed, seed=seed)
+    out["shares"] = out["table"].pivot_table(index="condition", columns="who", values="correct", aggfunc="mean").loc[
+        list(english_cloze.NPI_CONDITIONS)
+    ]
+    return out

@@ -64,6 +64,53 @@ CLAIMS = (
         "above its random-init twin on the attractor items, and above the two-sided n-gram on masked words",
     ),
     ClaimSpec(
+        "survey3b.negation_insensitive",
+        "The English lab BERT is insensitive to negation: in 'robins are not [MASK]' it still prefers the true "
+        "category (birds) over another category of the items (trees), as in the affirmative sentence (share of "
+        "negated items preferring the true category, 95% interval resampling category members)",
+        "Rogers et al. 2020 §3.2; Ettinger 2020 (NEG-136)",
+        paper="the true category preferred under negation too",
+        rule=IntervalAbove(0.5),
+        unit="share preferring the true category",
+        checks=(Minimum("knows_categories", 0.75), BEATS_TWIN, MLM_BEATS_NGRAM),
+        note="Ettinger's NEG-136 in plural form (no article that would give the category away): 12 categories of "
+        "4 members, each member against each other category, in both conditions (data.english_cloze.negation_items). "
+        "The design is balanced, so a model that ignores the subject scores 0.5 on the affirmative items; the "
+        "instrument asks that the model know the categories: affirmative accuracy >= 0.75 and above its random-init "
+        "twin (paired by item), else what it prefers under negation says nothing about negation",
+    ),
+    ClaimSpec(
+        "survey3b.npi_licensing",
+        "The English lab BERT distinguishes licensed from unlicensed negative-polarity items in real English "
+        "sentences: it prefers the NPI (ever, any) more often when a negative subject licenses it (share choosing the "
+        "NPI, licensed minus unlicensed items, paired by frame, 95% interval)",
+        "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
+        paper="sensitive to licensing",
+        rule=IntervalAbove(0.0),
+        unit="licensing effect",
+        checks=(MLM_BEATS_NGRAM,),
+        note="as survey3.1.npi_licensing, on items written in real words (data.english_cloze.npi_items): 'no boy "
+        "that the girl likes has [MASK] been to paris' against 'the boy that the girl likes ...', NPI against a plain "
+        "word that fits both (already, some). The licensor stands four or more words from the slot, outside a "
+        "two-sided n-gram's window; a fixed taste for the NPI or the plain word scores 0, and so does the "
+        "random-init twin (its effect is recorded beside)",
+    ),
+    ClaimSpec(
+        "survey3b.npi_scope",
+        "The English lab BERT is worse at an NPI licensor's scope than at its presence: a negative word inside a "
+        "relative clause on the subject ('the boy that no girl likes has [MASK] been ...'), which does not license the "
+        "NPI, draws it to the NPI more often than no licensor at all (share choosing the NPI, scope minus unlicensed "
+        "items, paired by frame, 95% interval)",
+        "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
+        paper="worse at scope than at licensors",
+        rule=BeatsBaseline("the unlicensed items"),
+        unit="scope intrusion",
+        checks=(AboveBaseline("detects_licensor", "unlicensed items"), MLM_BEATS_NGRAM),
+        note="as survey3.1.npi_scope: the plain word is right in both the scope and the unlicensed items, so chance or "
+        "a fixed taste scores 0; judged only when the model detects licensors (survey3b.npi_licensing above 0), else "
+        "an out-of-scope licensor cannot mislead it",
+    ),
+    ClaimSpec(
         "survey3b.pos_brown",
         "POS is linearly decodable from the English lab BERT's states beyond word identity and beyond an untrained "
         "network (held-out Brown sentences, the Brown tags mapped to UD's coarse tags)",
