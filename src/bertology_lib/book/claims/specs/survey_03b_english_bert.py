@@ -16,6 +16,7 @@ from bertology_lib.book.claims.instruments import AboveBaseline, Exceeds, Maximu
 from bertology_lib.book.claims.registry import ClaimSpec
 from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove
 from bertology_lib.book.claims.specs.duplication_01_reconstruction import WORST_LAYER_MOVED
+from bertology_lib.book.claims.specs.survey_04_3_layers import TWIN_MIDDLE_NOT_BEST
 
 BEATS_TWIN = AboveBaseline("beats_twin", "random-init twin")
 MLM_BEATS_NGRAM = AboveBaseline("mlm_beats_ngram", "two-sided n-gram")
@@ -128,6 +129,21 @@ CLAIMS = (
         rule=BeatsBaseline("the stronger of the random-init twin and the per-word majority"),
         unit="acc. over best baseline",
         note=_PROBE_NOTE,
+    ),
+    ClaimSpec(
+        "survey3b.middle_layers_transfer",
+        "The English lab BERT's middle layers serve many tasks best (Liu et al.): averaged over linear probes for POS, "
+        "dependency relation and tree depth on UD English EWT, an inner layer chosen on validation sentences beats the "
+        "better end of the network (embedding output or last layer, also chosen on validation) on held-out sentences "
+        "(95% interval resampling test sentences)",
+        "Rogers et al. 2020 §4.3; Liu et al. 2019a §5 (layerwise transferability)",
+        paper="middle layers are the most transferable (BERT)",
+        rule=IntervalAbove(0.0),
+        unit="mean share of tasks right, inner layer - better end",
+        checks=(TWIN_MIDDLE_NOT_BEST,),
+        note="as survey4.3.middle_layers_transfer_minilm, on a masked LM of English: the random-init twin scored the "
+        "same way must not show it (its interval's lower end at most 0), else an inner layer wins by the "
+        "architecture's mixing of context, not by training; a model whose best layer is an end fails the rule",
     ),
     ClaimSpec(
         "survey3b.layer_pattern",
