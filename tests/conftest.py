@@ -63,6 +63,59 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+COLUMN_WIDTH_IN = 784 / 72  # the book's text column at the inline backend's 72 dpi
+
+
+def figure_fits_the_column(fig) -> list[str]:
+    """What makes ``fig`` hard to read at the book's width: wider than the column, more than two panels in a row
+    (colour bars aside), or text below 9 pt. Empty when it reads."""
+    from matplotlib.text import Text
+
+    problems = []
+    if fig.get_size_inches()[0] > COLUMN_WIDTH_IN + 1e-6:
+        problems.append(f"{fig.get_size_inches()[0]:.1f} in wide (column: {COLUMN_WIDTH_IN:.1f} in)")
+    rows: dict[float, int] = {}
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>" or not ax.get_visible():
+            continue
+        y = round(ax.get_position().y0, 2)
+        rows[y] = rows.get(y, 0) + 1
+    if rows and max(rows.values()) > 2:
+        problems.append(f"{max(rows.values())} panels in one row (at most 2)")
+    small = sorted({round(t.get_fontsize(), 1) for t in fig.findobj(Text) if t.get_text() and t.get_fontsize() < 9})
+    if small:
+        problems.append(f"text at {small} pt (at least 9)")
+    return problems
+
+
+@pytest.fixture(autouse=True)
+def _figures_read_at_the_books_width(request, monkeypatch):
+    """In the plot tests, every figure a plot function finishes must read at the book's column width
+    (:func:`figure_fits_the_column`)."""
+    if not request.node.path.name.startswith("test_plots"):
+        yield
+        return
+    import bertology_lib.plots as plots_pkg
+    from bertology_lib.plots import common
+
+    original = common.finish
+
+    def checked(fig, *a, **kw):
+        out = original(fig, *a, **kw)
+        problems = figure_fits_the_column(out)
+        assert not problems, f"figure does not read at the book's width: {'; '.join(problems)}"
+        return out
+
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(plots_pkg.__path__):
+        module = importlib.import_module(f"bertology_lib.plots.{info.name}")
+        if getattr(module, "finish", None) is original:
+            monkeypatch.setattr(module, "finish", checked)
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     """No figure outlives its test (matplotlib keeps every open figure in memory)."""

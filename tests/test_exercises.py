@@ -155,7 +155,8 @@ def test_export_student_stubs_every_solution_and_drops_solution_directives(expor
         assert re.fullmatch(r"\n\w+ = \.\.\.  # your answer[^\n]*\nprint\(check\([^\n]*\)\)", stub), stub
     md = "\n".join(c.source for c in student.cells if c.cell_type == "markdown")
     assert "{solution}" not in md
-    assert md.count("{exercise}") == sum(
+    assert "{exercise}" not in md  # plain Markdown, one numbered heading per exercise
+    assert len(re.findall(r"\*\*Exercise \d+\*\*", md)) == sum(
         c.source.count("{exercise}") for c in original.cells if c.cell_type == "markdown"
     )
     assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
@@ -356,3 +357,41 @@ def test_unknown_label_names_the_known_ones():
         ex.check("ex-nope", 1)
     with pytest.raises(ex.ExerciseError, match="already registered"):
         ex.checker("ex-survey2-params")(lambda a: (True, ""))
+
+
+def test_student_copies_show_exercises_as_plain_markdown_numbered_in_the_notebook():
+    from bertology_lib.book.exercises.export import plain_exercises
+
+    md = (
+        "## Exercises\n\n```{exercise}\n:label: ex-a\n\nFirst line of a\nwrapped paragraph.\n\n* an item\n"
+        "  continued\n```\n\n```{exercise}\n:label: ex-b\n:class: discussion\n\nOpen question.\n```"
+    )
+    out, nxt = plain_exercises(md, start=3)
+    assert nxt == 5 and "{exercise}" not in out and ":label:" not in out
+    assert "**Exercise 3** `ex-a`\n\nFirst line of a wrapped paragraph.\n\n* an item continued" in out
+    assert "**Exercise 4** (discussion question) `ex-b`\n\nOpen question." in out
+
+
+def test_student_copies_relink_relative_links_to_resolve_from_their_folder(tmp_path):
+    from bertology_lib.book.exercises.export import relink
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "ledger.md").write_text("x")
+    (tmp_path / "notebooks").mkdir()
+    dest = tmp_path / "_build" / "student" / "student"
+    md = "see the [ledger](../book/ledger.md#top) and [gone](../book/missing.md)"
+    out = relink(md, tmp_path / "notebooks", dest)
+    assert "[ledger](../../../book/ledger.md#top)" in out and "[gone](../book/missing.md)" in out
+    assert (dest / "../../../book/ledger.md").resolve() == (tmp_path / "book" / "ledger.md").resolve()
+
+
+def test_every_student_copy_numbers_its_exercises_from_one_and_shows_no_directive(tmp_path):
+    from bertology_lib.book.exercises.export import export_student
+
+    root = Path(__file__).resolve().parents[1]
+    for src in sorted((root / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(export_student(src, tmp_path / "student" / src.name), as_version=4)
+        md = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        numbers = [int(n) for n in re.findall(r"\*\*Exercise (\d+)\*\*", md)]
+        assert numbers == list(range(1, len(numbers) + 1)), src.stem
+        assert "{exercise}" not in md and "{solution}" not in md and "](../book/" not in md, src.stem

@@ -79,6 +79,17 @@ def test_papermill_unknown_name_and_wrong_type_fail_fast(path, tmp_path, tmp_cac
             )
         assert e.value.exec_count <= 3  # the resolve cell, right after the parameters: before any work
         assert e.value.ename == "ParameterError" and expect in e.value.evalue
+        # one line, not a traceback: the message at the top of the cell output (ParameterError._render_traceback_)
+        assert e.value.traceback == [f"ParameterError: {e.value.evalue}"]
+        out = json.loads((tmp_path / "out.ipynb").read_text())
+        shown = [
+            o
+            for c in out["cells"]
+            if c["cell_type"] == "code"
+            for o in c.get("outputs", [])
+            if o["output_type"] == "error"
+        ]
+        assert [o["traceback"] for o in shown] == [[f"ParameterError: {e.value.evalue}"]]
     assert not tmp_cache.exists() or not any(tmp_cache.iterdir())
 
 

@@ -16,5 +16,7 @@ and its own modules; models, training, analysis and the book's experiments build
 * ``real``: loaders for UD English EWT and GLUE SST-2 (local copy or download).
 * ``english``: real English text read in place from npm tarballs (Brown with its tags, State of the Union
   addresses, *Moby Dick*), fixed splits by document, agreement items from held-out Brown sentences.
+* ``english_cloze``: cloze minimal pairs in real English words (Ettinger's negation test, NPI licensing and
+  scope) for a masked LM of English.
 * ``word_labels``: gold word-level probing targets from toy-English or UD sentences.
 """

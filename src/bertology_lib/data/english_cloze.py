@@ -119,7 +119,9 @@ def npi_items(n_frames: int = 0, seed: int = 0) -> list[EnglishCloze]:
     check_int("seed", seed, minimum=0)
     frames = npi_frames()
     if n_frames > len(frames):
-        raise ParameterError(f"n_frames={n_frames} is more than the {len(frames)} NPI frames; allowed: 0..{len(frames)}")
+        raise ParameterError(
+            f"n_frames={n_frames} is more than the {len(frames)} NPI frames; allowed: 0..{len(frames)}"
+        )
     if n_frames:
         frames = random.Random(seed).sample(frames, n_frames)
     items = []

@@ -10,10 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import math
+
+import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+
+PANELS_PER_ROW = 2  # the book's text column (about 780 px) fits two panels whose text stays >= 9 pt
+MAX_PANEL_WIDTH = 5.2  # inches: two panels and their labels fit the column at the inline backend's 72 dpi
+MIN_FONT_PT = 9.0  # the smallest text a figure carries (annotations, legends, ticks)
 
 
 def style() -> None:
@@ -21,12 +28,42 @@ def style() -> None:
     sns.set_theme(context="notebook", style="whitegrid")
 
 
+def panel_grid(n: int, width: float, height: float, **kw) -> tuple[Figure, list[Axes]]:
+    """A figure of ``n`` panels, at most :data:`PANELS_PER_ROW` to a row, each ``width`` x ``height`` inches
+    (``width`` capped at :data:`MAX_PANEL_WIDTH`), and its ``n`` axes as a flat list in reading order; the
+    unused cell of an odd last row is removed. ``kw`` goes to :func:`matplotlib.pyplot.subplots`."""
+    cols = max(1, min(n, PANELS_PER_ROW))
+    rows = max(1, math.ceil(n / cols))
+    width = min(width, MAX_PANEL_WIDTH)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False, **kw)
+    flat = list(axes.flat)
+    for ax in flat[n:]:
+        fig.delaxes(ax)
+    return fig, flat[:n]
+
+
+def _legible(fig: Figure) -> None:
+    """Raise every text of ``fig`` below :data:`MIN_FONT_PT` (titles, labels, ticks, legends, annotations) to it."""
+    from matplotlib.text import Text
+
+    for ax in fig.axes:  # tick labels are made at draw time from the axis' tick settings
+        for axis in ("x", "y"):
+            ticks = getattr(ax, f"{axis}axis").get_ticklabels()
+            if ticks and min(t.get_fontsize() for t in ticks) < MIN_FONT_PT:
+                ax.tick_params(axis=axis, labelsize=MIN_FONT_PT)
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < MIN_FONT_PT:
+            text.set_fontsize(MIN_FONT_PT)
+
+
 def finish(fig: Figure, title: str = "", ax: Axes | None = None, **title_kw) -> Figure:
-    """Give ``fig`` its ``title`` if there is one (on ``ax``; without ``ax``, as the figure's suptitle),
-    tighten the layout and return the figure."""
+    """Give ``fig`` its ``title`` if there is one (on ``ax``; without ``ax``, as the figure's suptitle), raise
+    any text below :data:`MIN_FONT_PT` to it, tighten the layout and return the figure."""
     if title:
         (ax.set_title if ax is not None else fig.suptitle)(title, **title_kw)
+    _legible(fig)
     fig.tight_layout()
+    _legible(fig)  # what the layout's draw created
     return fig
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import seaborn as sns
 
 from bertology_lib.errors import ParameterError
-from bertology_lib.plots.common import finish, style
+from bertology_lib.plots.common import finish, panel_grid, style
 
 CONTRAST_LINES = {
     "reconstruction": "input token recovered (reconstruction)",
@@ -100,8 +100,8 @@ def variant_seed_scores(
     """
     style()
     tasks = list(dict.fromkeys(scores["task"]))
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4 * len(tasks), 3.4), squeeze=False)
-    for ax, task in zip(axes[0], tasks):
+    fig, axes = panel_grid(len(tasks), 4, 3.4)
+    for ax, task in zip(axes, tasks):
         d = scores[scores["task"] == task]
         variants = list(dict.fromkeys(d["variant"]))
         for i, v in enumerate(variants):
@@ -118,7 +118,7 @@ def variant_seed_scores(
 def similarity_heatmap(M, title: str = "linear CKA between layers"):
     """Heatmap of a (L, L) similarity matrix (layer 0 = embeddings), annotated up to 8 layers."""
     style()
-    fig, ax = plt.subplots(figsize=(4.2, 3.6))
+    fig, ax = plt.subplots(figsize=(6.0, 5.0))  # 0.6 in a cell at 8 layers: two-decimal numbers stay apart
     sns.heatmap(
         pd.DataFrame(M.numpy() if hasattr(M, "numpy") else M),
         vmin=0,
@@ -126,6 +126,7 @@ def similarity_heatmap(M, title: str = "linear CKA between layers"):
         cmap="viridis",
         annot=len(M) <= 8,
         fmt=".2f",
+        annot_kws={"fontsize": 9},
         ax=ax,
         square=True,
     )

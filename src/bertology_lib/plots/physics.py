@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from bertology_lib.plots.common import accuracy_heatmap, finish, style
+from bertology_lib.plots.common import accuracy_heatmap, finish, panel_grid, style
 
 
 def majority_baselines(shares: pd.DataFrame, stats: pd.DataFrame):
@@ -25,7 +25,7 @@ def majority_baselines(shares: pd.DataFrame, stats: pd.DataFrame):
     style()
     attrs = list(stats.index)
     palette = dict(zip(attrs, sns.color_palette("tab10", len(attrs))))
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1, 1.2]})
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1, 1.2]})
     for attr in attrs:
         d = shares[shares.attribute == attr]
         a.plot(d["rank"], d["share"], color=palette[attr], label=attr, lw=1.5)
@@ -68,10 +68,10 @@ def physics_seed_bars(
     style()
     order = list(order) if order is not None else list(dict.fromkeys(df[x]))
     hues = list(dict.fromkeys(df[hue])) if hue else [None]
-    fig, axes = plt.subplots(1, len(attributes), figsize=(5.2 * len(attributes), 3.6), sharey=True, squeeze=False)
+    fig, axes = panel_grid(len(attributes), 5.2, 3.6, sharey=True)
     width = 0.8 / len(hues)
     palette = sns.color_palette("tab10", len(hues))
-    for ax, attr in zip(axes[0], attributes):
+    for ax, attr in zip(axes, attributes):
         sub = df[df["attribute"] == attr]
         for j, (h, color) in enumerate(zip(hues, palette)):
             part = sub if h is None else sub[sub[hue] == h]
@@ -90,7 +90,7 @@ def physics_seed_bars(
         ax.set_title(attr.replace("_", " "))
     if paper:
         shown = [(i, float(paper[v])) for i, v in enumerate(order) if v in paper]
-        marks = axes[0][0].scatter(
+        marks = axes[0].scatter(
             [i for i, _ in shown],
             [y for _, y in shown],
             marker="D",
@@ -100,10 +100,11 @@ def physics_seed_bars(
             zorder=4,
             label=paper_label,
         )
-        axes[0][0].legend(handles=[marks], fontsize=8, frameon=False, loc="upper left")
-    axes[0][0].set_ylabel("QA-test accuracy")
+        axes[0].legend(handles=[marks], fontsize=9, frameon=False, loc="upper left")
+    for ax in axes[::2]:  # the first panel of each row
+        ax.set_ylabel("QA-test accuracy")
     if hue:
-        axes[0][-1].legend(title=hue, fontsize=8, frameon=False)
+        axes[-1].legend(title=hue, fontsize=9, frameon=False)
     return finish(fig, title)
 
 
@@ -122,10 +123,10 @@ def physics_learning_curves(curves: pd.DataFrame, title: str = ""):
     """BIO / QA-train / QA-test accuracy over training steps, one panel per augmentation, one line per seed."""
     style()
     augs = list(dict.fromkeys(curves["augmentation"]))
-    fig, axes = plt.subplots(1, len(augs), figsize=(5.2 * len(augs), 3.4), sharey=True, squeeze=False)
+    fig, axes = panel_grid(len(augs), 5.2, 3.4, sharey=True)
     metrics = {"bio": "BIO (memorised)", "qa_train": "QA-train people", "qa_test": "QA-test people (OOD)"}
     palette = dict(zip(metrics, sns.color_palette("tab10", 3)))
-    for ax, a in zip(axes[0], augs):
+    for ax, a in zip(axes, augs):
         sub = curves[curves["augmentation"] == a]
         for k, (seed, run) in enumerate(sub.groupby("seed")):
             for m, label in metrics.items():
@@ -142,8 +143,9 @@ def physics_learning_curves(curves: pd.DataFrame, title: str = ""):
         ax.set_title(a)
         ax.set_xlabel("training step")
         ax.set_ylim(0, 1.02)
-    axes[0][0].set_ylabel("accuracy")
-    axes[0][-1].legend(fontsize=8, frameon=False, loc="lower right")
+    for ax in axes[::2]:
+        ax.set_ylabel("accuracy")
+    axes[-1].legend(fontsize=9, frameon=False, loc="lower right")
     return finish(fig, title)
 
 
@@ -170,8 +172,8 @@ def physics_sweep(df: pd.DataFrame, x: str = "n_people", title: str = ""):
 def physics_probe_tables(tables: dict, title: str = ""):
     """P-probing tables side by side: positions (rows) x attributes (columns), best-layer accuracy."""
     style()
-    fig, axes = plt.subplots(1, len(tables), figsize=(6.0 * len(tables), 4.0), squeeze=False)
-    for ax, (name, t) in zip(axes[0], tables.items()):
+    fig, axes = panel_grid(len(tables), 5.2, 4.0)
+    for ax, (name, t) in zip(axes, tables.items()):
         accuracy_heatmap(ax, t, cbar=False)
         ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
         ax.set_title(name)

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from bertology_lib.plots.common import finish, style
+from bertology_lib.plots.common import finish, panel_grid, style
 
 
 def param_breakdown(breakdowns: dict[str, dict[str, int]]):
@@ -67,14 +67,14 @@ def layer_curves(report: pd.DataFrame, subset: str = "all"):
     style()
     r = report[report.subset == subset]
     targets = list(dict.fromkeys(r.target))
-    fig, axes = plt.subplots(1, len(targets), figsize=(3.2 * len(targets), 3), sharey=False, squeeze=False)
-    for ax, t in zip(axes[0], targets):
+    fig, axes = panel_grid(len(targets), 4.4, 3.2)
+    for ax, t in zip(axes, targets):
         d = r[r.target == t]
-        sns.lineplot(data=d, x="layer", y="accuracy", hue="model", marker="o", ax=ax, legend=ax is axes[0][0])
+        sns.lineplot(data=d, x="layer", y="accuracy", hue="model", marker="o", ax=ax, legend=ax is axes[0])
         ax.axhline(d.majority.iloc[0], ls="--", c="grey", lw=1)
         ax.set_title(t)
         ax.set_xticks(sorted(d.layer.unique()))
-    axes[0][0].text(0.02, 0.02, "dashed: per-word majority", transform=axes[0][0].transAxes, fontsize=7, color="grey")
+    axes[0].text(0.02, 0.02, "dashed: per-word majority", transform=axes[0].transAxes, fontsize=9, color="grey")
     return finish(fig)
 
 
@@ -180,15 +180,15 @@ def codelength_curves(mdl: pd.DataFrame):
     """Online codelength (kbits) by layer, one panel per task, one line per model; dashed: uniform code."""
     style()
     tasks = list(dict.fromkeys(mdl.task))
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.2), sharey=True, squeeze=False)
-    for ax, t in zip(axes[0], tasks):
+    fig, axes = panel_grid(len(tasks), 4.4, 3.2, sharey=True)
+    for ax, t in zip(axes, tasks):
         d = mdl[mdl.task == t].assign(kbits=lambda x: x.codelength_bits / 1000)
-        sns.lineplot(data=d, x="layer", y="kbits", hue="model", marker="o", ax=ax, legend=ax is axes[0][0])
+        sns.lineplot(data=d, x="layer", y="kbits", hue="model", marker="o", ax=ax, legend=ax is axes[0])
         ax.axhline(d.uniform_bits.iloc[0] / 1000, ls="--", c="grey", lw=1, label="uniform code")
         ax.set_title(f"task: {t}")
         ax.set_ylabel("online codelength (kbits)")
         ax.set_xticks(sorted(d.layer.unique()))
-    axes[0][0].legend(fontsize=8)
+    axes[0].legend(fontsize=9)
     return finish(fig)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from bertology_lib.plots.common import finish, style
+from bertology_lib.plots.common import finish, panel_grid, style
 
 _GEOMETRY_COLUMNS = {
     "anisotropy": ("anisotropy", "raw"),
@@ -58,8 +58,7 @@ def sense_clusters(senses: pd.DataFrame, examples: dict[str, tuple]):
     ``hue`` n sense labels). Used by survey §4.1.
     """
     style()
-    fig, axes = plt.subplots(1, 1 + len(examples), figsize=(4 * (1 + len(examples)), 3.3))
-    axes = list(np.atleast_1d(axes))
+    fig, axes = panel_grid(1 + len(examples), 4.4, 3.3)
     sns.lineplot(data=senses, x="layer", y="gain", hue="model", units="word", estimator=None, alpha=0.5, ax=axes[0])
     axes[0].axhline(0, c="grey", lw=1, ls="--")
     axes[0].set_ylabel("accuracy - majority")
@@ -80,8 +79,8 @@ def pooling_curves(pooling: pd.DataFrame, chance: float = 0.5):
     """
     style()
     groups = list(pooling.groupby("model", sort=False))
-    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 3.2), squeeze=False)
-    for ax, (name, d) in zip(axes[0], groups):
+    fig, axes = panel_grid(len(groups), 5, 3.2)
+    for ax, (name, d) in zip(axes, groups):
         sns.lineplot(data=d[d.pooling.isin(["cls", "mean"])], x="layer", y="test_acc", hue="pooling", marker="o", ax=ax)
         cat = d[~d.pooling.isin(["cls", "mean"])]
         if len(cat):
@@ -138,8 +137,8 @@ def attention_entropy(stats: pd.DataFrame):
     """
     style()
     groups = list(stats.groupby("model", sort=False))
-    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 3), sharey=False, squeeze=False)
-    for ax, (name, d) in zip(axes[0], groups):
+    fig, axes = panel_grid(len(groups), 5, 3)
+    for ax, (name, d) in zip(axes, groups):
         sns.stripplot(data=d, x="layer", y="entropy", ax=ax, color="C0", size=4)
         ax.plot(range(d.layer.nunique()), d.groupby("layer").uniform_entropy.first(), "k--", lw=1, label="uniform")
         ax.set_title(name)
@@ -158,8 +157,7 @@ def attention_type_shares(shares: pd.DataFrame):
     """
     style()
     groups = list(shares.groupby(level="model", sort=False))
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 3.2), squeeze=False)
-    axes = list(axes[0])
+    fig, axes = panel_grid(len(groups), 5.2, 3.2)
     for ax, (name, d) in zip(axes, groups):
         d.droplevel("model").plot.bar(
             stacked=True,
@@ -183,8 +181,8 @@ def attention_examples(examples: pd.DataFrame, weights):
     attention weights (:class:`bertology_lib.analysis.attention.AttentionMaps`). Used by survey §4.2.
     """
     style()
-    fig, axes = plt.subplots(1, len(examples), figsize=(2.6 * len(examples), 2.8), squeeze=False)
-    for ax, r in zip(axes[0], examples.itertuples()):
+    fig, axes = panel_grid(len(examples), 3.2, 3.0)
+    for ax, r in zip(axes, examples.itertuples()):
         ax.imshow(weights[r.layer][r.sentence][r.head], cmap="viridis")
         ax.set_title(f"{r.type}\nlayer {r.layer}, head {r.head}", fontsize=9)
         ax.set_xticks([])
@@ -203,12 +201,7 @@ def syntactic_heads(syntax: pd.DataFrame, head_matrix: pd.DataFrame, title: str 
     """
     style()
     groups = list(syntax.groupby(level="model", sort=False))
-    fig, axes = plt.subplots(
-        1,
-        len(groups) + 1,
-        figsize=(13 / 2.8 * (len(groups) + 0.8), 3.6),
-        gridspec_kw={"width_ratios": [1] * len(groups) + [0.8]},
-    )
+    fig, axes = panel_grid(len(groups) + 1, 5.2, 3.8)
     for ax, (name, d) in zip(axes, groups):
         d.head(n_relations).set_index("relation")[["accuracy", "baseline_accuracy"]].plot.barh(
             ax=ax, legend=ax is axes[0]
@@ -230,7 +223,7 @@ def attention_norms(focus: pd.DataFrame, roles: pd.DataFrame, title: str = ""):
     the model to show. Used by survey §4.2.
     """
     style()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.3))
+    fig, axes = plt.subplots(1, 2, figsize=(10.4, 3.6))
     fl = focus.melt(["model", "layer"], ["weight_share", "norm_share"], var_name="measure", value_name="share")
     sns.lineplot(data=fl, x="layer", y="share", hue="model", style="measure", marker="o", ax=axes[0])
     axes[0].set_ylabel("attention on [CLS] + [SEP]")

@@ -7,11 +7,10 @@ Notebooks: ``survey_05_training``, ``survey_05b_architecture``, ``survey_05c_obj
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from bertology_lib.plots.common import finish, mean_bars_with_seeds, style
+from bertology_lib.plots.common import finish, mean_bars_with_seeds, panel_grid, style
 
 
 def finetuning_strategies(scores: pd.DataFrame, title: str = ""):
@@ -38,7 +37,7 @@ def layer_change_profile(change: pd.DataFrame, mix_weights: pd.DataFrame | None 
     """
     style()
     n = 3 if mix_weights is not None else 2
-    fig, axes = plt.subplots(1, n, figsize=(3.3 * n, 3.0))
+    fig, axes = panel_grid(n, 4.4, 3.2)
     _mean_std_bars(axes[0], change, "rel_change", "C0", "block", "relative weight change")
     _mean_std_bars(axes[1], change, "one_minus_cka", "C0", "block", "1 - CKA (pre vs fine-tuned)")
     if mix_weights is not None:
@@ -104,8 +103,7 @@ def pretraining_variants(table: pd.DataFrame, metrics: tuple[str, ...] = ("mlm_a
     """
     style()
     order = list(dict.fromkeys(table["variant"]))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.0))
-    axes = np.atleast_1d(axes)
+    fig, axes = panel_grid(len(metrics), 4.4, 3.2)
     for ax, m in zip(axes, metrics):
         mean_bars_with_seeds(ax, table, "variant", m, order)
         lo, hi = float(table[m].min()), float(table[m].max())

@@ -129,6 +129,81 @@ def strip_solution_directives(markdown: str) -> str:
     return "\n".join(out)
 
 
+_EXERCISE = re.compile(
+    r"^(?P<fence>`{3,}|~{3,}|:{3,})\s*\{exercise\}[^\n]*\n(?P<body>.*?)^(?P=fence)[ \t]*$", re.M | re.S
+)
+_LIST_ITEM = re.compile(r"\s*([-*+]|\d+[.)])\s")
+_RELATIVE_LINK = re.compile(r"\]\((?P<target>\.{1,2}/[^)\s#]+)(?P<anchor>#[^)\s]*)?\)")
+
+
+def _unwrap(text: str) -> str:
+    """Each paragraph's wrapped lines joined into one (list items, code blocks and blank lines kept), so the text
+    reflows at any width in Jupyter, JupyterLab and VS Code."""
+    out: list[str] = []
+    para: list[str] = []
+    in_code = False
+
+    def flush() -> None:
+        if para:
+            out.append(" ".join(para))
+            para.clear()
+
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            flush()
+            in_code = not in_code
+            out.append(line)
+        elif in_code:
+            out.append(line)
+        elif not line.strip():
+            flush()
+            out.append("")
+        elif _LIST_ITEM.match(line):
+            flush()
+            para.append(line.rstrip())
+        else:
+            para.append(line.strip() if para else line.rstrip())
+    flush()
+    return "\n".join(out)
+
+
+def plain_exercises(markdown: str, start: int = 1) -> tuple[str, int]:
+    """``markdown`` with every ``{exercise}`` directive written as plain Markdown, as a student's notebook shows it
+    in any front end (a MyST directive reads there as a raw block): a bold ``Exercise N`` heading, numbered from
+    ``start`` in the notebook's order, with the label in code and "discussion question" for one labelled
+    ``:class: discussion``, then the text with its paragraphs unwrapped. Returns (Markdown, the next number)."""
+    number = start
+
+    def one(m: re.Match) -> str:
+        nonlocal number
+        lines = m.group("body").splitlines()
+        options = {}
+        while lines and lines[0].startswith(":"):
+            key, _, value = lines.pop(0)[1:].partition(":")
+            options[key.strip()] = value.strip()
+        kind = " (discussion question)" if options.get("class") == "discussion" else ""
+        label = f" `{options['label']}`" if options.get("label") else ""
+        head = f"**Exercise {number}**{kind}{label}"
+        number += 1
+        return head + "\n\n" + _unwrap("\n".join(lines).strip("\n"))
+
+    return _EXERCISE.sub(one, markdown), number
+
+
+def relink(markdown: str, src_dir: Path, dest_dir: Path) -> str:
+    """Relative links (``../book/claims_ledger.md``) rewritten to resolve from ``dest_dir``, the folder a copy of a
+    notebook written in ``src_dir`` is saved to; links to files that do not exist are left alone."""
+
+    def one(m: re.Match) -> str:
+        target = (Path(src_dir) / m.group("target")).resolve()
+        if not target.exists():
+            return m.group(0)
+        rel = os.path.relpath(target, Path(dest_dir).resolve())
+        return f"]({Path(rel).as_posix()}{m.group('anchor') or ''})"
+
+    return _RELATIVE_LINK.sub(one, markdown)
+
+
 def _clear(cell) -> None:
     md = cell.setdefault("metadata", {})
     for key in ("papermill", "execution", "collapsed", "scrolled"):
@@ -227,11 +302,15 @@ def solution_leaks(nb: nbformat.NotebookNode) -> list[str]:
     return leaks
 
 
-def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def student_notebook(
+    nb: nbformat.NotebookNode, src_dir: Path | None = None, dest_dir: Path | None = None
+) -> nbformat.NotebookNode:
     """The student version of ``nb`` (a new notebook; ``nb`` is not changed).
 
     ``solution`` cells become stubs with a placeholder answer (:data:`STUB`),
-    ``{solution}`` directives are removed, outputs and execution metadata are
+    ``{solution}`` directives are removed, ``{exercise}`` directives become plain Markdown numbered in the
+    notebook (:func:`plain_exercises`), relative links are rewritten to resolve from ``dest_dir`` when the
+    notebook's folder ``src_dir`` is given (:func:`relink`), outputs and execution metadata are
     cleared. A notebook whose later cells read what a solution defines is refused
     (:func:`solution_leaks`): its student version would fail outside the stubs.
     """
@@ -239,11 +318,13 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     if leaks:
         raise ExerciseError("the student version would fail outside its stubs: " + "; ".join(leaks))
     out = copy.deepcopy(nb)
+    number = 1
     for i, cell in enumerate(out.cells):
         if is_solution_cell(cell):
             cell["source"] = student_stub(cell, i)
         elif cell.get("cell_type") == "markdown":
-            cell["source"] = strip_solution_directives(cell.get("source", ""))
+            text, number = plain_exercises(strip_solution_directives(cell.get("source", "")), number)
+            cell["source"] = relink(text, src_dir, dest_dir) if src_dir is not None and dest_dir is not None else text
         _clear(cell)
     out.metadata.pop("papermill", None)
     return out
@@ -283,7 +364,7 @@ def _read(src: Path) -> nbformat.NotebookNode:
 
 def export_student(src: Path, dest: Path) -> Path:
     """Write the student version of notebook ``src`` to ``dest``; return ``dest``."""
-    return write_notebook(student_notebook(_read(src)), dest)
+    return write_notebook(student_notebook(_read(src), Path(src).parent, Path(dest).parent), dest)
 
 
 def export_teacher(src: Path, dest: Path) -> Path:

@@ -123,7 +123,9 @@ def negation_study(model, twin, tokenizer, seed: int = 0) -> dict[str, Any]:
         "negated": _by_member_mean(neg.correct, neg.member, seed),
         "affirmative": _by_member_mean(aff.correct, aff.member, seed),
         "beats_twin": stats.paired_gap(
-            aff.correct.to_numpy(dtype=float), twin_aff.correct.to_numpy(dtype=float), groups=aff.member.to_numpy(),
+            aff.correct.to_numpy(dtype=float),
+            twin_aff.correct.to_numpy(dtype=float),
+            groups=aff.member.to_numpy(),
             seed=seed,
         ),
         "n_items": len(aff),
@@ -149,7 +151,9 @@ def npi_study(model, twin, tokenizer, n_frames: int, seed: int = 0) -> dict[str,
         prefix = "" if who == "model" else "twin_"
         out[f"{prefix}licensing"] = stats.paired_gap(piv.licensed, piv.unlicensed, seed=seed)
         out[f"{prefix}scope"] = stats.paired_gap(piv.scope, piv.unlicensed, seed=seed)
-    out["shares"] = out["table"].pivot_table(index="condition", columns="who", values="correct", aggfunc="mean").loc[
-        list(english_cloze.NPI_CONDITIONS)
-    ]
+    out["shares"] = (
+        out["table"]
+        .pivot_table(index="condition", columns="who", values="correct", aggfunc="mean")
+        .loc[list(english_cloze.NPI_CONDITIONS)]
+    )
     return out

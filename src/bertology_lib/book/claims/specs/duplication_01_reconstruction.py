@@ -18,12 +18,13 @@ MLM_BEATS_UNIGRAM = Exceeds("mlm_beats_unigram", "masked-word accuracy > unigram
 # The residual-path control (registered 2026-12-05 before any run with it): a network whose blocks pass their input
 # through unchanged reconstructs it from every layer trivially, so the layer the claim reads must have carried the
 # tokens' states away from their embeddings: mean 1 - cos(state, embedding state) of at least 0.1 (cos <= 0.9).
-WORST_LAYER_MOVED = Minimum("worst_layer_moved", 0.1)
+MOVED_BAR = 0.1
+WORST_LAYER_MOVED = Minimum("worst_layer_moved", MOVED_BAR)
 
 CLAIMS = (
     ClaimSpec(
         "dup.reconstruction_every_layer",
-        "The pre-trained MLM head reconstructs the input from every hidden layer (worst hidden layer)",
+        "The mini-BERT's pre-trained MLM head reconstructs the input from every hidden layer (worst hidden layer)",
         "Kao et al. 2020 §3, Fig. 1",
         paper="high at every layer",
         rule=BeatsBaseline("random-init twin", margin=0.25),
@@ -38,7 +39,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "dup.reconstruction_after_duplication",
-        "After duplicating layers, without training, the head still reconstructs the input from every layer (worst hidden layer)",
+        "After duplicating the mini-BERT's layers, without training, its head still reconstructs the input from every layer (worst hidden layer)",
         "Kao et al. 2020 §3-4",
         paper="high at every layer",
         rule=BeatsBaseline("random-init twin", margin=0.25),
@@ -71,12 +72,12 @@ CLAIMS = (
         unit="tokens recovered",
         checks=(
             NoFailures("every_variant_mlm_beats_unigram", "every variant: masked-word accuracy > unigram"),
-            NoFailures("every_variant_worst_layer_moved", "every variant's worst layer moved >= 0.1 from its input"),
+            Minimum("every_variant_worst_layer_moved", MOVED_BAR),  # the smallest over the variants
         ),
         note="as dup.reconstruction_every_layer, for each variant (first seed of each lab shape, their cached "
         "pre-training), and the smallest gap over variants is the claim's number; the instruments ask that every "
         "variant be a working masked LM and that each variant's worst layer moved its tokens' states from their "
-        "embeddings (mean 1 - cosine >= 0.1, the residual-path control). Kao et al.'s variants are hub models (BERT-base, BERT-large); readers with "
+        "embeddings (the smallest such move over the variants >= 0.1, the residual-path control). Kao et al.'s variants are hub models (BERT-base, BERT-large); readers with "
         "the network can pass one as the notebook's model.",
     ),
 )
