@@ -437,3 +437,17 @@ def test_the_attention_explorer_works_offline_from_file_urls(book, tmp_path):
     assert m, f"the explorer did not respond in the page:\n{r.stderr[-2000:]}"
     before, after, lines = m.group(1).split("|")
     assert before != "1,2" and after == "1,2" and int(lines) > 0, m.group(1)
+
+
+def test_each_chapter_page_numbers_its_exercises_from_one(book):
+    """Exercise numbers restart on each notebook page (as in the student copies), not across the whole book, and
+    every solution toggle names a number its page gives an exercise."""
+    html, _ = book
+    pages = sorted((html / "notebooks").glob("*.html"))
+    assert len(pages) >= 26
+    for page in pages:
+        text = page.read_text()
+        numbers = [int(n) for n in re.findall(r'caption-number">Exercise (\d+)', text)]
+        assert numbers == list(range(1, len(numbers) + 1)), (page.name, numbers)
+        solved = {int(n) for n in re.findall(r"Solution to<a [^>]*> Exercise (\d+)</a>", text)}
+        assert solved <= set(numbers), (page.name, sorted(solved - set(numbers)))

@@ -17,6 +17,7 @@ module                  holds
 ``cli_jobs``            its ``--jobs N`` plan: shared-model units first, notebooks longest first
 ``sphinx_clean``        the book build's Sphinx extension: test and lint markers out of the rendered code cells
 ``sphinx_conclusions``  the Sphinx extension that puts each notebook's computed conclusion under its "What we found"
+``sphinx_exercises``    the Sphinx extension that numbers each chapter page's exercises from 1
 ======================  ================================================================================================
 
 The book imports the tools and the experiments; nothing below it imports the book.
