@@ -62,7 +62,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey4.3.position_fades",
-        "Linear word-order information is strongest in the lowest layers and fades with depth, more than in an untrained network (position probe, layer 0 minus last layer, minus the same for the random-init twin; UD EWT, held-out sentences)",
+        "In the real encoder (MiniLM by default: a contrastively trained sentence encoder, not a masked LM), linear word-order information is strongest in the lowest layers and fades with depth, more than in an untrained network (position probe, layer 0 minus last layer, minus the same for the random-init twin; UD EWT, held-out sentences)",
         "Rogers et al. 2020 §4.3; Lin et al. 2019 §4",
         paper="decreases with depth",
         rule=BeatsBaseline("random-init twin"),
@@ -129,7 +129,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey4.3.syntax_middle",
-        "Syntax is most prominent in the middle layers: the distance probe's layer chosen on validation beats both the embedding layer and the last layer on held-out sentences (the smaller of the two UUAS gains, 95% interval)",
+        "Syntax is most prominent in the real encoder's middle layers (MiniLM by default: a contrastively trained sentence encoder, not a masked LM): the distance probe's layer chosen on validation beats both the embedding layer and the last layer on held-out sentences (the smaller of the two UUAS gains, 95% interval)",
         "Rogers et al. 2020 §4.3; Hewitt & Manning 2019 §4, Fig. 1",
         paper="BERT-large: layer 16 of 24",
         rule=IntervalAbove(0.0),
