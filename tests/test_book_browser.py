@@ -451,3 +451,13 @@ def test_each_chapter_page_numbers_its_exercises_from_one(book):
         assert numbers == list(range(1, len(numbers) + 1)), (page.name, numbers)
         solved = {int(n) for n in re.findall(r"Solution to<a [^>]*> Exercise (\d+)</a>", text)}
         assert solved <= set(numbers), (page.name, sorted(solved - set(numbers)))
+        discussion = re.findall(r'<div class="exercise\b[^"]*\bdiscussion\b[^"]*" id="([^"]+)"', text)
+        assert discussion == re.findall(r"(ex-[\w-]+)\n:class: discussion", _source_markdown(page.stem)), page.name
+
+
+def _source_markdown(stem: str) -> str:
+    """The Markdown cells of notebook ``stem``, joined."""
+    import json
+
+    cells = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text())["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
