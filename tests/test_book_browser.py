@@ -277,18 +277,34 @@ def _visible_text(page: Path) -> str:
 def test_no_built_page_shows_scaffolding(book):
     """The reader sees code and prose, not the tools' markers nor the tracker: no nbval marker, no ``# noqa`` and
     no issue number in the visible text of any built page (notebooks, book pages, the API page and the library's
-    source pages) nor in the code of the notebooks the pages offer for download. The files keep the markers; ``bertology_lib.book.sphinx_clean`` drops them at build time."""
+    source pages) nor in the notebooks and page sources the book offers for download (cells and readable outputs). The files keep the markers; ``bertology_lib.book.sphinx_clean`` drops them at build time."""
     pages = sorted(book[0].rglob("*.html"))
     assert len(pages) >= 60 and any("_modules" in p.parts for p in pages)
     shown = {str(p.relative_to(book[0])): sorted(set(m)) for p in pages if (m := SCAFFOLDING.findall(_visible_text(p)))}
-    # the notebooks a reader downloads from a page (its download button): their code cells, as they open in Jupyter
+    # the notebooks a reader downloads from a page (its download button), as they open in Jupyter: every cell's
+    # source and every output a reader can read (text, tables, Markdown; images are base64 and read by nobody)
     downloads = sorted((book[0] / "_sources").rglob("*.ipynb"))
     assert len(downloads) >= 20
     for nb in downloads:
-        code = "\n".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
-        if m := SCAFFOLDING.findall(code):
+        if m := SCAFFOLDING.findall(_readable(json.loads(nb.read_text()))):
             shown[str(nb.relative_to(book[0]))] = sorted(set(m))
+    for src in sorted((book[0] / "_sources").rglob("*")):  # the Markdown pages' sources, also offered for download
+        if src.is_file() and src.suffix in (".md", ".txt") and (m := SCAFFOLDING.findall(src.read_text())):
+            shown[str(src.relative_to(book[0]))] = sorted(set(m))
     assert not shown, shown
+
+
+def _readable(nb: dict) -> str:
+    """Every cell's source and the readable parts of its outputs (stream text and non-image data), joined."""
+    parts = []
+    for cell in nb["cells"]:
+        parts.append("".join(cell["source"]))
+        for out in cell.get("outputs", []):
+            parts.append("".join(out.get("text", "")))
+            for kind, value in (out.get("data") or {}).items():
+                if not kind.startswith("image/"):
+                    parts.append("".join(value) if isinstance(value, list) else json.dumps(value))
+    return "\n".join(parts)
 
 
 # ---------------------------------------------------------------- internal links
