@@ -212,8 +212,10 @@ def test_physics_units_start_longest_first_and_each_notebook_waits_for_its_own()
     after = {name: set(deps) for name, _, deps in jobs}
     assert all(n.split("-seed0-")[1].startswith("mixed-") for n in after["physics_02_mixed_training"])
     assert {n.split("-seed0-")[1] for n in after["physics_06_bert"]} == {
-        "bert-single-s0",
-        "bert-multi5+permute-s0",
+        "bert-paper-single-s0",
+        "bert-paper-multi5+permute-s0",
+        "bert-profile-single-s0",
+        "bert-profile-multi5+permute-s0",
         "grid-single-s0",
         "grid-multi5+permute-s0",
     }

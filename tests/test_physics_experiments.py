@@ -135,15 +135,13 @@ def test_n_sweep_and_celebrity_keep_exposures(monkeypatch):
     assert set(ds.qa_test) == set(ds.groups["minority"]) and len(ds.qa_test) == 10
 
 
-def test_filler_control_adds_shuffled_text_and_keys_it():
+def test_shuffled_filler_adds_shuffled_text_and_keys_it():
     base = pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100, "augmentation": "permute1"})
-    assert ptrain.pretrain_key(base)["filler_bios"] == 0
+    assert ptrain.pretrain_key(base)["filler_bios"] == 0 and "filler" not in ptrain.pretrain_key(base)
     assert ptrain.filler_texts(base) == []
-    ctrl = px.filler_config(base)
-    celeb = px.celebrity_config(base)
-    assert (ctrl.augmentation, ctrl.filler_bios, ctrl.pretrain_steps) == ("permute1", 100, celeb.pretrain_steps)
-    assert ptrain.pretrain_key(ctrl)["filler_bios"] == 100
+    ctrl = base.replace(filler_bios=100)
     texts = ptrain.filler_texts(ctrl)
+    assert ptrain.pretrain_key(ctrl)["filler_bios"] == 100 and "filler" not in ptrain.pretrain_key(ctrl)
     assert len(texts) == 100 and texts == ptrain.filler_texts(ctrl)  # seeded
     # the same words as other people's multi5+permute biographies, in another order, and none of the run's names
     src = bios.generate_dataset(bios.BioConfig.from_augmentation("multi5+permute", 20, seed=ptrain.FILLER_SEED))
@@ -154,8 +152,56 @@ def test_filler_control_adds_shuffled_text_and_keys_it():
     assert len(more) > len(plain)
     with pytest.raises(ValueError, match="filler_bios=-1"):
         base.replace(filler_bios=-1)
+    with pytest.raises(ValueError, match="filler='wiki'.*'shuffled', 'brown'"):
+        base.replace(filler="wiki")
     with pytest.raises(ValueError, match="settings"):
         px.celebrity_grid(base, seeds=[0], settings=["with", "celebrities"])
+
+
+def test_celebrity_control_adds_as_many_tokens_of_brown_english_and_keys_it():
+    base = pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100, "augmentation": "permute1"})
+    ctrl = px.filler_config(base)
+    celeb = px.celebrity_config(base)
+    assert (ctrl.augmentation, ctrl.filler_bios, ctrl.filler, ctrl.tokenizer) == ("permute1", 100, "brown", "word+brown")
+    assert ctrl.pretraining_steps() == celeb.pretrain_steps
+    key = ptrain.pretrain_key(ctrl)
+    assert key["filler"] == "brown" and key["tokenizer"]["name"] == "word+brown"
+    texts = ptrain.filler_texts(ctrl)
+    assert texts == ptrain.filler_texts(ctrl)  # seeded
+    shuffled = ptrain.filler_texts(ctrl.replace(filler="shuffled"))
+    n = sum(ptrain._n_tokens(t) for t in texts)
+    target = sum(ptrain._n_tokens(t) for t in shuffled)
+    assert target <= n < target + 2 * ptrain.BROWN_TEXT_WORDS  # as many tokens as the shuffled filler, give a text
+    joined = " ".join(texts)
+    assert not any(f"{p.first} {p.middle} {p.last}" in joined for p in ctrl.dataset().people)  # nobody of the run
+    tok = pcfg.get_tokenizer("word+brown")
+    plain = pcfg.bios_tokenizer()
+    assert all(tok.convert_tokens_to_ids(w) == plain.convert_tokens_to_ids(w) for w in bios.vocabulary())
+    assert len(tok) == len(plain) + pcfg.BROWN_WORDS
+    ids = tok(texts, add_special_tokens=False)["input_ids"]
+    unk = sum(x.count(tok.unk_token_id) for x in ids) / sum(len(x) for x in ids)
+    assert unk < 0.2  # real English, mostly in the vocabulary
+    with pytest.raises(ValueError, match="n_words=.*too many"):
+        ptrain.brown_filler(10**9, 0)
+
+
+def test_memorise_steps_pretrain_named_cells_longer():
+    base = pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100, "memorise_steps": (("single", 150),)})
+    single, multi = base.replace(augmentation="single"), base.replace(augmentation="multi5+permute")
+    assert single.pretraining_steps() == 150 and single.pretrain_train_config().max_steps == 150
+    assert multi.pretraining_steps() == 100 and multi.pretrain_train_config().max_steps == 100
+    assert single.mixed_train_config().max_steps == single.mixed_steps  # mixed runs count their own steps
+    assert ptrain.pretrain_key(single)["train"] != ptrain.pretrain_key(single.replace(memorise_steps=()))["train"]
+    assert ptrain.pretrain_key(multi) == ptrain.pretrain_key(multi.replace(memorise_steps=()))  # others keep keys
+    assert px.filler_config(base.replace(augmentation="single"), baseline="single").memorise_steps == ()
+    for bad, match in [
+        ((("single", 0),), "memorise_steps\\['single'\\]=0"),
+        ((("singel", 10),), "singel"),
+        ((("single", 10), ("single", 20)), "twice"),
+        ({"single": 10}, "tuple of \\(augmentation, steps\\) pairs"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            base.replace(memorise_steps=bad)
 
 
 def test_setting_gap_interval_pools_answers():

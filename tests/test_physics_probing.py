@@ -249,13 +249,54 @@ def test_probe_arguments_are_validated(tok, ds):
 # -- the BERT comparison ---------------------------------------------------------------------------
 
 
-def test_bert_qa_example_masks_the_answer():
+def test_bert_qa_example_fills_fixed_slots_without_a_length_hint():
     tok = pbert.bert_tokenizer()
-    ids, labels = pbert.bert_qa_example(tok, "What is the birth city of Anya? Answer:", "Winston-Salem, NC")
-    masks = [i for i, t in enumerate(ids) if t == tok.mask_token_id]
-    assert len(masks) == 5 and ids[0] == tok.cls_token_id and ids[-1] == tok.sep_token_id
-    assert [i for i, y in enumerate(labels) if y != -100] == masks
-    assert tok.decode([labels[i] for i in masks]) == "Winston-Salem, NC"
+    slots = pbert.answer_slots()
+    lengths = set()
+    for answer in ("Winston-Salem, NC", "Austin, TX", "August 11, 1976", "Princeton University"):
+        ids, labels = pbert.bert_qa_example(tok, "What is the birth city of Anya? Answer:", answer)
+        masks = [i for i, t in enumerate(ids) if t == tok.mask_token_id]
+        lengths.add(len(masks))
+        assert ids[0] == tok.cls_token_id and ids[-1] == tok.sep_token_id
+        assert [i for i, y in enumerate(labels) if y != -100] == masks  # every slot is a target
+        got = [labels[i] for i in masks]
+        assert tok.decode(pbert.read_answer(got, tok.sep_token_id)) == answer
+        assert got[-1] == tok.sep_token_id  # every answer ends inside the slots
+    assert lengths == {slots}  # the same number of masks whatever the answer: no hint of its length
+    longest = max((v for v in (*bios.CITIES, *bios.UNIVERSITIES, *bios.MAJORS, *bios.COMPANIES)), key=lambda v: len(bios.words(v)))
+    assert len(bios.words(longest)) < slots
+    with pytest.raises(ParameterError, match="allowed: fewer than slots=2"):
+        pbert.bert_qa_example(tok, "Q?", "August 11, 1976", slots=2)
+    assert pbert.read_answer([5, 6, tok.sep_token_id, 7], tok.sep_token_id) == [5, 6]
+
+
+def test_bert_recipes_and_date_components():
+    quick = pcfg.PhysicsConfig.for_profile("quick")
+    paper = pbert.recipe_config(quick, "paper")
+    assert (paper.bert_steps, paper.bert_mask_prob) == (quick.pretraining_steps(), 0.15)
+    assert pbert.recipe_config(quick, "profile") == quick
+    single = quick.replace(augmentation="single")
+    assert pbert.recipe_config(single, "paper").bert_steps == single.pretraining_steps()  # the decoder's steps
+    with pytest.raises(ValueError, match="recipe='strong'.*'paper', 'profile'"):
+        pbert.recipe_config(quick, "strong")
+    preds = pd.DataFrame(
+        {
+            "attribute": ["birth_date", "birth_date", "major"],
+            "date_month": [1.0, 1.0, np.nan],
+            "date_day": [0.0, 1.0, np.nan],
+            "date_year": [0.0, 0.0, np.nan],
+        }
+    )
+    out = pbert.date_components(preds)
+    assert out.to_dict() == {
+        "birth_date (month)": 1.0,
+        "birth_date (day)": 0.5,
+        "birth_date (year)": 0.0,
+        "birth_date (components)": 0.5,
+    }
+
+
+DATES = pd.DataFrame({"attribute": ["birth_date"], "date_month": [1.0], "date_day": [1.0], "date_year": [1.0]})
 
 
 def test_bert_pipeline_is_cached_and_comparable(tmp_path):
@@ -274,7 +315,8 @@ def test_bert_pipeline_is_cached_and_comparable(tmp_path):
     model, tok = pbert.load_bert(pre)
     assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
     out = pbert.bert_extraction(cfg, cache, probe_cfg=FAST)
-    assert list(out.index) == [*bios.ATTRIBUTES, "mean"]
+    assert list(out.index) == [*bios.ATTRIBUTES, "mean", *pbert.date_components(DATES).index]
+    assert out.loc["birth_date (components)", "q_probe_accuracy"] != out.loc["birth_date (components)", "q_probe_accuracy"]
     assert list(out.columns) == [
         "qa_accuracy",
         "qa_majority",
@@ -284,7 +326,8 @@ def test_bert_pipeline_is_cached_and_comparable(tmp_path):
         "memorised",
     ]
     assert out["memorised"].nunique() == 1 and 0 <= out["memorised"].iloc[0] <= 1
-    assert out[["qa_accuracy", "q_probe_accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
+    assert out.loc[:"mean", ["qa_accuracy", "q_probe_accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
+    assert out["qa_accuracy"].between(0, 1).all()
     tuned = pbert.bert_finetune_qa(pre, cfg, cache)
     assert [e["step"] for e in ptrain.train_log(tuned)["evals"]] == [2, 4]
     table = pbert.bert_evaluate_qa(pbert.load_bert(tuned)[0], tok, cfg.dataset(), "test")
@@ -295,7 +338,7 @@ def test_bert_pipeline_is_cached_and_comparable(tmp_path):
 
 
 def test_bert_qa_evaluation_on_a_memorising_bert():
-    """Fill-the-masks QA: a tiny BERT trained on all QA pairs of 10 people answers them."""
+    """Fill-the-slots QA: a tiny BERT trained on all QA pairs of 10 people answers them, where each answer stops."""
     from bertology_lib.training import loop as training
     from bertology_lib.training.masking import MaskedOnlyMLM
     from transformers import BertForMaskedLM
@@ -305,10 +348,12 @@ def test_bert_qa_evaluation_on_a_memorising_bert():
     torch.manual_seed(0)
     model = BertForMaskedLM(decoder.matching_bert_config("tiny", len(tok)))
     examples = [pbert.bert_qa_example(tok, p.question, p.answer) for p in small.qa_pairs("all")]
-    tc = training.TrainConfig(lr=3e-3, max_steps=250, warmup_steps=10, weight_decay=0.0, batch_size=20)
+    tc = training.TrainConfig(lr=3e-3, max_steps=600, warmup_steps=10, weight_decay=0.0, batch_size=20)
     training.train(MaskedOnlyMLM(model), objectives.QABatches(examples, 20, tok.pad_token_id), tc, progress=False)
     preds = pbert.bert_qa_predictions(model, tok, small, "all")
     assert preds["correct"].mean() >= 0.9
+    dates = pbert.date_components(preds)
+    assert dates["birth_date (components)"] >= preds[preds.attribute == "birth_date"]["correct"].mean() - 1e-9
     row = preds[preds.correct].iloc[0]
     assert bios.exact_match(row.prediction, row.answer)
 

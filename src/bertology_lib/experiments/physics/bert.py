@@ -11,6 +11,7 @@ the decoder's. Used by ``notebooks/physics_06_bert.ipynb``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -32,11 +33,34 @@ from bertology_lib.training.loop import TrainConfig
 from bertology_lib.training.masking import MaskedOnlyMLM
 from bertology_lib.training.objectives import IGNORE_INDEX, pad_batch
 from bertology_lib.training.pretrain import MLMObjective, mlm_batches, pretrain_mlm
-from bertology_lib.validation import check_fraction
+from bertology_lib.validation import check_choice, check_fraction
 
 # 2: keys hold the BERT's dimensions (not the decoder size's name), its tokenizer and objective (2026-12-05)
 PRETRAIN_KIND = ArtifactKind("physics-bert-pretrain", 2)
-FINETUNE_KIND = ArtifactKind("physics-bert-finetune", 2)
+# 3: answers fill a fixed number of mask slots and end with [SEP]: no answer-length hint (2026-12-05)
+FINETUNE_KIND = ArtifactKind("physics-bert-finetune", 3)
+
+PAPER_MASK_PROB = 0.15  # the paper's (and BERT's) share of masked words
+RECIPES: tuple[str, ...] = ("paper", "profile")
+DATE_COMPONENTS = {"month": 0, "day": 1, "year": 3}  # word positions in a birth date ("August 11, 1976")
+
+
+def recipe_config(cfg: PhysicsConfig, recipe: str = "profile") -> PhysicsConfig:
+    """The BERT settings of an arm of the comparison: ``paper`` (the paper's protocol: whole-word masking of
+    :data:`PAPER_MASK_PROB` of the words for the decoder's pretraining steps) or ``profile`` (the profile's
+    ``bert_steps`` and ``bert_mask_prob``; at ``quick`` the stronger recipe that stores the biographies, a
+    labelled second arm)."""
+    check_choice("recipe", recipe, RECIPES)
+    if recipe == "paper":
+        return cfg.replace(bert_steps=cfg.pretraining_steps(), bert_mask_prob=PAPER_MASK_PROB)
+    return cfg
+
+
+def answer_slots() -> int:
+    """Mask slots after a question: one more than the longest answer of any pool (in words, each one BERT token),
+    so every answer ends with at least one ``[SEP]`` and the number of masks says nothing about the answer."""
+    values = [*bios.CITIES, *bios.UNIVERSITIES, *bios.MAJORS, *bios.COMPANIES, *bios.COMPANY_CITY.values()]
+    return 1 + max(4, max(len(bios.words(v)) for v in values))  # a birth date has four words
 
 
 def bert_tokenizer():
@@ -172,24 +196,37 @@ def bert_memorisation(
     return float(np.mean(hits))
 
 
-def bert_qa_example(tokenizer, question: str, answer: str) -> tuple[list[int], list[int]]:
-    """``[CLS] question [MASK] x k [SEP]`` and labels (the answer's k tokens at the masks, -100 elsewhere).
-
-    The number of masks tells the model the answer's length in words, a hint the decoder does not get
-    (it must also decide where to stop); we accept it to keep BERT's answer a single forward pass.
-    """
+def bert_qa_example(tokenizer, question: str, answer: str, slots: int | None = None) -> tuple[list[int], list[int]]:
+    """``[CLS] question [MASK] x slots [SEP]`` and labels: the answer's tokens at the first masks, ``[SEP]`` at the
+    rest (-100 elsewhere). ``slots`` (default :func:`answer_slots`) is the same for every question, so the model
+    must decide where its answer stops, as the decoder must; raises for an answer that does not fit."""
+    slots = answer_slots() if slots is None else slots
     q = tokenizer(question, add_special_tokens=False)["input_ids"]
     a = tokenizer(answer, add_special_tokens=False)["input_ids"]
-    ids = [tokenizer.cls_token_id, *q, *[tokenizer.mask_token_id] * len(a), tokenizer.sep_token_id]
-    labels = [IGNORE_INDEX] * (1 + len(q)) + a + [IGNORE_INDEX]
+    if len(a) >= slots:
+        raise ParameterError(f"answer {answer!r} has {len(a)} tokens; allowed: fewer than slots={slots}")
+    ids = [tokenizer.cls_token_id, *q, *[tokenizer.mask_token_id] * slots, tokenizer.sep_token_id]
+    labels = [IGNORE_INDEX] * (1 + len(q)) + a + [tokenizer.sep_token_id] * (slots - len(a)) + [IGNORE_INDEX]
     return ids, labels
+
+
+def read_answer(slot_ids: Sequence[int], sep_id: int) -> list[int]:
+    """The answer in the predicted slot tokens: everything before the first ``[SEP]``."""
+    out = []
+    for t in slot_ids:
+        if t == sep_id:
+            break
+        out.append(int(t))
+    return out
 
 
 @torch.no_grad()
 def bert_qa_predictions(
     model, tokenizer, dataset: bios.BioDataset, split: str = "test", val_fraction: float = 0.1, batch_size: int = 256
 ) -> pd.DataFrame:
-    """One row per QA pair of ``split``: person, attribute, answer, prediction (argmax at every mask), correct."""
+    """One row per QA pair of ``split``: person, attribute, answer, prediction (the argmax of every slot, read up to
+    the first ``[SEP]``), correct (the prediction is the answer, no more and no less), and for birth dates one
+    column per date component (:data:`DATE_COMPONENTS`: month, day, year; the slot of that word predicted right)."""
     pairs = dataset.qa_pairs(split, val_fraction)
     if not pairs:
         raise ParameterError(f"split={split!r} has no people in this dataset; allowed: a non-empty split")
@@ -199,6 +236,7 @@ def bert_qa_predictions(
     model.eval()
     preds: list[str] = []
     correct: list[bool] = []
+    parts: dict[str, list[float]] = {c: [] for c in DATE_COMPONENTS}
     for s in range(0, len(examples), batch_size):
         batch = pad_batch(examples[s : s + batch_size], tokenizer.pad_token_id)
         logits = (
@@ -206,10 +244,15 @@ def bert_qa_predictions(
             .logits.argmax(-1)
             .cpu()
         )  # (B, T)
-        for row, lab in zip(logits, batch["labels"]):
+        for k, (row, lab) in enumerate(zip(logits, batch["labels"])):
             sel = lab != IGNORE_INDEX
-            preds.append(tokenizer.decode(row[sel].tolist(), skip_special_tokens=True))
-            correct.append(bool(torch.equal(row[sel], lab[sel])))
+            got, want = row[sel].tolist(), lab[sel].tolist()
+            answer = read_answer(got, tokenizer.sep_token_id)
+            preds.append(tokenizer.decode(answer, skip_special_tokens=True))
+            correct.append(answer == read_answer(want, tokenizer.sep_token_id))
+            date = pairs[s + k].attribute == "birth_date"
+            for c, pos in DATE_COMPONENTS.items():
+                parts[c].append(float(got[pos] == want[pos]) if date else math.nan)
     model.train(was_training)
     return pd.DataFrame(
         {
@@ -218,8 +261,19 @@ def bert_qa_predictions(
             "answer": [p.answer for p in pairs],
             "prediction": preds,
             "correct": correct,
+            **{f"date_{c}": v for c, v in parts.items()},
         }
     )
+
+
+def date_components(preds: pd.DataFrame) -> pd.Series:
+    """Accuracy of each birth-date component (``birth_date (month)``, ``(day)``, ``(year)``) in
+    :func:`bert_qa_predictions`' rows, and their mean (``birth_date (components)``): the date scored per component
+    as the paper's per-attribute table does, beside its exact match."""
+    dates = preds[preds["attribute"] == "birth_date"]
+    out = {f"birth_date ({c})": float(dates[f"date_{c}"].mean()) for c in DATE_COMPONENTS}
+    out["birth_date (components)"] = float(np.mean(list(out.values())))
+    return pd.Series(out, name="qa_accuracy")
 
 
 def bert_evaluate_qa(
@@ -276,6 +330,7 @@ def bert_extraction(
     lr: float | None = None,
     birth_date_label: str = "month",
     n_people: int | None = None,
+    recipe: str = "profile",
 ) -> pd.DataFrame:
     """The BERT comparison (paper §7): what an MLM encoder trained on the same biographies can extract.
 
@@ -285,12 +340,16 @@ def bert_extraction(
     people) and ``q_probe_accuracy`` (best layer) / ``q_probe_layer`` / ``q_probe_majority``, and ``memorised``
     (:func:`bert_memorisation` of the pretrained encoder, the same on every row): the same
     columns :func:`bertology_lib.experiments.physics.pipeline.evaluate_qa` and :func:`q_probe` give for a decoder.
+    After ``mean`` come the birth date's components (:func:`date_components`; ``qa_accuracy`` only).
+    ``recipe``: which arm (:func:`recipe_config`).
     """
+    cfg = recipe_config(cfg, recipe)
     pre = bert_pretrain(cfg, cache, progress=progress, lr=lr)
     tuned = bert_finetune_qa(pre, cfg, cache, progress=progress)
     ds = cfg.dataset()
     model, tok = load_bert(tuned)
-    qa = bert_evaluate_qa(model, tok, ds, "test", val_fraction=cfg.val_fraction)
+    preds = bert_qa_predictions(model, tok, ds, "test", val_fraction=cfg.val_fraction)
+    qa = accuracy_table(preds, ds)
     base, tok = load_bert(pre)
     memorised = bert_memorisation(base, tok, ds, seed=cfg.seed)
     q = q_probe(base, tok, ds, cfg=probe_cfg, seed=cfg.seed, birth_date_label=birth_date_label, n_people=n_people)
@@ -306,6 +365,9 @@ def bert_extraction(
     )
     out.loc["mean"] = out.mean()
     out.loc["mean", "q_probe_layer"] = math.nan
+    for name, acc in date_components(preds).items():
+        out.loc[name] = math.nan
+        out.loc[name, "qa_accuracy"] = acc
     out["memorised"] = memorised
     out.index.name = "attribute"
     return out

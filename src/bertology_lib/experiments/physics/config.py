@@ -26,6 +26,8 @@ from bertology_lib.validation import check_bool, check_choice, check_fraction, c
 
 
 PACKINGS: tuple[str, ...] = ("stream", "whole")
+FILLERS: tuple[str, ...] = ("shuffled", "brown")
+BROWN_WORDS = 5000  # the "word+brown" tokenizer adds the Brown training split's most frequent words (rarer ones: <unk>)
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,13 @@ class PhysicsConfig(SizeTable):
     ``embedding_lr``: multiplier of ``lr`` for the (tied) embedding matrix in pretraining and mixed training
     (:class:`~bertology_lib.training.loop.TrainConfig`), not in fine-tuning.
     ``filler_bios``: extra pretraining text with no facts a question asks about (the celebrity run's control,
-    :func:`bertology_lib.experiments.physics.training.filler_texts`); 0 adds none.
+    :func:`bertology_lib.experiments.physics.training.filler_texts`); 0 adds none. ``filler``: what that text is
+    (``shuffled``: word-shuffled biographies of other people; ``brown``: as many tokens of the Brown corpus, real
+    English with no facts about anyone in the dataset, read through the ``word+brown`` tokenizer).
+    ``memorise_steps``: ``(augmentation, steps)`` pairs that pretrain those augmentations for ``steps`` instead of
+    ``pretrain_steps`` (:meth:`pretraining_steps`): the cells with one biography per person need more passes to
+    store every attribute with margin (calibration in ``benchmarks/README.md``); a run that sets its own step
+    count (the celebrity control) clears it.
     """
 
     augmentation: str = "multi5+permute"
@@ -79,6 +87,8 @@ class PhysicsConfig(SizeTable):
     packing: str = "stream"  # "stream": biographies back to back, cut into windows; "whole": no biography is cut
     people_per_value: int = 0  # 0: the paper's pools; k: pools of ceil(n_people / k) values (BioConfig.pool_sizes)
     filler_bios: int = 0  # extra word-shuffled biographies of other people in pretraining (training.filler_texts)
+    memorise_steps: tuple = ()  # ((augmentation, pretraining steps), ...): cells pretrained longer than pretrain_steps
+    filler: str = "shuffled"  # what filler_bios adds: "shuffled" biographies or "brown" (real English, training.filler_texts)
 
     def __post_init__(self) -> None:
         self.bio_config()  # validates augmentation, n_people, n_minority, seed (messages name the value)
@@ -89,8 +99,10 @@ class PhysicsConfig(SizeTable):
         check_int("lora_rank", self.lora_rank, minimum=1)
         check_bool("lora", self.lora)
         check_choice("packing", self.packing, PACKINGS)
+        check_choice("filler", self.filler, FILLERS)
         check_int("filler_bios", self.filler_bios, minimum=0)
         check_int("bert_steps", self.bert_steps, minimum=1)
+        self._check_memorise_steps()
         check_fraction("bert_mask_prob", self.bert_mask_prob)
         if not isinstance(self.tokenizer, str) or not self.tokenizer.strip():
             raise ParameterError(
@@ -120,6 +132,26 @@ class PhysicsConfig(SizeTable):
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def _check_memorise_steps(self) -> None:
+        pairs = self.memorise_steps
+        ok = isinstance(pairs, tuple) and all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in pairs
+        )
+        if not ok:
+            raise ParameterError(
+                f"memorise_steps={pairs!r} is invalid; allowed: a tuple of (augmentation, steps) pairs, "
+                "e.g. (('single', 4000),)"
+            )
+        for aug, steps in pairs:
+            bios.BioConfig.from_augmentation(aug, self.n_people)  # names the allowed augmentations
+            check_int(f"memorise_steps[{aug!r}]", steps, minimum=1)
+        if len({a for a, _ in pairs}) != len(pairs):
+            raise ParameterError(f"memorise_steps={pairs!r} names an augmentation twice; allowed: each at most once")
+
+    def pretraining_steps(self) -> int:
+        """The pretraining steps of this run: ``memorise_steps``' entry for its augmentation, else ``pretrain_steps``."""
+        return int(dict(self.memorise_steps).get(self.augmentation, self.pretrain_steps))
+
     # -- derived configs ------------------------------------------------------------------------
     def bio_config(self) -> bios.BioConfig:
         return bios.BioConfig.from_augmentation(
@@ -139,7 +171,7 @@ class PhysicsConfig(SizeTable):
             embedding_lr=self.embedding_lr,
             weight_decay=self.weight_decay,
             warmup_steps=self.warmup_steps,
-            max_steps=self.pretrain_steps,
+            max_steps=self.pretraining_steps(),
             batch_size=self.batch_size,
             seq_len=self.seq_len,
             schedule="cosine",
@@ -165,7 +197,7 @@ class PhysicsConfig(SizeTable):
             dtype=self.dtype,
         )
 
-    def mixed_train_config(self) -> TrainConfig:
+    def mixed_train_config(self) -> TrainConfig:  # memorise_steps does not apply: mixed runs count mixed_steps
         return dataclasses.replace(self.pretrain_train_config(), max_steps=self.mixed_steps)
 
 
@@ -186,6 +218,7 @@ PhysicsConfig.SIZES = {
         packing="whole",
         people_per_value=10,
         embedding_lr=10.0,
+        memorise_steps=(("single", 40), ("permute1", 40)),  # exercises the path the quick profile calibrated
     ),
     # Calibrated 2026-12-01 (2-core box, 1 thread, one seed; benchmarks/README.md, "Physics at
     # quick"): whole-biography packing (stream packing cut 23% of single's values from their name) and pools
@@ -258,15 +291,42 @@ def bios_tokenizer():
     return build_word_tokenizer(bios.vocabulary(), kind="gpt")
 
 
+@lru_cache(maxsize=1)
+def brown_words(n: int = BROWN_WORDS) -> tuple[str, ...]:
+    """The ``n`` most frequent words of the Brown corpus's training split that the bioS vocabulary lacks (ties
+    by first occurrence), split as the word tokenizer splits text."""
+    import collections
+    import re
+
+    from bertology_lib.data import english
+    from bertology_lib.models.tokenization import WORD_PATTERN
+
+    known = set(bios.vocabulary())
+    counts: collections.Counter = collections.Counter()
+    for doc in english.load_english("brown", "train"):
+        for text in doc.texts():
+            counts.update(w for w in re.findall(WORD_PATTERN, text) if w not in known)
+    return tuple(w for w, _ in counts.most_common(n))
+
+
+def bios_brown_tokenizer():
+    """The bioS word tokenizer (same ids for every bioS word) extended by :func:`brown_words`: the tokenizer of a
+    run whose filler is real English (``PhysicsConfig.filler == "brown"``)."""
+    return build_word_tokenizer([*bios.vocabulary(), *brown_words()], kind="gpt")
+
+
 def get_tokenizer(name: str = "word"):
-    """The tokenizer a config names: ``"word"`` (:func:`bios_tokenizer`) or any HF tokenizer by folder / hub
-    name (GPT-2 BPE and the like), given a pad token (its EOS) if it has none.
+    """The tokenizer a config names: ``"word"`` (:func:`bios_tokenizer`), ``"word+brown"``
+    (:func:`bios_brown_tokenizer`) or any HF tokenizer by folder / hub name (GPT-2 BPE and the like), given a
+    pad token (its EOS) if it has none.
 
     Subword tokenizers train and answer QA like the word-level one; the probes of
     :mod:`bertology_lib.experiments.physics.probing` locate positions by words and need ``"word"``.
     """
     if name == "word":
         return bios_tokenizer()
+    if name == "word+brown":
+        return bios_brown_tokenizer()
     from transformers import AutoTokenizer
 
     with quiet_hf():

@@ -28,7 +28,8 @@ from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics import evaluation, probing, training
-from bertology_lib.experiments.physics.bert import bert_extraction
+from bertology_lib.experiments.physics.bert import RECIPES as BERT_RECIPES
+from bertology_lib.experiments.physics.bert import bert_extraction, recipe_config
 from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.profiles import SizeTable
 from bertology_lib.validation import check_seeds, check_subset
@@ -46,6 +47,10 @@ PAPER_FIG3: dict[str, float] = {
     "multi5": 0.410,
     "multi5+permute": 0.966,
 }
+# the minority's QA-test accuracy without and with celebrities, paper §4.3 (permute1 people; 4.4% -> 86.8%)
+PAPER_CELEBRITY: dict[str, float] = {"without": 0.044, "with": 0.868}
+# QA-test accuracy after mixed training on bioS single at N = 100,000, paper §3, Fig. 1
+PAPER_MIXED: dict[str, float] = {"single": 0.866}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -390,11 +395,20 @@ def celebrity_config(base: PhysicsConfig, n_minority: int | None = None) -> Phys
 
 def filler_config(base: PhysicsConfig, n_minority: int | None = None, baseline: str = "permute1") -> PhysicsConfig:
     """The celebrity run's control: the ``without`` run (``baseline`` biographies at ``base``'s size) plus as
-    many word-shuffled biographies of other people as the celebrities have (``PhysicsConfig.filler_bios``,
-    :func:`~bertology_lib.experiments.physics.training.filler_texts`), pretrained for the celebrity run's steps:
-    the same extra tokens and steps, without the celebrities' knowledge."""
+    many tokens of real English (the Brown corpus; ``PhysicsConfig.filler == "brown"``,
+    :func:`~bertology_lib.experiments.physics.training.brown_filler`) as the celebrities' biographies have,
+    pretrained for the celebrity run's steps: the same extra tokens and steps, without the celebrities'
+    knowledge, as the paper's control adds unrelated text. The run's tokenizer is ``word+brown`` (the bioS words
+    keep their ids; the Brown words are added)."""
     celeb = celebrity_config(base, n_minority)
-    return base.replace(augmentation=baseline, filler_bios=5 * base.n_people, pretrain_steps=celeb.pretrain_steps)
+    return base.replace(
+        augmentation=baseline,
+        filler_bios=5 * base.n_people,
+        filler="brown",
+        tokenizer="word+brown",
+        pretrain_steps=celeb.pretrain_steps,
+        memorise_steps=(),
+    )
 
 
 SETTINGS = ("with", "without", "filler")
@@ -549,13 +563,16 @@ def bert_grid(
     cache: ArtifactCache | None = None,
     progress: bool = True,
     lr: float | None = None,
+    recipe: str = "profile",
 ) -> pd.DataFrame:
-    """:func:`bertology_lib.experiments.physics.probing.bert_extraction` per (augmentation, seed), long format."""
+    """:func:`bertology_lib.experiments.physics.bert.bert_extraction` per (augmentation, seed), long format, with a
+    ``recipe`` column (the arm: :func:`~bertology_lib.experiments.physics.bert.recipe_config`)."""
     plan = _plan(base, augmentations, seeds)
+    recipe_config(base, recipe)  # validates the recipe before any training
     frames = []
-    for a, s in _progress(plan, "BERT", progress):
-        t = bert_extraction(base.replace(augmentation=a, seed=s), cache, probe_cfg=probe_cfg, lr=lr)
-        frames.append(t.reset_index().assign(augmentation=a, seed=s))
+    for a, s in _progress(plan, f"BERT ({recipe} recipe)", progress):
+        t = bert_extraction(base.replace(augmentation=a, seed=s), cache, probe_cfg=probe_cfg, lr=lr, recipe=recipe)
+        frames.append(t.reset_index().assign(augmentation=a, seed=s, recipe=recipe))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -602,7 +619,7 @@ def scale(cfg: PhysicsConfig, seeds: int, steps: int | None = None) -> dict[str,
         "paper pools": "100-300 values per pooled attribute",
         "parameters": decoder_parameters(cfg),
         "paper parameters": PAPER_SCALE["parameters"],
-        "steps": int(steps if steps is not None else cfg.pretrain_steps),
+        "steps": int(steps if steps is not None else cfg.pretraining_steps()),
         "paper steps": PAPER_SCALE["pretrain_steps"],
         "seeds": int(seeds),
     }

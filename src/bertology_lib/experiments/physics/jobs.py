@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics import grid as px
+from bertology_lib.experiments.physics.bert import recipe_config
 from bertology_lib.experiments.physics.config import PhysicsConfig
 
 GRID_READERS = ("physics_03_pretrain_finetune", "physics_05_probing")
@@ -64,7 +65,7 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
             cfg = base.replace(augmentation=aug, seed=s)
             add(
                 f"grid-{aug}-s{s}",
-                base.pretrain_steps + ft_cost,
+                cfg.pretraining_steps() + ft_cost,
                 GRID_READERS,
                 lambda cache, cfg=cfg: px.finetune_run(cfg, px.METHODS, cache),
             )
@@ -79,16 +80,20 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
             else:
                 add(
                     f"decoder-{aug}-s{s}",
-                    base.pretrain_steps + base.finetune_steps,
+                    cfg.pretraining_steps() + base.finetune_steps,
                     BERT_READERS,
                     lambda cache, cfg=cfg: px.finetune_run(cfg, ("full",), cache),
                 )
-            add(
-                f"bert-{aug}-s{s}",
-                base.bert_steps + base.finetune_steps,
-                BERT_READERS,
-                lambda cache, a=aug, s=s: px.bert_grid(base, [a], seeds=[s], cache=cache, progress=False),
-            )
+            for recipe in px.BERT_RECIPES:
+                steps = recipe_config(base.replace(augmentation=aug), recipe).bert_steps
+                add(
+                    f"bert-{recipe}-{aug}-s{s}",
+                    steps + base.finetune_steps,
+                    BERT_READERS,
+                    lambda cache, a=aug, s=s, r=recipe: px.bert_grid(
+                        base, [a], seeds=[s], cache=cache, progress=False, recipe=r
+                    ),
+                )
 
     # physics_02: mixed training of single and multi5+permute, then the N sweep and the QA shares on single
     # (same configurations as grid.n_sweep: steps scale with N and with the biographies' share of rows)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from bertology_lib.experiments.physics.config import (
 from bertology_lib.experiments.physics.evaluation import curve_metrics, evaluate_qa
 from bertology_lib.models.decoder import decoder_spec, new_decoder
 from bertology_lib.models.registry import quiet_hf
+from bertology_lib.models.tokenization import WORD_PATTERN
 from bertology_lib.training.loop import KeepBest, TrainConfig, train
 from bertology_lib.training.objectives import (
     LMBatches,
@@ -67,6 +69,7 @@ def pretrain_key(cfg: PhysicsConfig) -> dict:
         "train": cfg.pretrain_train_config().key(),
         "packing": cfg.packing,
         "filler_bios": cfg.filler_bios,
+        **({"filler": cfg.filler} if cfg.filler_bios and cfg.filler != "shuffled" else {}),
     }
 
 
@@ -79,10 +82,55 @@ def filler_texts(cfg: PhysicsConfig) -> list[str]:
 
     The control for the celebrity run (paper §4.3): as many extra tokens as the celebrities' biographies, from
     the same vocabulary and of the same lengths, but no name stands next to its attributes, so they teach no
-    way of storing knowledge. Seeded: the same config gives the same texts.
+    way of storing knowledge. With ``cfg.filler == "brown"``, as many words of real English instead
+    (:func:`brown_filler`). Seeded: the same config gives the same texts.
     """
     if cfg.filler_bios == 0:
         return []
+    shuffled = _shuffled_bios(cfg)
+    if cfg.filler == "brown":
+        return brown_filler(sum(_n_tokens(t) for t in shuffled), cfg.seed)
+    return shuffled
+
+
+BROWN_TEXT_WORDS = 60  # a Brown filler text: consecutive sentences of one document up to about a biography's length
+
+
+def _n_tokens(text: str) -> int:  # words and punctuation marks, as the word tokenizers split text
+    return len(re.findall(WORD_PATTERN, text))
+
+
+def brown_filler(n_words: int, seed: int) -> list[str]:
+    """Texts of real English with (about) ``n_words`` tokens (words and punctuation marks) in all: runs of consecutive sentences of the Brown
+    corpus's training documents (about :data:`BROWN_TEXT_WORDS` words each), the documents in a seeded order.
+
+    The celebrity run's control as the paper frames it (§4.3): the same number of extra tokens as the
+    celebrities' biographies, of unrelated real text rather than biographies with their words shuffled (which
+    still name the dataset's cities, companies and dates). A run with it uses the ``word+brown`` tokenizer
+    (:func:`~bertology_lib.experiments.physics.config.bios_brown_tokenizer`). Raises if the corpus is too small.
+    """
+    from bertology_lib.data import english
+
+    docs = english.load_english("brown", "train")
+    rng = np.random.default_rng(seed + FILLER_SEED)
+    out: list[str] = []
+    total = 0
+    for i in rng.permutation(len(docs)):
+        chunk: list[str] = []
+        for text in docs[int(i)].texts():
+            chunk.append(text)
+            if sum(_n_tokens(t) for t in chunk) >= BROWN_TEXT_WORDS:
+                out.append(" ".join(chunk))
+                total += _n_tokens(out[-1])
+                chunk = []
+                if total >= n_words:
+                    return out
+    raise ParameterError(
+        f"the Brown training split has {total} words; n_words={n_words} is too many; allowed: at most {total}"
+    )
+
+
+def _shuffled_bios(cfg: PhysicsConfig) -> list[str]:
     n = -(-cfg.filler_bios // 5)
     src = bios.generate_dataset(
         bios.BioConfig.from_augmentation(

@@ -31,16 +31,28 @@ CLAIMS = (
         checks=(MEMORISED, MINORITY_ABOVE_MAJORITY),
     ),
     ClaimSpec(
+        "physics3.1.celebrity.lift_difference",
+        "Celebrities lift the minority's QA-test accuracy by at least 20 points (pooled answers of every seed, "
+        "with minus without; interval over the answers)",
+        "Allen-Zhu & Li 2023 §4.3 (4.4% -> 86.8%: +82.4 points)",
+        paper=0.824,
+        rule=IntervalAbove(0.2),
+        unit="accuracy gap",
+        checks=(MEMORISED, MINORITY_ABOVE_MAJORITY),
+        note="the difference, which a low baseline does not inflate as it does the ratio; registered 2026-12-05",
+    ),
+    ClaimSpec(
         "physics3.1.celebrity.not_more_text",
         "The lift comes from the celebrities, not from more text: the minority extracts more with celebrities than "
-        "the same kind of people pretrained with as many extra tokens of word-shuffled biographies and as many "
-        "steps (pooled QA-test accuracy, with minus filler)",
+        "the same kind of people pretrained with as many extra tokens of real English (the Brown corpus) and as "
+        "many steps (pooled QA-test accuracy, with minus filler)",
         "Allen-Zhu & Li 2023 §4.3 (the celebrities' augmentation is what transfers)",
         paper="celebrities, not extra text, lift the minority",
         rule=IntervalAbove(0.0),
         unit="accuracy gap",
         checks=(MEMORISED, MINORITY_ABOVE_MAJORITY),
-        note="control chosen here: the paper's own control number was not at hand",
+        note="control as the paper frames it (unrelated real text, here the Brown corpus, as many tokens as the "
+        "celebrities' biographies); the paper's own control number was not at hand",
     ),
     ClaimSpec(
         "physics3.1.celebrity.minority_accuracy",
