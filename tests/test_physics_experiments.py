@@ -163,7 +163,7 @@ def test_celebrity_control_adds_as_many_tokens_of_brown_english_and_keys_it():
     ctrl = px.filler_config(base)
     celeb = px.celebrity_config(base)
     assert (ctrl.augmentation, ctrl.filler_bios, ctrl.filler, ctrl.tokenizer) == ("permute1", 100, "brown", "word+brown")
-    assert ctrl.pretraining_steps() == celeb.pretrain_steps
+    assert ctrl.pretrain_steps == celeb.pretrain_steps
     key = ptrain.pretrain_key(ctrl)
     assert key["filler"] == "brown" and key["tokenizer"]["name"] == "word+brown"
     texts = ptrain.filler_texts(ctrl)
@@ -183,25 +183,6 @@ def test_celebrity_control_adds_as_many_tokens_of_brown_english_and_keys_it():
     assert unk < 0.2  # real English, mostly in the vocabulary
     with pytest.raises(ValueError, match="n_words=.*too many"):
         ptrain.brown_filler(10**9, 0)
-
-
-def test_memorise_steps_pretrain_named_cells_longer():
-    base = pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100, "memorise_steps": (("single", 150),)})
-    single, multi = base.replace(augmentation="single"), base.replace(augmentation="multi5+permute")
-    assert single.pretraining_steps() == 150 and single.pretrain_train_config().max_steps == 150
-    assert multi.pretraining_steps() == 100 and multi.pretrain_train_config().max_steps == 100
-    assert single.mixed_train_config().max_steps == single.mixed_steps  # mixed runs count their own steps
-    assert ptrain.pretrain_key(single)["train"] != ptrain.pretrain_key(single.replace(memorise_steps=()))["train"]
-    assert ptrain.pretrain_key(multi) == ptrain.pretrain_key(multi.replace(memorise_steps=()))  # others keep keys
-    assert px.filler_config(base.replace(augmentation="single"), baseline="single").memorise_steps == ()
-    for bad, match in [
-        ((("single", 0),), "memorise_steps\\['single'\\]=0"),
-        ((("singel", 10),), "singel"),
-        ((("single", 10), ("single", 20)), "twice"),
-        ({"single": 10}, "tuple of \\(augmentation, steps\\) pairs"),
-    ]:
-        with pytest.raises(ValueError, match=match):
-            base.replace(memorise_steps=bad)
 
 
 def test_setting_gap_interval_pools_answers():

@@ -273,10 +273,8 @@ def test_bert_qa_example_fills_fixed_slots_without_a_length_hint():
 def test_bert_recipes_and_date_components():
     quick = pcfg.PhysicsConfig.for_profile("quick")
     paper = pbert.recipe_config(quick, "paper")
-    assert (paper.bert_steps, paper.bert_mask_prob) == (quick.pretraining_steps(), 0.15)
+    assert (paper.bert_steps, paper.bert_mask_prob) == (quick.pretrain_steps, 0.15)
     assert pbert.recipe_config(quick, "profile") == quick
-    single = quick.replace(augmentation="single")
-    assert pbert.recipe_config(single, "paper").bert_steps == single.pretraining_steps()  # the decoder's steps
     with pytest.raises(ValueError, match="recipe='strong'.*'paper', 'profile'"):
         pbert.recipe_config(quick, "strong")
     preds = pd.DataFrame(

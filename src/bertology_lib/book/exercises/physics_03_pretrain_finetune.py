@@ -79,9 +79,7 @@ def _check_physics_exposures(answer):
     """``answer``: (single, multi5+permute) readings of each fact in the quick pretraining runs (N = 300,
     seed 0, the quick steps and batch size); +-2% each."""
     cfg = physics_config()
-    single_steps = cfg.replace(augmentation="single").pretraining_steps()  # single may train longer (memorise_steps)
-    multi_steps = cfg.replace(augmentation="multi5+permute").pretraining_steps()
-    per_bio = (single_steps * cfg.batch_size / cfg.n_people, multi_steps * cfg.batch_size / cfg.n_people / 5)
+    per_bio = cfg.pretrain_steps * cfg.batch_size / cfg.n_people  # a row taken for one biography
 
     def not_yet(pair, truth):
         which = "single" if not within(rel=0.02)(pair[0], truth[0]) else "multi5+permute"
@@ -97,20 +95,15 @@ def _check_physics_exposures(answer):
         truth=physics_exposures_truth,
         match=within(rel=0.02),
         ok=(
-            "correct: each of single's facts is read at least as often as each of multi5+permute's, so single's "
-            "failure to extract is not a lack of exposure but of variety."
+            "correct: about as many readings per fact either way, so single's failure to extract is not a lack of "
+            "exposure but of variety."
         ),
         mistakes=[
             Mistake(
                 "a row of a batch is a window of seq_len tokens holding about two biographies, not one biography: "
                 "count the packed windows (training.bio_rows, with the config's packing).",
-                lambda t: per_bio,
+                lambda t: (per_bio, per_bio / 5),
                 match=lambda pair, wrong: any(within(rel=0.02)(v, w) for v in pair for w in wrong),
-            ),
-            Mistake(
-                "single is pretrained for more steps than pretrain_steps (PhysicsConfig.memorise_steps): use "
-                "cfg.pretraining_steps() of the single config.",
-                lambda t: (t[0] * cfg.pretrain_steps / single_steps, t[1]),
             ),
             Mistake(
                 "for multi5+permute you counted the epochs; every epoch reads each of a person's five "

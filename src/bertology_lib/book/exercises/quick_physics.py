@@ -20,6 +20,6 @@ def bio_exposures(cfg, steps: int | None = None, batch_size: int | None = None) 
     from bertology_lib.experiments.physics.config import bios_tokenizer
     from bertology_lib.experiments.physics.training import bio_rows
 
-    steps = cfg.pretraining_steps() if steps is None else steps
+    steps = cfg.pretrain_steps if steps is None else steps
     batch_size = cfg.batch_size if batch_size is None else batch_size
     return steps * batch_size / len(bio_rows(cfg.dataset(), bios_tokenizer(), cfg.seq_len, cfg.packing)[0])

@@ -52,7 +52,7 @@ def recipe_config(cfg: PhysicsConfig, recipe: str = "profile") -> PhysicsConfig:
     labelled second arm)."""
     check_choice("recipe", recipe, RECIPES)
     if recipe == "paper":
-        return cfg.replace(bert_steps=cfg.pretraining_steps(), bert_mask_prob=PAPER_MASK_PROB)
+        return cfg.replace(bert_steps=cfg.pretrain_steps, bert_mask_prob=PAPER_MASK_PROB)
     return cfg
 
 

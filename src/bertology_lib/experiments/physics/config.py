@@ -50,10 +50,6 @@ class PhysicsConfig(SizeTable):
     :func:`bertology_lib.experiments.physics.training.filler_texts`); 0 adds none. ``filler``: what that text is
     (``shuffled``: word-shuffled biographies of other people; ``brown``: as many tokens of the Brown corpus, real
     English with no facts about anyone in the dataset, read through the ``word+brown`` tokenizer).
-    ``memorise_steps``: ``(augmentation, steps)`` pairs that pretrain those augmentations for ``steps`` instead of
-    ``pretrain_steps`` (:meth:`pretraining_steps`): the cells with one biography per person need more passes to
-    store every attribute with margin (calibration in ``benchmarks/README.md``); a run that sets its own step
-    count (the celebrity control) clears it.
     """
 
     augmentation: str = "multi5+permute"
@@ -87,7 +83,6 @@ class PhysicsConfig(SizeTable):
     packing: str = "stream"  # "stream": biographies back to back, cut into windows; "whole": no biography is cut
     people_per_value: int = 0  # 0: the paper's pools; k: pools of ceil(n_people / k) values (BioConfig.pool_sizes)
     filler_bios: int = 0  # extra word-shuffled biographies of other people in pretraining (training.filler_texts)
-    memorise_steps: tuple = ()  # ((augmentation, pretraining steps), ...): cells pretrained longer than pretrain_steps
     filler: str = "shuffled"  # what filler_bios adds: "shuffled" biographies or "brown" (real English, training.filler_texts)
 
     def __post_init__(self) -> None:
@@ -102,7 +97,6 @@ class PhysicsConfig(SizeTable):
         check_choice("filler", self.filler, FILLERS)
         check_int("filler_bios", self.filler_bios, minimum=0)
         check_int("bert_steps", self.bert_steps, minimum=1)
-        self._check_memorise_steps()
         check_fraction("bert_mask_prob", self.bert_mask_prob)
         if not isinstance(self.tokenizer, str) or not self.tokenizer.strip():
             raise ParameterError(
@@ -132,26 +126,6 @@ class PhysicsConfig(SizeTable):
     def to_dict(self) -> dict:
         return asdict(self)
 
-    def _check_memorise_steps(self) -> None:
-        pairs = self.memorise_steps
-        ok = isinstance(pairs, tuple) and all(
-            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in pairs
-        )
-        if not ok:
-            raise ParameterError(
-                f"memorise_steps={pairs!r} is invalid; allowed: a tuple of (augmentation, steps) pairs, "
-                "e.g. (('single', 4000),)"
-            )
-        for aug, steps in pairs:
-            bios.BioConfig.from_augmentation(aug, self.n_people)  # names the allowed augmentations
-            check_int(f"memorise_steps[{aug!r}]", steps, minimum=1)
-        if len({a for a, _ in pairs}) != len(pairs):
-            raise ParameterError(f"memorise_steps={pairs!r} names an augmentation twice; allowed: each at most once")
-
-    def pretraining_steps(self) -> int:
-        """The pretraining steps of this run: ``memorise_steps``' entry for its augmentation, else ``pretrain_steps``."""
-        return int(dict(self.memorise_steps).get(self.augmentation, self.pretrain_steps))
-
     # -- derived configs ------------------------------------------------------------------------
     def bio_config(self) -> bios.BioConfig:
         return bios.BioConfig.from_augmentation(
@@ -171,7 +145,7 @@ class PhysicsConfig(SizeTable):
             embedding_lr=self.embedding_lr,
             weight_decay=self.weight_decay,
             warmup_steps=self.warmup_steps,
-            max_steps=self.pretraining_steps(),
+            max_steps=self.pretrain_steps,
             batch_size=self.batch_size,
             seq_len=self.seq_len,
             schedule="cosine",
@@ -197,7 +171,7 @@ class PhysicsConfig(SizeTable):
             dtype=self.dtype,
         )
 
-    def mixed_train_config(self) -> TrainConfig:  # memorise_steps does not apply: mixed runs count mixed_steps
+    def mixed_train_config(self) -> TrainConfig:
         return dataclasses.replace(self.pretrain_train_config(), max_steps=self.mixed_steps)
 
 
@@ -218,7 +192,6 @@ PhysicsConfig.SIZES = {
         packing="whole",
         people_per_value=10,
         embedding_lr=10.0,
-        memorise_steps=(("single", 40), ("permute1", 40)),  # exercises the path the quick profile calibrated
     ),
     # Calibrated 2026-12-01 (2-core box, 1 thread, one seed; benchmarks/README.md, "Physics at
     # quick"): whole-biography packing (stream packing cut 23% of single's values from their name) and pools

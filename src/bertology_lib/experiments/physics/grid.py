@@ -407,7 +407,6 @@ def filler_config(base: PhysicsConfig, n_minority: int | None = None, baseline: 
         filler="brown",
         tokenizer="word+brown",
         pretrain_steps=celeb.pretrain_steps,
-        memorise_steps=(),
     )
 
 
@@ -619,7 +618,7 @@ def scale(cfg: PhysicsConfig, seeds: int, steps: int | None = None) -> dict[str,
         "paper pools": "100-300 values per pooled attribute",
         "parameters": decoder_parameters(cfg),
         "paper parameters": PAPER_SCALE["parameters"],
-        "steps": int(steps if steps is not None else cfg.pretraining_steps()),
+        "steps": int(steps if steps is not None else cfg.pretrain_steps),
         "paper steps": PAPER_SCALE["pretrain_steps"],
         "seeds": int(seeds),
     }

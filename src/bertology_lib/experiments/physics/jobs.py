@@ -65,7 +65,7 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
             cfg = base.replace(augmentation=aug, seed=s)
             add(
                 f"grid-{aug}-s{s}",
-                cfg.pretraining_steps() + ft_cost,
+                base.pretrain_steps + ft_cost,
                 GRID_READERS,
                 lambda cache, cfg=cfg: px.finetune_run(cfg, px.METHODS, cache),
             )
@@ -80,7 +80,7 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
             else:
                 add(
                     f"decoder-{aug}-s{s}",
-                    cfg.pretraining_steps() + base.finetune_steps,
+                    base.pretrain_steps + base.finetune_steps,
                     BERT_READERS,
                     lambda cache, cfg=cfg: px.finetune_run(cfg, ("full",), cache),
                 )
