@@ -70,6 +70,8 @@ def test_unknown_notebook_suggests_the_closest_and_points_to_the_list():
         ("survey_02_architektur", "survey_02_architecture"),
         ("syntax", "survey_03_1_syntax"),
         ("survey_03b", "survey_03b_english_bert"),
+        ("physic_03", "physics_03_pretrain_finetune"),  # a dropped letter: not the first physics notebook
+        ("phisics_06", "physics_06_bert"),
     ],
 )
 def test_did_you_mean_finds_a_notebook_from_a_prefix_a_typo_or_a_word(typed, meant):

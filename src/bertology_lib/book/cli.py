@@ -56,8 +56,9 @@ def did_you_mean(name: str, options: Any) -> str:
 
     key, options = plain(name), list(options)
     best, ratio = None, 0.0
-    for o in options:
-        r = difflib.SequenceMatcher(None, key, plain(o)[: max(len(key), 1)]).ratio()
+    for o in options:  # the option's start, a character shorter or longer too (a dropped or added letter)
+        starts = {plain(o)[: max(n, 1)] for n in range(len(key) - 1, len(key) + 3)}
+        r = max(difflib.SequenceMatcher(None, key, start).ratio() for start in starts)
         if r > ratio:
             best, ratio = o, r
     if ratio < 0.75:
