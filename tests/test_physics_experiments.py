@@ -365,3 +365,45 @@ def test_curve_lag_and_paired_gap():
 def test_final_loss(tmp_path):
     (tmp_path / "train_log.json").write_text('{"losses": [5.0, 3.0, 1.0, 2.0]}')
     assert ptrain.final_loss(tmp_path, last=2) == 1.5
+
+
+def test_repack_packs_every_epoch_anew_and_keeps_every_biography_whole():
+    tok = pcfg.bios_tokenizer()
+    cfg = pcfg.PhysicsConfig(**{**TINY, "packing": "repack", "seq_len": 128})
+    lists = tok(cfg.dataset().texts(), add_special_tokens=False)["input_ids"]
+    batches = ptrain.RepackBatches(lists, 128, tok.eos_token_id, batch_size=4, seed=0)
+    epochs = []
+    for _ in range(2):
+        epoch = list(batches)  # one pass is one epoch, packed anew
+        windows = torch.cat([b["input_ids"] for b in epoch])
+        labels = torch.cat([b["labels"] for b in epoch])
+        assert windows.shape[1] == 128 and torch.equal(labels[labels != -100], windows[labels != -100])
+        found = []  # every biography exactly once per epoch, whole, after an eos
+        for w in windows.tolist():
+            cur = []
+            for t in w + [tok.eos_token_id]:
+                if t == tok.eos_token_id:
+                    if cur:
+                        found.append(tuple(cur))
+                    cur = []
+                else:
+                    cur.append(t)
+        assert sorted(found) == sorted(tuple(x) for x in lists)
+        epochs.append(windows)
+    assert not torch.equal(epochs[0], epochs[1])  # new neighbours and offsets in the second epoch
+    again = ptrain.RepackBatches(lists, 128, tok.eos_token_id, batch_size=4, seed=0)
+    assert torch.equal(torch.cat([b["input_ids"] for b in again]), epochs[0])  # seeded
+    assert ptrain.pretrain_key(cfg)["packing"] == "repack" != ptrain.pretrain_key(cfg.replace(packing="whole"))["packing"]
+    with pytest.raises(ValueError, match="packing='repack' is not available for mixed training"):
+        ptrain.mixed_train(cfg)
+    with pytest.raises(ValueError, match="packing='loose'.*'stream', 'whole', 'repack'"):
+        cfg.replace(packing="loose")
+
+
+def test_pretrain_with_repack(tmp_path):
+    cfg = pcfg.PhysicsConfig(**{**TINY, "packing": "repack", "seq_len": 128})
+    cache = ArtifactCache(tmp_path)
+    path = ptrain.pretrain(cfg, cache)
+    log = ptrain.train_log(path)
+    assert log["steps"] == cfg.pretrain_steps and log["n_windows"] >= 1
+    assert ptrain.pretrain(cfg, cache) == path != ptrain.pretrain(cfg.replace(packing="whole"), cache)

@@ -25,7 +25,7 @@ from bertology_lib.training.loop import TrainConfig
 from bertology_lib.validation import check_bool, check_choice, check_fraction, check_int
 
 
-PACKINGS: tuple[str, ...] = ("stream", "whole")
+PACKINGS: tuple[str, ...] = ("stream", "whole", "repack")
 FILLERS: tuple[str, ...] = ("shuffled", "brown")
 BROWN_WORDS = 5000  # the "word+brown" tokenizer adds the Brown training split's most frequent words (rarer ones: <unk>)
 
@@ -41,7 +41,9 @@ class PhysicsConfig(SizeTable):
     ``n_minority`` > 0 selects the celebrity setup (see :func:`bertology_lib.data.bios.celebrity_dataset`).
     ``packing``: how biographies fill the pretraining windows (``stream``: back to back and cut every
     ``seq_len`` tokens, so a biography cut at a window edge loses its name for the values after the cut;
-    ``whole``: :func:`bertology_lib.training.objectives.pack_whole`, no biography is cut).
+    ``whole``: :func:`bertology_lib.training.objectives.pack_whole`, no biography is cut; both pack once, so every
+    biography keeps its window, offset and neighbours for the whole run; ``repack``: packed whole anew every
+    epoch, :class:`~bertology_lib.experiments.physics.training.RepackBatches`, pretraining only).
     ``people_per_value``: pools that scale with N (:meth:`bertology_lib.data.bios.BioConfig.pool_sizes`), so a
     classifier probe sees every class in training; 0 keeps the paper's pools.
     ``embedding_lr``: multiplier of ``lr`` for the (tied) embedding matrix in pretraining and mixed training

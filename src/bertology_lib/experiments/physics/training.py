@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,7 +40,9 @@ from bertology_lib.models.decoder import decoder_spec, new_decoder
 from bertology_lib.models.registry import quiet_hf
 from bertology_lib.models.tokenization import WORD_PATTERN
 from bertology_lib.training.loop import KeepBest, TrainConfig, train
+from bertology_lib.training.loop import generator
 from bertology_lib.training.objectives import (
+    GeneratorState,
     LMBatches,
     MixedBatches,
     QABatches,
@@ -156,19 +159,49 @@ def bio_rows(
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """(windows, labels) of the biographies (then the ``extra`` texts, e.g. :func:`filler_texts`) for
     pretraining: :func:`bio_windows` (labels None = the windows) for ``stream`` packing,
-    :func:`~bertology_lib.training.objectives.pack_whole` for ``whole``."""
+    :func:`~bertology_lib.training.objectives.pack_whole` for ``whole`` and for ``repack`` (its first epoch's
+    packing in the dataset's order; :class:`RepackBatches` packs every epoch anew)."""
     if packing == "stream":
         if not extra:
             return bio_windows(dataset, tokenizer, seq_len), None
         ids = tokenizer([*dataset.texts(), *extra], add_special_tokens=False)["input_ids"]
         return pack_windows(ids, seq_len, tokenizer.eos_token_id), None
-    if packing == "whole":
+    if packing in ("whole", "repack"):
         return pack_whole(
             tokenizer([*dataset.texts(), *extra], add_special_tokens=False)["input_ids"],
             seq_len,
             tokenizer.eos_token_id,
         )
-    raise ParameterError(f"packing={packing!r} is not allowed; allowed: 'stream', 'whole'")
+    raise ParameterError(f"packing={packing!r} is not allowed; allowed: 'stream', 'whole', 'repack'")
+
+
+class RepackBatches(GeneratorState):
+    """Causal-LM batches of whole token lists packed anew every epoch (``packing="repack"``).
+
+    Each epoch puts the lists in a new order (the private generator) and packs them whole
+    (:func:`~bertology_lib.training.objectives.pack_whole`), then yields the windows in a shuffled order. So a
+    biography meets new neighbours and a new offset in its window every epoch, as in the paper's randomly
+    concatenated pretraining data, and the only context that keys its values is its own text. With a packing
+    fixed once (``whole``, ``stream``) a model can instead recall a value from where it stands in a window it has
+    seen hundreds of times (``benchmarks/README.md``, "Physics: fixed windows are memorised, not names").
+    """
+
+    def __init__(self, token_lists: Sequence[Sequence[int]], seq_len: int, eos_id: int, batch_size: int, seed: int = 0):
+        self.lists = [list(t) for t in token_lists]
+        self.seq_len, self.eos_id, self.batch_size = seq_len, eos_id, batch_size
+        self.n_windows = len(pack_whole(self.lists, seq_len, eos_id)[0])  # validates every list and seq_len
+        self._g = generator(seed)
+
+    def __len__(self) -> int:
+        return math.ceil(self.n_windows / self.batch_size)
+
+    def __iter__(self):
+        order = torch.randperm(len(self.lists), generator=self._g).tolist()
+        windows, labels = pack_whole([self.lists[i] for i in order], self.seq_len, self.eos_id)
+        perm = torch.randperm(len(windows), generator=self._g)
+        for i in range(0, len(perm), self.batch_size):
+            idx = perm[i : i + self.batch_size]
+            yield {"input_ids": windows[idx], "labels": labels[idx].clone()}
 
 
 def qa_examples(
@@ -198,13 +231,12 @@ def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: b
         model = new_decoder(cfg.model_size, tok, cfg.seed)
         tc = cfg.pretrain_train_config()
         windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg))
-        res = train(
-            model,
-            LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels),
-            tc,
-            progress=progress,
-            desc="pretrain",
-        )
+        if cfg.packing == "repack":
+            lists = tok([*ds.texts(), *filler_texts(cfg)], add_special_tokens=False)["input_ids"]
+            batches = RepackBatches(lists, cfg.seq_len, tok.eos_token_id, tc.batch_size, seed=cfg.seed)
+        else:
+            batches = LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels)
+        res = train(model, batches, tc, progress=progress, desc="pretrain")
         log = {
             **res.to_dict(),
             "n_windows": len(windows),
@@ -356,6 +388,11 @@ def mixed_train(
     ``evals`` of ``train_log.json``; measuring it does not change the training (greedy, no RNG).
     """
     cache = cache or ArtifactCache()
+    if cfg.packing == "repack":
+        raise ParameterError(
+            "packing='repack' is not available for mixed training yet (its pools are packed once); "
+            "allowed: 'stream', 'whole'"
+        )
     check_int("curve_points", curve_points, minimum=0)
     check_int("curve_people", curve_people, minimum=1)
     tc = cfg.mixed_train_config()
