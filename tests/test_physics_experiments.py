@@ -172,6 +172,9 @@ def test_celebrity_control_adds_as_many_tokens_of_brown_english_and_keys_it():
     n = sum(ptrain._n_tokens(t) for t in texts)
     target = sum(ptrain._n_tokens(t) for t in shuffled)
     assert target <= n < target + 2 * ptrain.BROWN_TEXT_WORDS  # as many tokens as the shuffled filler, give a text
+    assert max(ptrain._n_tokens(t) for t in texts) <= ctrl.seq_len - 1  # each fits a window whole
+    short = ptrain.brown_filler(5000, 0, max_tokens=70)
+    assert max(ptrain._n_tokens(t) for t in short) <= 70 and min(ptrain._n_tokens(t) for t in short) >= 60
     joined = " ".join(texts)
     assert not any(f"{p.first} {p.middle} {p.last}" in joined for p in ctrl.dataset().people)  # nobody of the run
     tok = pcfg.get_tokenizer("word+brown")

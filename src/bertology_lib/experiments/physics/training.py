@@ -92,7 +92,7 @@ def filler_texts(cfg: PhysicsConfig) -> list[str]:
         return []
     shuffled = _shuffled_bios(cfg)
     if cfg.filler == "brown":
-        return brown_filler(sum(_n_tokens(t) for t in shuffled), cfg.seed)
+        return brown_filler(sum(_n_tokens(t) for t in shuffled), cfg.seed, max_tokens=cfg.seq_len - 1)
     return shuffled
 
 
@@ -103,9 +103,11 @@ def _n_tokens(text: str) -> int:  # words and punctuation marks, as the word tok
     return len(re.findall(WORD_PATTERN, text))
 
 
-def brown_filler(n_words: int, seed: int) -> list[str]:
-    """Texts of real English with (about) ``n_words`` tokens (words and punctuation marks) in all: runs of consecutive sentences of the Brown
-    corpus's training documents (about :data:`BROWN_TEXT_WORDS` words each), the documents in a seeded order.
+def brown_filler(n_words: int, seed: int, max_tokens: int = 127) -> list[str]:
+    """Texts of real English with (about) ``n_words`` tokens (words and punctuation marks) in all: runs of
+    consecutive sentences of the Brown corpus's training documents (about :data:`BROWN_TEXT_WORDS` tokens each,
+    or ``max_tokens`` if fewer, never more than ``max_tokens``, so that each fits a window whole; a longer sentence is left out), the
+    documents in a seeded order.
 
     The celebrity run's control as the paper frames it (§4.3): the same number of extra tokens as the
     celebrities' biographies, of unrelated real text rather than biographies with their words shuffled (which
@@ -114,18 +116,27 @@ def brown_filler(n_words: int, seed: int) -> list[str]:
     """
     from bertology_lib.data import english
 
+    check_int("max_tokens", max_tokens, minimum=1)
+    target = min(BROWN_TEXT_WORDS, max_tokens)
     docs = english.load_english("brown", "train")
     rng = np.random.default_rng(seed + FILLER_SEED)
     out: list[str] = []
     total = 0
     for i in rng.permutation(len(docs)):
         chunk: list[str] = []
+        size = 0
         for text in docs[int(i)].texts():
+            n = _n_tokens(text)
+            if n > max_tokens:
+                continue
+            if size + n > max_tokens:
+                chunk, size = [], 0  # a run that would not fit: start again at this sentence
             chunk.append(text)
-            if sum(_n_tokens(t) for t in chunk) >= BROWN_TEXT_WORDS:
+            size += n
+            if size >= target:
                 out.append(" ".join(chunk))
-                total += _n_tokens(out[-1])
-                chunk = []
+                total += size
+                chunk, size = [], 0
                 if total >= n_words:
                     return out
     raise ParameterError(
