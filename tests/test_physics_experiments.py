@@ -162,7 +162,12 @@ def test_celebrity_control_adds_as_many_tokens_of_brown_english_and_keys_it():
     base = pcfg.PhysicsConfig(**{**TINY, "pretrain_steps": 100, "augmentation": "permute1"})
     ctrl = px.filler_config(base)
     celeb = px.celebrity_config(base)
-    assert (ctrl.augmentation, ctrl.filler_bios, ctrl.filler, ctrl.tokenizer) == ("permute1", 100, "brown", "word+brown")
+    assert (ctrl.augmentation, ctrl.filler_bios, ctrl.filler, ctrl.tokenizer) == (
+        "permute1",
+        100,
+        "brown",
+        "word+brown",
+    )
     assert ctrl.pretrain_steps == celeb.pretrain_steps
     key = ptrain.pretrain_key(ctrl)
     assert key["filler"] == "brown" and key["tokenizer"]["name"] == "word+brown"
@@ -396,7 +401,9 @@ def test_repack_packs_every_epoch_anew_and_keeps_every_biography_whole():
     assert not torch.equal(epochs[0], epochs[1])  # new neighbours and offsets in the second epoch
     again = ptrain.RepackBatches(lists, 128, tok.eos_token_id, batch_size=4, seed=0)
     assert torch.equal(torch.cat([b["input_ids"] for b in again]), epochs[0])  # seeded
-    assert ptrain.pretrain_key(cfg)["packing"] == "repack" != ptrain.pretrain_key(cfg.replace(packing="whole"))["packing"]
+    assert (
+        ptrain.pretrain_key(cfg)["packing"] == "repack" != ptrain.pretrain_key(cfg.replace(packing="whole"))["packing"]
+    )
     with pytest.raises(ValueError, match="packing='repack' is not available for mixed training"):
         ptrain.mixed_train(cfg)
     with pytest.raises(ValueError, match="packing='loose'.*'stream', 'whole', 'repack'"):

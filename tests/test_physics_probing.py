@@ -263,7 +263,9 @@ def test_bert_qa_example_fills_fixed_slots_without_a_length_hint():
         assert tok.decode(pbert.read_answer(got, tok.sep_token_id)) == answer
         assert got[-1] == tok.sep_token_id  # every answer ends inside the slots
     assert lengths == {slots}  # the same number of masks whatever the answer: no hint of its length
-    longest = max((v for v in (*bios.CITIES, *bios.UNIVERSITIES, *bios.MAJORS, *bios.COMPANIES)), key=lambda v: len(bios.words(v)))
+    longest = max(
+        (v for v in (*bios.CITIES, *bios.UNIVERSITIES, *bios.MAJORS, *bios.COMPANIES)), key=lambda v: len(bios.words(v))
+    )
     assert len(bios.words(longest)) < slots
     with pytest.raises(ParameterError, match="allowed: fewer than slots=2"):
         pbert.bert_qa_example(tok, "Q?", "August 11, 1976", slots=2)
@@ -314,7 +316,9 @@ def test_bert_pipeline_is_cached_and_comparable(tmp_path):
     assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
     out = pbert.bert_extraction(cfg, cache, probe_cfg=FAST)
     assert list(out.index) == [*bios.ATTRIBUTES, "mean", *pbert.date_components(DATES).index]
-    assert out.loc["birth_date (components)", "q_probe_accuracy"] != out.loc["birth_date (components)", "q_probe_accuracy"]
+    assert (
+        out.loc["birth_date (components)", "q_probe_accuracy"] != out.loc["birth_date (components)", "q_probe_accuracy"]
+    )
     assert list(out.columns) == [
         "qa_accuracy",
         "qa_majority",

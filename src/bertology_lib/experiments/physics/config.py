@@ -85,7 +85,9 @@ class PhysicsConfig(SizeTable):
     packing: str = "stream"  # "stream": biographies back to back, cut into windows; "whole": no biography is cut
     people_per_value: int = 0  # 0: the paper's pools; k: pools of ceil(n_people / k) values (BioConfig.pool_sizes)
     filler_bios: int = 0  # extra word-shuffled biographies of other people in pretraining (training.filler_texts)
-    filler: str = "shuffled"  # what filler_bios adds: "shuffled" biographies or "brown" (real English, training.filler_texts)
+    filler: str = (
+        "shuffled"  # what filler_bios adds: "shuffled" biographies or "brown" (real English, training.filler_texts)
+    )
 
     def __post_init__(self) -> None:
         self.bio_config()  # validates augmentation, n_people, n_minority, seed (messages name the value)

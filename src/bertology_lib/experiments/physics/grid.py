@@ -28,7 +28,7 @@ from bertology_lib.cache import ArtifactCache
 from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics import evaluation, probing, training
-from bertology_lib.experiments.physics.bert import RECIPES as BERT_RECIPES
+from bertology_lib.experiments.physics.bert import RECIPES as BERT_RECIPES  # noqa: F401 (jobs.units reads it)
 from bertology_lib.experiments.physics.bert import bert_extraction, recipe_config
 from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.profiles import SizeTable
