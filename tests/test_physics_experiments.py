@@ -404,10 +404,40 @@ def test_repack_packs_every_epoch_anew_and_keeps_every_biography_whole():
     assert (
         ptrain.pretrain_key(cfg)["packing"] == "repack" != ptrain.pretrain_key(cfg.replace(packing="whole"))["packing"]
     )
-    with pytest.raises(ValueError, match="packing='repack' is not available for mixed training"):
-        ptrain.mixed_train(cfg)
     with pytest.raises(ValueError, match="packing='loose'.*'stream', 'whole', 'repack'"):
         cfg.replace(packing="loose")
+
+
+def test_repack_mixed_batches_pack_each_pool_anew_with_its_share():
+    def pack(items):  # one item a window, so a window shows which item it packs
+        return torch.tensor([[i, i] for i in items]), torch.tensor([[i, -100] for i in items])
+
+    pools = {"a": (list(range(10)), pack), "b": (list(range(100, 105)), pack)}
+    batches = ptrain.RepackMixedBatches(pools, {"a": 0.75, "b": 0.25}, batch_size=8, seed=0)
+    rows = torch.cat([b["input_ids"][:, 0] for b, _ in zip(batches, range(50))]).tolist()
+    a, b = [r for r in rows if r < 100], [r for r in rows if r >= 100]
+    assert 0.65 < len(a) / len(rows) < 0.85  # the shares hold
+    assert sorted(a[:10]) == list(range(10)) and sorted(a[10:20]) == list(range(10))  # every item once an epoch
+    assert a[:10] != a[10:20] and sorted(b[:5]) == list(range(100, 105))  # a new order each epoch
+    again = ptrain.RepackMixedBatches(pools, {"a": 0.75, "b": 0.25}, batch_size=8, seed=0)
+    first = [x["input_ids"] for x, _ in zip(again, range(3))]
+    state = again.state_dict()  # a resumed run continues the same stream
+    more = next(iter(again))["input_ids"]
+    resumed = ptrain.RepackMixedBatches(pools, {"a": 0.75, "b": 0.25}, batch_size=8, seed=0)
+    resumed.load_state_dict(state)
+    assert torch.equal(next(iter(resumed))["input_ids"], more) and len(first) == 3
+    with pytest.raises(ValueError, match="shares=.*summing to 1"):
+        ptrain.RepackMixedBatches(pools, {"a": 0.5, "b": 0.25}, batch_size=8)
+    with pytest.raises(ValueError, match="must equal pools keys"):
+        ptrain.RepackMixedBatches(pools, {"a": 1.0}, batch_size=8)
+
+
+def test_mixed_training_with_repack(tmp_path):
+    cfg = pcfg.PhysicsConfig(**{**TINY, "packing": "repack", "seq_len": 128})
+    cache = ArtifactCache(tmp_path)
+    path = ptrain.mixed_train(cfg, cache, curve_points=0)
+    assert ptrain.train_log(path)["steps"] == cfg.mixed_steps
+    assert ptrain.mixed_train(cfg.replace(packing="whole"), cache, curve_points=0) != path
 
 
 def test_pretrain_with_repack(tmp_path):

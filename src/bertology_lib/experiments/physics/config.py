@@ -273,16 +273,14 @@ def brown_words(n: int = BROWN_WORDS) -> tuple[str, ...]:
     """The ``n`` most frequent words of the Brown corpus's training split that the bioS vocabulary lacks (ties
     by first occurrence), split as the word tokenizer splits text."""
     import collections
-    import re
 
     from bertology_lib.data import english
-    from bertology_lib.models.tokenization import WORD_PATTERN
 
     known = set(bios.vocabulary())
     counts: collections.Counter = collections.Counter()
     for doc in english.load_english("brown", "train"):
         for text in doc.texts():
-            counts.update(w for w in re.findall(WORD_PATTERN, text) if w not in known)
+            counts.update(w for w in bios.words(text) if w not in known)
     return tuple(w for w, _ in counts.most_common(n))
 
 

@@ -19,7 +19,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -38,7 +37,6 @@ from bertology_lib.experiments.physics.config import (
 from bertology_lib.experiments.physics.evaluation import curve_metrics, evaluate_qa
 from bertology_lib.models.decoder import decoder_spec, new_decoder
 from bertology_lib.models.registry import quiet_hf
-from bertology_lib.models.tokenization import WORD_PATTERN
 from bertology_lib.training.loop import KeepBest, TrainConfig, train
 from bertology_lib.training.loop import generator
 from bertology_lib.training.objectives import (
@@ -100,7 +98,7 @@ BROWN_TEXT_WORDS = 60  # a Brown filler text: consecutive sentences of one docum
 
 
 def _n_tokens(text: str) -> int:  # words and punctuation marks, as the word tokenizers split text
-    return len(re.findall(WORD_PATTERN, text))
+    return len(bios.words(text))
 
 
 def brown_filler(n_words: int, seed: int, max_tokens: int = 127) -> list[str]:
@@ -213,6 +211,76 @@ class RepackBatches(GeneratorState):
         for i in range(0, len(perm), self.batch_size):
             idx = perm[i : i + self.batch_size]
             yield {"input_ids": windows[idx], "labels": labels[idx].clone()}
+
+
+class RepackMixedBatches(GeneratorState):
+    """Mixed-training batches (rows drawn from pools with given shares, as
+    :class:`~bertology_lib.training.objectives.MixedBatches`) whose pools are packed anew every time one is used up.
+
+    ``pools``: name -> (items, pack), where ``pack(items_in_some_order)`` returns (windows, labels), e.g. the
+    biographies' token lists with :func:`~bertology_lib.training.objectives.pack_whole` and the QA examples with
+    :func:`~bertology_lib.training.objectives.pack_labeled`. Each pool's epoch packs its items in a new order
+    (the private generator) and walks the windows in a shuffled order, so no biography or QA pair keeps its
+    neighbours or its place in a window (``packing="repack"``, see :class:`RepackBatches`).
+    """
+
+    def __init__(
+        self,
+        pools: dict[str, tuple[Sequence, Callable[[list], tuple[torch.Tensor, torch.Tensor]]]],
+        shares: dict[str, float],
+        batch_size: int,
+        seed: int = 0,
+    ) -> None:
+        if set(pools) != set(shares):
+            raise ParameterError(f"shares keys {sorted(shares)} must equal pools keys {sorted(pools)}")
+        if any(s < 0 for s in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
+            raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
+        check_int("batch_size", batch_size, minimum=1)
+        self.names = list(pools)
+        self.items = {k: list(pools[k][0]) for k in self.names}
+        self.pack = {k: pools[k][1] for k in self.names}
+        self.n_windows = {k: len(self.pack[k](self.items[k])[0]) for k in self.names}  # validates every pool
+        self.probs = torch.tensor([float(shares[k]) for k in self.names])
+        self.batch_size = batch_size
+        self._g = generator(seed)
+        self._left: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+
+    def state_dict(self) -> dict:
+        return {"generator": self._g.get_state(), "left": dict(self._left)}
+
+    def load_state_dict(self, state) -> None:
+        self._g.set_state(state["generator"])
+        self._left = {k: (x.clone(), y.clone()) for k, (x, y) in state["left"].items()}
+
+    def _epoch(self, name: str) -> tuple[torch.Tensor, torch.Tensor]:
+        order = torch.randperm(len(self.items[name]), generator=self._g).tolist()
+        windows, labels = self.pack[name]([self.items[name][i] for i in order])
+        perm = torch.randperm(len(windows), generator=self._g)
+        return windows[perm], labels[perm]
+
+    def _take(self, name: str, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+        xs, ys = [], []
+        while n > 0:
+            if name not in self._left or len(self._left[name][0]) == 0:
+                self._left[name] = self._epoch(name)
+            x, y = self._left[name]
+            xs.append(x[:n])
+            ys.append(y[:n])
+            self._left[name] = (x[n:], y[n:])
+            n -= len(xs[-1])
+        return torch.cat(xs), torch.cat(ys)
+
+    def __iter__(self):
+        while True:
+            source = torch.multinomial(self.probs, self.batch_size, replacement=True, generator=self._g)
+            xs, ys = [], []
+            for i, name in enumerate(self.names):
+                n = int((source == i).sum())
+                if n:
+                    x, y = self._take(name, n)
+                    xs.append(x)
+                    ys.append(y)
+            yield {"input_ids": torch.cat(xs), "labels": torch.cat(ys).clone()}
 
 
 def qa_examples(
@@ -399,11 +467,6 @@ def mixed_train(
     ``evals`` of ``train_log.json``; measuring it does not change the training (greedy, no RNG).
     """
     cache = cache or ArtifactCache()
-    if cfg.packing == "repack":
-        raise ParameterError(
-            "packing='repack' is not available for mixed training yet (its pools are packed once); "
-            "allowed: 'stream', 'whole'"
-        )
     check_int("curve_points", curve_points, minimum=0)
     check_int("curve_people", curve_people, minimum=1)
     tc = cfg.mixed_train_config()
@@ -421,7 +484,16 @@ def mixed_train(
             "bio": bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg)),
             "qa": pack_labeled(qa, cfg.seq_len),
         }
-        batches = MixedBatches(pools, {"bio": 1.0 - cfg.qa_share, "qa": cfg.qa_share}, tc.batch_size, seed=cfg.seed)
+        shares = {"bio": 1.0 - cfg.qa_share, "qa": cfg.qa_share}
+        if cfg.packing == "repack":  # both pools packed anew every epoch: no fixed neighbours, no fixed offsets
+            lists = tok([*ds.texts(), *filler_texts(cfg)], add_special_tokens=False)["input_ids"]
+            repacked = {
+                "bio": (lists, lambda items: pack_whole(items, cfg.seq_len, tok.eos_token_id)),
+                "qa": (qa, lambda items: pack_labeled(items, cfg.seq_len)),
+            }
+            batches = RepackMixedBatches(repacked, shares, tc.batch_size, seed=cfg.seed)
+        else:
+            batches = MixedBatches(pools, shares, tc.batch_size, seed=cfg.seed)
         eval_fn = (lambda m: curve_metrics(m, tok, ds, curve_people, seed=cfg.seed)) if curve_points else None
         res = train(model, batches, tc, eval_fn=eval_fn, progress=progress, desc="mixed")
         log = {**res.to_dict(), "n_bio_windows": len(pools["bio"][0]), "n_qa_windows": len(pools["qa"][0])}
