@@ -19,7 +19,7 @@ measured values (see :mod:`bertology_lib.book.claims.registry`).
 
 from bertology_lib.book.claims.instruments import Minimum
 from bertology_lib.book.claims.registry import ClaimSpec
-from bertology_lib.book.claims.rules import AtLeast
+from bertology_lib.book.claims.rules import AtLeast, AtMost
 from bertology_lib.book.claims.specs.shared import MEMORISED
 
 CLASSES_SEEN = Minimum("classes_seen", 0.9)
@@ -51,6 +51,24 @@ CLAIMS = (
         paper="large gap",
         rule=AtLeast(0.1),
         unit="probe accuracy gap",
+        checks=(MEMORISED, CLASSES_SEEN, PROBE_POSITIVE_CONTROL),
+    ),
+    ClaimSpec(
+        "physics3.1.probing.p_probe_at_name_augmented",
+        "P-probing: in a multi5+permute model the attributes are readable at the person's name (mean probe-test accuracy over attributes except birth date)",
+        "Allen-Zhu & Li 2023 §5",
+        paper="near 100%",
+        rule=AtLeast(0.7),
+        unit="probe accuracy",
+        checks=(MEMORISED, CLASSES_SEEN, PROBE_POSITIVE_CONTROL),
+    ),
+    ClaimSpec(
+        "physics3.1.probing.p_probe_at_name_single",
+        "P-probing: in a single model the attributes are not readable at the person's name (mean probe-test accuracy over attributes except birth date)",
+        "Allen-Zhu & Li 2023 §5",
+        paper="near the majority share",
+        rule=AtMost(0.3),
+        unit="probe accuracy",
         checks=(MEMORISED, CLASSES_SEEN, PROBE_POSITIVE_CONTROL),
     ),
     ClaimSpec(
