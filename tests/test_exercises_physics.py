@@ -351,7 +351,7 @@ def test_physics_unseen_checker_matches_the_probe_split():
     from bertology_lib.experiments.physics import config as pcfg
     from bertology_lib.experiments.physics.probing import people_split
 
-    ds = pcfg.PhysicsConfig.for_profile("quick", people_per_value=0).dataset()  # N = 300, seed 0, the paper's pools
+    ds = pcfg.PhysicsConfig.for_profile("quick", people_per_value=0).dataset()  # quick's N, seed 0, the paper's pools
     tr, te = people_split(len(ds.people), None, 0.5, 0)
     seen = {ds.people[i].university for i in tr}
     truth = sum(ds.people[i].university not in seen for i in te) / len(te)

@@ -20,8 +20,9 @@ from bertology_lib.book.exercises.cases import Mistake, judge_value, within
 from bertology_lib.book.exercises.checks import as_share, checker
 
 
-def physics_unseen_truth(n_people: int = 300, seed: int = 0, attribute: str = "university") -> float:
-    """Share of Q-probe test people whose ``attribute`` value no probe-training person has.
+def physics_unseen_truth(n_people: int | None = None, seed: int = 0, attribute: str = "university") -> float:
+    """Share of Q-probe test people whose ``attribute`` value no probe-training person has (``n_people``: the
+    ``quick`` profile's N when None).
 
     Uses the probe split of :func:`bertology_lib.experiments.physics.probing.q_probe` (seed ``seed``, half the people)
     on the bioS people of ``BioConfig(n_people, seed)``: a linear probe cannot predict a class it never saw,
@@ -30,6 +31,10 @@ def physics_unseen_truth(n_people: int = 300, seed: int = 0, attribute: str = "u
     from bertology_lib.data import bios
     from bertology_lib.experiments.physics.probing import people_split
 
+    if n_people is None:
+        from bertology_lib.experiments.physics.config import PhysicsConfig
+
+        n_people = PhysicsConfig.for_profile("quick").n_people
     people = bios.sample_people(n_people, seed)
     tr, te = people_split(len(people), None, 0.5, seed)
     seen = {people[i].value(attribute) for i in tr}

@@ -58,8 +58,8 @@ class Plan(SizeTable):
     """How many settings and seeds each physics notebook runs at a profile (sizes live in PhysicsConfig).
 
     ``quick`` spends two seeds on every grid cell (the grid-order claim reads them all, and one seed gives no
-    spread) and on the celebrity runs, one on mixed training and on BERT; its N sweep stays within 4x below the
-    base N (a larger N costs proportionally more).
+    spread), on the celebrity runs and on the two mixed runs, one on the N sweep and on BERT; its N sweep stays
+    within 4x below the base N (a larger N costs proportionally more).
     """
 
     grid_seeds: dict  # {augmentation: seeds} for the pretrain + fine-tune grid (and its probes)
@@ -82,8 +82,8 @@ class Plan(SizeTable):
         ),
         "quick": dict(
             grid_seeds={a: (0, 1) for a in GRID},  # two seeds on every cell a claim reads (the grid order reads all)
-            mixed_seeds=(0,),
-            n_sweep=(75, 150, 300),
+            mixed_seeds=(0, 1),  # two seeds on each mixed run a claim reads (not yet on the N sweep)
+            n_sweep=(150, 300, 600),
             qa_shares=(0.2, 0.5),
             celebrity_seeds=(0, 1),
             bert_seeds=(0,),
