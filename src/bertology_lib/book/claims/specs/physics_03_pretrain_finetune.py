@@ -62,4 +62,23 @@ CLAIMS = (
         checks=(MEMORISED,),
         note="paper, Fig. 3 (full fine-tuning, QA-test): single 9.7%, fullname 48.9%, permute1 4.4%, permute5 70.0%, multi5 41.0%, multi5+permute 96.6%; our grid also runs multi2+permute, whose paper number is not in our reference table, so it is left out of the rank correlation",
     ),
+    ClaimSpec(
+        "physics3.1.finetune.rises_with_multiplicity",
+        "Fine-tuned QA-test accuracy rises with the number of biographies per person, sentences permuted: permute1 (one) < multi2+permute (two) < multi5+permute (five) (the smaller of the two steps between the cells' seed means)",
+        "Allen-Zhu & Li 2023 §4, Fig. 3 (multiM)",
+        paper="rises with M",
+        rule=AtLeast(0.05),
+        unit="accuracy step",
+        checks=(MEMORISED,),
+    ),
+    ClaimSpec(
+        "physics3.1.finetune.rises_with_permutations",
+        "Fine-tuned QA-test accuracy rises with the number of permuted copies of one biography: permute5 above permute1 (difference of the cells' seed means)",
+        "Allen-Zhu & Li 2023 §4, Fig. 3 (permute)",
+        paper=0.656,
+        rule=AtLeast(0.1),
+        unit="accuracy gap",
+        checks=(MEMORISED,),
+        note="paper, Fig. 3 (full fine-tuning, QA-test): permute1 4.4%, permute5 70.0%",
+    ),
 )
