@@ -447,3 +447,15 @@ def test_pretrain_with_repack(tmp_path):
     log = ptrain.train_log(path)
     assert log["steps"] == cfg.pretrain_steps and log["n_windows"] >= 1
     assert ptrain.pretrain(cfg, cache) == path != ptrain.pretrain(cfg.replace(packing="whole"), cache)
+
+
+def test_plan_shifted_moves_every_seed_and_refuses_a_negative_one():
+    plan = px.Plan.for_profile("quick")
+    moved = plan.shifted(2)
+    assert moved.grid_seeds == {a: tuple(2 + s for s in seeds) for a, seeds in plan.grid_seeds.items()}
+    assert moved.mixed_seeds == tuple(2 + s for s in plan.mixed_seeds)
+    assert moved.celebrity_seeds == tuple(2 + s for s in plan.celebrity_seeds)
+    assert moved.bert_seeds == tuple(2 + s for s in plan.bert_seeds)
+    assert plan.shifted(0) == plan and moved.n_sweep == plan.n_sweep
+    with pytest.raises(ValueError, match="seed=-1 is out of range"):
+        plan.shifted(-1)

@@ -32,7 +32,7 @@ from bertology_lib.experiments.physics.bert import RECIPES as BERT_RECIPES  # no
 from bertology_lib.experiments.physics.bert import bert_extraction, recipe_config
 from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.profiles import SizeTable
-from bertology_lib.validation import check_seeds, check_subset
+from bertology_lib.validation import check_int, check_seeds, check_subset
 
 GRID: tuple[str, ...] = ("single", "fullname", "permute1", "permute5", "multi5", "multi2+permute", "multi5+permute")
 METHODS: tuple[str, ...] = ("full", "lora")
@@ -99,6 +99,17 @@ class Plan(SizeTable):
             curve_points=40,
         ),
     }
+
+    def shifted(self, by: int) -> Plan:
+        """This plan with every seed moved by ``by`` (a notebook's ``seed`` parameter): the runs a notebook reads."""
+        check_int("seed", by, minimum=0)
+        return dataclasses.replace(
+            self,
+            grid_seeds={a: tuple(by + s for s in seeds) for a, seeds in self.grid_seeds.items()},
+            mixed_seeds=tuple(by + s for s in self.mixed_seeds),
+            celebrity_seeds=tuple(by + s for s in self.celebrity_seeds),
+            bert_seeds=tuple(by + s for s in self.bert_seeds),
+        )
 
 
 def _check_augmentations(augmentations: Sequence[str], n_people: int) -> list[str]:
