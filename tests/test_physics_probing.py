@@ -441,3 +441,33 @@ def test_the_quick_bert_recipe_and_its_bad_values():
             pcfg.PhysicsConfig(**{**TINY, **bad})
     with pytest.raises(ParameterError, match="mask_prob=1.5"):
         pbert.bert_pretrain(pcfg.PhysicsConfig(**TINY), mask_prob=1.5)
+
+
+def test_alternating_batches_draw_whole_batches_by_share_and_restart_epochs():
+    streams = {"a": [{"x": 1}, {"x": 2}], "b": [{"x": 10}]}  # lists: one epoch per iteration
+    batches = pbert.AlternatingBatches(streams, {"a": 0.8, "b": 0.2}, seed=0)
+    xs = [b["x"] for b, _ in zip(batches, range(200))]
+    assert set(xs) == {1, 2, 10} and 0.1 < xs.count(10) / len(xs) < 0.3  # the shares hold
+    a = [x for x in xs if x < 10]
+    assert a[:6] == [1, 2, 1, 2, 1, 2]  # an epoch that ends starts again
+    again = [b["x"] for b, _ in zip(pbert.AlternatingBatches(streams, {"a": 0.8, "b": 0.2}, seed=0), range(200))]
+    assert again == xs  # seeded
+    with pytest.raises(ParameterError, match="summing to 1"):
+        pbert.AlternatingBatches(streams, {"a": 0.8, "b": 0.8})
+    with pytest.raises(ParameterError, match="must equal streams keys"):
+        pbert.AlternatingBatches(streams, {"a": 1.0})
+
+
+def test_bert_mixed_training_is_cached_and_scored_on_qa_test_people(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    cfg = pcfg.PhysicsConfig(**TINY)
+    path = pbert.bert_mixed_train(cfg, cache)
+    log = ptrain.train_log(path)
+    assert log["steps"] == pbert.bert_mixed_steps(cfg) == 4 and log["qa_rows_per_batch"] >= 1
+    assert pbert.bert_mixed_train(cfg, cache) == path != pbert.bert_pretrain(cfg, cache)
+    assert pbert.bert_mixed_train(cfg.replace(qa_share=0.2), cache) != path
+    assert pbert.bert_mixed_steps(cfg.replace(mixed_steps=8)) == 8  # scaled as the decoder's mixed training
+    out = pbert.bert_mixed_extraction(cfg, cache)
+    assert list(out.index) == [*bios.ATTRIBUTES, "mean", *pbert.date_components(DATES).index]
+    assert list(out.columns) == ["qa_accuracy", "qa_majority", "memorised"]
+    assert out["memorised"].nunique() == 1

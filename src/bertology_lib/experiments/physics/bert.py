@@ -10,6 +10,7 @@ the decoder's. Used by ``notebooks/physics_06_bert.ipynb``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,14 +30,15 @@ from bertology_lib.experiments.physics.training import fit_qa, save_run, weights
 from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config, matching_bert_spec
 from bertology_lib.models.registry import quiet_hf
 from bertology_lib.models.tokenization import build_word_tokenizer
-from bertology_lib.training.loop import TrainConfig
+from bertology_lib.training.loop import TrainConfig, generator, train
 from bertology_lib.training.masking import MaskedOnlyMLM
-from bertology_lib.training.objectives import IGNORE_INDEX, pad_batch
+from bertology_lib.training.objectives import IGNORE_INDEX, GeneratorState, QABatches, pad_batch
 from bertology_lib.training.pretrain import MLMObjective, mlm_batches, pretrain_mlm
 from bertology_lib.validation import check_choice, check_fraction
 
 # 2: keys hold the BERT's dimensions (not the decoder size's name), its tokenizer and objective (2026-12-05)
 PRETRAIN_KIND = ArtifactKind("physics-bert-pretrain", 2)
+MIXED_KIND = ArtifactKind("physics-bert-mixed", 1)
 # 3: answers fill a fixed number of mask slots and end with [SEP]: no answer-length hint (2026-12-05)
 FINETUNE_KIND = ArtifactKind("physics-bert-finetune", 3)
 
@@ -369,5 +371,111 @@ def bert_extraction(
         out.loc[name] = math.nan
         out.loc[name, "qa_accuracy"] = acc
     out["memorised"] = memorised
+    out.index.name = "attribute"
+    return out
+
+
+# -- BERT under mixed training ------------------------------------------------------------------------------------
+class AlternatingBatches(GeneratorState):
+    """Each step one whole batch from one of several batch builders, drawn with given shares (seeded).
+
+    ``streams``: name -> a batch builder that yields one epoch per iteration (e.g. the biographies' MLM batches and
+    the QA examples' batches, whose rows have different lengths and so cannot share a batch); ``shares``: name ->
+    probability that a step's batch comes from it. A builder that ends its epoch starts the next.
+    """
+
+    def __init__(self, streams: dict, shares: dict[str, float], seed: int = 0) -> None:
+        if set(streams) != set(shares):
+            raise ParameterError(f"shares keys {sorted(shares)} must equal streams keys {sorted(streams)}")
+        if any(v < 0 for v in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
+            raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
+        self.streams = dict(streams)
+        self.names = list(streams)
+        self.probs = torch.tensor([float(shares[k]) for k in self.names])
+        self._g = generator(seed)
+
+    def state_dict(self) -> dict:
+        return {"generator": self._g.get_state(), **{k: s.state_dict() for k, s in self.streams.items()}}
+
+    def load_state_dict(self, state) -> None:
+        self._g.set_state(state["generator"])
+        for k, s in self.streams.items():
+            s.load_state_dict(state[k])
+
+    def __iter__(self):
+        its = {k: iter(s) for k, s in self.streams.items()}
+        while True:
+            name = self.names[int(torch.multinomial(self.probs, 1, generator=self._g))]
+            batch = next(its[name], None)
+            if batch is None:  # that builder's epoch ended: the next one
+                its[name] = iter(self.streams[name])
+                batch = next(its[name])
+            yield batch
+
+
+def bert_mixed_steps(cfg: PhysicsConfig) -> int:
+    """Steps of a BERT's mixed training: the arm's ``bert_steps`` scaled as the decoder's mixed training scales its
+    pretraining (``mixed_steps / pretrain_steps``), so the biographies are read about as often as in pretraining."""
+    return max(1, int(round(cfg.bert_steps * cfg.mixed_steps / cfg.pretrain_steps)))
+
+
+def bert_mixed_train(
+    cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False, recipe: str = "profile"
+) -> Path:
+    """A BERT trained from scratch on the biographies and the QA-train people's questions in one run (the BERT
+    counterpart of :func:`~bertology_lib.experiments.physics.training.mixed_train`); returns the cached folder.
+
+    Each step is a batch of biographies (whole-word masking of the arm's ``bert_mask_prob``, as
+    :func:`bert_pretrain`) with probability ``1 - cfg.qa_share``, else a batch of QA-train questions with their
+    answers' masks (:func:`bert_qa_example`), about as many tokens as a biography batch; :func:`bert_mixed_steps`
+    steps. QA-test people's questions are never seen. ``recipe``: the arm (:func:`recipe_config`).
+    """
+    arm = recipe_config(cfg, recipe)
+    cache = cache or ArtifactCache()
+    tc = dataclasses.replace(_bert_train_config(arm, None), max_steps=bert_mixed_steps(arm))
+    key = {**bert_pretrain_key(arm), "train": tc.key(), "qa_share": arm.qa_share, "val_fraction": arm.val_fraction}
+
+    def build(folder: Path) -> None:
+        from transformers import BertForMaskedLM
+
+        ds, tok = arm.dataset(), bert_tokenizer()
+        torch.manual_seed(arm.seed)
+        model = BertForMaskedLM(matching_bert_config(arm.model_size, len(tok)))
+        rows = bert_rows(ds, tok, arm)
+        qa = [bert_qa_example(tok, p.question, p.answer) for p in ds.qa_pairs("train", arm.val_fraction)]
+        qa_rows = max(1, int(round(arm.batch_size * arm.seq_len / float(np.mean([len(x) for x, _ in qa])))))
+        streams = {
+            "bio": mlm_batches(ds.texts(), tok, bert_objective(arm.bert_mask_prob), rows, seed=arm.seed),
+            "qa": QABatches(qa, qa_rows, tok.pad_token_id, seed=arm.seed),
+        }
+        batches = AlternatingBatches(streams, {"bio": 1.0 - arm.qa_share, "qa": arm.qa_share}, seed=arm.seed)
+        res = train(MaskedOnlyMLM(model), batches, tc, progress=progress, desc="bert-mixed")
+        log = {**res.to_dict(), "rows_per_batch": rows, "qa_rows_per_batch": qa_rows, "recipe": recipe}
+        save_run(folder, model.cpu(), tok, arm, log)
+
+    return cache.get_or_create(MIXED_KIND, key, build)
+
+
+def bert_mixed_extraction(
+    cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False, recipe: str = "profile"
+) -> pd.DataFrame:
+    """QA-test accuracy of :func:`bert_mixed_train`'s BERT (exact match per attribute, ``mean``, then the birth
+    date's components, :func:`date_components`) with its majority baseline, and ``memorised``
+    (:func:`bert_memorisation` of the same model): the columns :func:`bert_extraction` gives, without the probe."""
+    path = bert_mixed_train(cfg, cache, progress=progress, recipe=recipe)
+    ds = recipe_config(cfg, recipe).dataset()
+    model, tok = load_bert(path)
+    preds = bert_qa_predictions(model, tok, ds, "test", val_fraction=cfg.val_fraction)
+    qa = accuracy_table(preds, ds)
+    out = pd.DataFrame(
+        {
+            "qa_accuracy": qa["accuracy"].reindex(bios.ATTRIBUTES),
+            "qa_majority": qa["majority"].reindex(bios.ATTRIBUTES),
+        }
+    )
+    out.loc["mean"] = out.mean()
+    for name, acc in date_components(preds).items():
+        out.loc[name] = [acc, math.nan]
+    out["memorised"] = bert_memorisation(model, tok, ds, seed=cfg.seed)
     out.index.name = "attribute"
     return out

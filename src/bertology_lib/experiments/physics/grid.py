@@ -11,7 +11,7 @@ spread and count, so every headline number in the book is a mean over seeds with
 * :func:`mixed_grid`, :func:`mixed_curves`, :func:`n_sweep` -- mixed training (paper §3, Fig. 1b/c);
 * :func:`celebrity_grid` -- minority accuracy with and without celebrities (paper §4.3);
 * :func:`q_probe_grid`, :func:`p_probe_grid` -- probes on the grid's pretrained models (paper §5-6);
-* :func:`bert_grid` -- the BERT comparison (paper §7).
+* :func:`bert_grid` -- the BERT comparison (paper §7); :func:`bert_mixed_grid` -- a BERT under mixed training.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bertology_lib.data import bios
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics import evaluation, probing, training
 from bertology_lib.experiments.physics.bert import RECIPES as BERT_RECIPES  # noqa: F401 (jobs.units reads it)
-from bertology_lib.experiments.physics.bert import bert_extraction, recipe_config
+from bertology_lib.experiments.physics.bert import bert_extraction, bert_mixed_extraction, recipe_config
 from bertology_lib.experiments.physics.config import PhysicsConfig
 from bertology_lib.profiles import SizeTable
 from bertology_lib.validation import check_int, check_seeds, check_subset
@@ -58,8 +58,9 @@ class Plan(SizeTable):
     """How many settings and seeds each physics notebook runs at a profile (sizes live in PhysicsConfig).
 
     ``quick`` spends two seeds on every grid cell (the grid-order claim reads them all, and one seed gives no
-    spread), on the celebrity runs and on the two mixed runs, one on the N sweep and on BERT; its N sweep stays
-    within 4x below the base N (a larger N costs proportionally more).
+    spread), on the celebrity runs and on the two mixed runs, one on the N sweep and on BERT, none on a BERT under
+    mixed training (twice a BERT's steps: over the budget; ``full`` runs it); its N sweep stays within 4x below the
+    base N (a larger N costs proportionally more).
     """
 
     grid_seeds: dict  # {augmentation: seeds} for the pretrain + fine-tune grid (and its probes)
@@ -69,6 +70,7 @@ class Plan(SizeTable):
     celebrity_seeds: tuple[int, ...]
     bert_seeds: tuple[int, ...]
     curve_points: int = 10  # learning-curve points of each mixed run (fine enough to measure the QA-test lag)
+    bert_mixed_seeds: tuple[int, ...] = ()  # BERTs under mixed training (none: the profile's budget leaves them out)
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(
@@ -79,6 +81,7 @@ class Plan(SizeTable):
             celebrity_seeds=(0,),
             bert_seeds=(0,),
             curve_points=5,
+            bert_mixed_seeds=(0,),
         ),
         "quick": dict(
             grid_seeds={a: (0, 1) for a in GRID},  # two seeds on every cell a claim reads (the grid order reads all)
@@ -97,6 +100,7 @@ class Plan(SizeTable):
             celebrity_seeds=(0, 1),
             bert_seeds=(0, 1),
             curve_points=40,
+            bert_mixed_seeds=(0, 1),
         ),
     }
 
@@ -109,6 +113,7 @@ class Plan(SizeTable):
             mixed_seeds=tuple(by + s for s in self.mixed_seeds),
             celebrity_seeds=tuple(by + s for s in self.celebrity_seeds),
             bert_seeds=tuple(by + s for s in self.bert_seeds),
+            bert_mixed_seeds=tuple(by + s for s in self.bert_mixed_seeds),
         )
 
 
@@ -582,6 +587,25 @@ def bert_grid(
     frames = []
     for a, s in _progress(plan, f"BERT ({recipe} recipe)", progress):
         t = bert_extraction(base.replace(augmentation=a, seed=s), cache, probe_cfg=probe_cfg, lr=lr, recipe=recipe)
+        frames.append(t.reset_index().assign(augmentation=a, seed=s, recipe=recipe))
+    return pd.concat(frames, ignore_index=True)
+
+
+def bert_mixed_grid(
+    base: PhysicsConfig,
+    augmentations: Sequence[str] = ("single", "multi5+permute"),
+    seeds: Sequence[int] = (0,),
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+    recipe: str = "profile",
+) -> pd.DataFrame:
+    """:func:`bertology_lib.experiments.physics.bert.bert_mixed_extraction` (a BERT under mixed training) per
+    (augmentation, seed), long format, with a ``recipe`` column."""
+    plan = _plan(base, augmentations, seeds)
+    recipe_config(base, recipe)  # validates the recipe before any training
+    frames = []
+    for a, s in _progress(plan, "BERT, mixed training", progress):
+        t = bert_mixed_extraction(base.replace(augmentation=a, seed=s), cache, recipe=recipe)
         frames.append(t.reset_index().assign(augmentation=a, seed=s, recipe=recipe))
     return pd.concat(frames, ignore_index=True)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics import grid as px
-from bertology_lib.experiments.physics.bert import recipe_config
+from bertology_lib.experiments.physics.bert import bert_mixed_steps, recipe_config
 from bertology_lib.experiments.physics.config import PhysicsConfig
 
 GRID_READERS = ("physics_03_pretrain_finetune", "physics_05_probing")
@@ -94,6 +94,16 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
                         base, [a], seeds=[s], cache=cache, progress=False, recipe=r
                     ),
                 )
+
+    # physics_06: BERTs under mixed training (the profile arm), where the plan has them
+    for aug in ("single", "multi5+permute"):
+        for s in (seed + k for k in plan.bert_mixed_seeds):
+            add(
+                f"bert-mixed-{aug}-s{s}",
+                bert_mixed_steps(recipe_config(base, "profile")),
+                BERT_READERS,
+                lambda cache, a=aug, s=s: px.bert_mixed_grid(base, [a], seeds=[s], cache=cache, progress=False),
+            )
 
     # physics_02: mixed training of single and multi5+permute, then the N sweep and the QA shares on single
     # (same configurations as grid.n_sweep: steps scale with N and with the biographies' share of rows)
