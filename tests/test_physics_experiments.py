@@ -459,3 +459,9 @@ def test_plan_shifted_moves_every_seed_and_refuses_a_negative_one():
     assert plan.shifted(0) == plan and moved.n_sweep == plan.n_sweep
     with pytest.raises(ValueError, match="seed=-1 is out of range"):
         plan.shifted(-1)
+
+
+def test_repack_refuses_a_list_that_leaves_no_room_for_its_closing_eos():
+    ptrain.RepackBatches([[5] * 126], 128, 0, batch_size=1)  # eos + 126 + eos = 128: fits
+    with pytest.raises(ValueError, match="a token list of 127 tokens does not fit seq_len=128"):
+        ptrain.RepackBatches([[5] * 127], 128, 0, batch_size=1)

@@ -90,7 +90,8 @@ def filler_texts(cfg: PhysicsConfig) -> list[str]:
         return []
     shuffled = _shuffled_bios(cfg)
     if cfg.filler == "brown":
-        return brown_filler(sum(_n_tokens(t) for t in shuffled), cfg.seed, max_tokens=cfg.seq_len - 1)
+        # each text with an eos before and after it must fit a window whole: seq_len - 2 tokens at most
+        return brown_filler(sum(_n_tokens(t) for t in shuffled), cfg.seed, max_tokens=cfg.seq_len - 2)
     return shuffled
 
 
@@ -101,7 +102,7 @@ def _n_tokens(text: str) -> int:  # words and punctuation marks, as the word tok
     return len(bios.words(text))
 
 
-def brown_filler(n_words: int, seed: int, max_tokens: int = 127) -> list[str]:
+def brown_filler(n_words: int, seed: int, max_tokens: int = 126) -> list[str]:
     """Texts of real English with (about) ``n_words`` tokens (words and punctuation marks) in all: runs of
     consecutive sentences of the Brown corpus's training documents (about :data:`BROWN_TEXT_WORDS` tokens each,
     or ``max_tokens`` if fewer, never more than ``max_tokens``, so that each fits a window whole; a longer sentence is left out), the
@@ -197,6 +198,12 @@ class RepackBatches(GeneratorState):
 
     def __init__(self, token_lists: Sequence[Sequence[int]], seq_len: int, eos_id: int, batch_size: int, seed: int = 0):
         self.lists = [list(t) for t in token_lists]
+        longest = max((len(t) for t in self.lists), default=0)
+        if longest + 2 > seq_len:  # an eos before and after each list: a longer one would not fit its window
+            raise ParameterError(
+                f"a token list of {longest} tokens does not fit seq_len={seq_len} with an eos on each side; "
+                "allowed: lists of at most seq_len - 2 tokens"
+            )
         self.seq_len, self.eos_id, self.batch_size = seq_len, eos_id, batch_size
         self.n_windows = len(pack_whole(self.lists, seq_len, eos_id)[0])  # validates every list and seq_len
         self._g = generator(seed)
