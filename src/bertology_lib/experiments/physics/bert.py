@@ -26,7 +26,7 @@ from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics.config import PhysicsConfig, vocab_id
 from bertology_lib.experiments.physics.evaluation import accuracy_table, encode_words, training_bios
 from bertology_lib.experiments.physics.probing import best_layer_rows, q_probe
-from bertology_lib.experiments.physics.training import fit_qa, save_run, weights_id
+from bertology_lib.experiments.physics.training import check_shares, fit_qa, save_run, weights_id
 from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config, matching_bert_spec
 from bertology_lib.models.registry import quiet_hf
 from bertology_lib.models.tokenization import build_word_tokenizer
@@ -385,10 +385,7 @@ class AlternatingBatches(GeneratorState):
     """
 
     def __init__(self, streams: dict, shares: dict[str, float], seed: int = 0) -> None:
-        if set(streams) != set(shares):
-            raise ParameterError(f"shares keys {sorted(shares)} must equal streams keys {sorted(streams)}")
-        if any(v < 0 for v in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
-            raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
+        check_shares(shares, streams, "streams")
         self.streams = dict(streams)
         self.names = list(streams)
         self.probs = torch.tensor([float(shares[k]) for k in self.names])

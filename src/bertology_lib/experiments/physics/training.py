@@ -220,6 +220,14 @@ class RepackBatches(GeneratorState):
             yield {"input_ids": windows[idx], "labels": labels[idx].clone()}
 
 
+def check_shares(shares: dict[str, float], sources: dict, what: str) -> None:
+    """Raise unless ``shares`` has one non-negative share per key of ``sources`` (named ``what``), summing to 1."""
+    if set(sources) != set(shares):
+        raise ParameterError(f"shares keys {sorted(shares)} must equal {what} keys {sorted(sources)}")
+    if any(v < 0 for v in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
+        raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
+
+
 class RepackMixedBatches(GeneratorState):
     """Mixed-training batches (rows drawn from pools with given shares, as
     :class:`~bertology_lib.training.objectives.MixedBatches`) whose pools are packed anew every time one is used up.
@@ -238,10 +246,7 @@ class RepackMixedBatches(GeneratorState):
         batch_size: int,
         seed: int = 0,
     ) -> None:
-        if set(pools) != set(shares):
-            raise ParameterError(f"shares keys {sorted(shares)} must equal pools keys {sorted(pools)}")
-        if any(s < 0 for s in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
-            raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
+        check_shares(shares, pools, "pools")
         check_int("batch_size", batch_size, minimum=1)
         self.names = list(pools)
         self.items = {k: list(pools[k][0]) for k in self.names}

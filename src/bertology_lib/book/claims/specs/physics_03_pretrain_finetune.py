@@ -64,7 +64,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.finetune.rises_with_multiplicity",
-        "Fine-tuned QA-test accuracy rises with the number of biographies per person, sentences permuted: permute1 (one) < multi2+permute (two) < multi5+permute (five) (the smaller of the two steps between the cells' seed means)",
+        "The decoder's fine-tuned QA-test accuracy rises with the number of biographies per person, sentences permuted: permute1 (one) < multi2+permute (two) < multi5+permute (five) (the smaller of the two steps between the cells' seed means)",
         "Allen-Zhu & Li 2023 §4, Fig. 3 (multiM)",
         paper="rises with M",
         rule=AtLeast(0.05),
@@ -73,7 +73,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.finetune.rises_with_permutations",
-        "Fine-tuned QA-test accuracy rises with the number of permuted copies of one biography: permute5 above permute1 (difference of the cells' seed means)",
+        "The decoder's fine-tuned QA-test accuracy rises with the number of permuted copies of one biography: permute5 above permute1 (difference of the cells' seed means)",
         "Allen-Zhu & Li 2023 §4, Fig. 3 (permute)",
         paper=0.656,
         rule=AtLeast(0.1),

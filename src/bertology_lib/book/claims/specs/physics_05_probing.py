@@ -55,7 +55,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.probing.p_probe_at_name_augmented",
-        "P-probing: in a multi5+permute model the attributes are readable at the person's name (mean probe-test accuracy over attributes except birth date)",
+        "P-probing: in a decoder pretrained on multi5+permute the attributes are readable at the person's name (mean probe-test accuracy over attributes except birth date)",
         "Allen-Zhu & Li 2023 §5",
         paper="near 100%",
         rule=AtLeast(0.7),
@@ -64,7 +64,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.probing.p_probe_at_name_single",
-        "P-probing: in a single model the attributes are not readable at the person's name (mean probe-test accuracy over attributes except birth date)",
+        "P-probing: in a decoder pretrained on single the attributes are not readable at the person's name (mean probe-test accuracy over attributes except birth date)",
         "Allen-Zhu & Li 2023 §5",
         paper="near the majority share",
         rule=AtMost(0.3),
