@@ -108,3 +108,18 @@ def test_bad_inputs_raise_parameter_error(setup):
         heads.head_shape(torch.nn.Linear(2, 2))
     with pytest.raises(ParameterError, match="kind='x'"):
         heads.best_on_dev(None, "x")
+
+
+def test_item_correct_agrees_with_the_score_and_follows_the_mask(setup):
+    from bertology_lib.experiments.survey.model_size import item_correct
+
+    task, tok, model, cfg, feats = setup
+    right = item_correct(model, feats["test"], tok.pad_token_id, cfg, task.n_labels)
+    assert right.shape == (len(feats["test"].rows),) and set(right.tolist()) <= {0.0, 1.0}
+    full = heads.score_with_mask(model, feats["test"], tok.pad_token_id, None, cfg, task.n_labels)
+    assert right.mean() == pytest.approx(full)
+    mask = torch.zeros(heads.head_shape(model))
+    gated = item_correct(model, feats["test"], tok.pad_token_id, cfg, task.n_labels, mask=mask)
+    assert gated.mean() == pytest.approx(
+        heads.score_with_mask(model, feats["test"], tok.pad_token_id, mask, cfg, task.n_labels)
+    )

@@ -106,7 +106,7 @@ class ModelSizeSizes(SizeTable):
             latency_repeats=5,
             sst2_train=800,
             sst2_dev=200,
-            sst2_test=400,
+            sst2_test=None,  # all 872 GLUE-dev sentences: intervals over seeds and sentences want every one
             n_real_seeds=3,
             real_curve_points=5,
             n_ablation_seeds=3,
@@ -328,7 +328,10 @@ def compression_table(
 
 @dataclass
 class RealCheck:
-    """MiniLM (or another real encoder) on SST-2: fp32 and int8 test accuracy by seed, head-pruning curves."""
+    """MiniLM (or another real encoder) on SST-2: fp32 and int8 test accuracy by seed, head-pruning curves, and
+    ``items``: per test sentence, whether each seed's model is right (``full``, ``int8``, ``k40``: with ``k40``
+    heads removed in importance order), (seeds, sentences) arrays of 0/1 for intervals over seeds *and*
+    sentences (:func:`bertology_lib.stats.accuracy_gap_interval`)."""
 
     full: dict[int, float]
     int8: dict[int, float]
@@ -336,6 +339,20 @@ class RealCheck:
     shape: tuple[int, int]
     k40: int
     int8_ratio: float
+    items: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+
+
+def item_correct(
+    model: torch.nn.Module, feats: Features, pad_id: int, cfg: FinetuneConfig, n_labels: int, mask=None
+) -> np.ndarray:
+    """0/1 per test row: the model's (with heads gated by ``mask``, if given) prediction is the gold label."""
+    from contextlib import nullcontext
+
+    from bertology_lib.interventions.heads import gate_heads
+
+    with gate_heads(model, mask) if mask is not None else nullcontext(), torch.no_grad():
+        p = predict(model, feats, pad_id, cfg, n_labels)
+    return (np.asarray(p.predicted()) == np.asarray(p.golds)).astype(float)
 
 
 def real_encoder_check(
@@ -346,24 +363,32 @@ def real_encoder_check(
     teachers = fine_tuned_teachers(task, source, cfg, seeds)
     n_layers, n_heads = head_shape(teachers.first)
     ks = pruning_grid(n_layers * n_heads, curve_points)
+    k40 = round(0.4 * n_layers * n_heads)
+    test = teachers.features["test"]
     frames, int8 = [], {}
+    items: dict[str, list[np.ndarray]] = {"full": [], "int8": [], "k40": []}
     for s, m in teachers.models.items():
-        int8[s] = score(quantize_int8(m), teachers.features["test"], teachers.pad, cfg, task.n_labels)
+        quantised = quantize_int8(m)
+        int8[s] = score(quantised, test, teachers.pad, cfg, task.n_labels)
+        items["full"].append(item_correct(m, test, teachers.pad, cfg, task.n_labels))
+        items["int8"].append(item_correct(quantised, test, teachers.pad, cfg, task.n_labels))
         for order in ("importance", "random"):
-            frames.append(
-                pruning_curve(
-                    m,
-                    teachers.features["dev"],
-                    teachers.features["test"],
-                    teachers.pad,
-                    cfg,
-                    ks,
-                    order,
-                    seed=s,
-                    importance_batch=importance_batch,
-                    n_labels=task.n_labels,
-                ).assign(seed=s)
+            curve, masks = pruning_curve(
+                m,
+                teachers.features["dev"],
+                test,
+                teachers.pad,
+                cfg,
+                sorted({*ks, k40}),
+                order,
+                seed=s,
+                importance_batch=importance_batch,
+                n_labels=task.n_labels,
+                return_masks=True,
             )
+            frames.append(curve.assign(seed=s))
+            if order == "importance":
+                items["k40"].append(item_correct(m, test, teachers.pad, cfg, task.n_labels, mask=masks[k40]))
     m = teachers.models[seeds[-1]]
     ratio = linear_weight_bytes(m) / linear_weight_bytes(quantize_int8(m))
     return RealCheck(
@@ -371,8 +396,9 @@ def real_encoder_check(
         int8,
         pd.concat(frames, ignore_index=True),
         (n_layers, n_heads),
-        round(0.4 * n_layers * n_heads),
+        k40,
         ratio,
+        {k: np.stack(v) for k, v in items.items()},
     )
 
 
