@@ -252,6 +252,30 @@ def fine_tuned_teachers(task: Task, base: Any, cfg: FinetuneConfig, seeds: Seque
     return Teachers(models, results, tok, feats, full)
 
 
+def result_correct(result: ft.FinetuneResult, split: str = "test") -> np.ndarray:
+    """0/1 per row of ``split``: a fine-tuning run's prediction is the gold label (classification)."""
+    p = result.predictions[split]
+    return (np.asarray(p.predicted()) == np.asarray(p.golds)).astype(float)
+
+
+def seed_items(
+    models: Mapping[int, torch.nn.Module],
+    feats: Features,
+    pad_id: int,
+    cfg: FinetuneConfig,
+    n_labels: int,
+    masks: Mapping[int, Any] | None = None,
+    seeds: Sequence[int] | None = None,
+) -> np.ndarray:
+    """(seeds, test rows) of 0/1 (:func:`item_correct`) for the models of ``seeds`` (default: every model, in seed
+    order), each with its head mask from ``masks`` when given: the per-item scores that
+    :func:`bertology_lib.stats.accuracy_gap_interval` resamples together with the seeds."""
+    seeds = sorted(models) if seeds is None else list(seeds)
+    return np.stack(
+        [item_correct(models[s], feats, pad_id, cfg, n_labels, mask=None if masks is None else masks[s]) for s in seeds]
+    )
+
+
 def retrain_table(
     task: Task,
     base: Any,
@@ -264,15 +288,17 @@ def retrain_table(
 ) -> pd.DataFrame:
     """Per seed, the methods that train again (test accuracy): a rewound magnitude lottery ticket and a random
     mask of the same sparsity, the top ``k_drop`` blocks dropped then fine-tuned, a distilled student on
-    ``student_blocks`` and the same student fine-tuned without a teacher; the teacher's score beside them."""
+    ``student_blocks`` and the same student fine-tuned without a teacher; the teacher's score beside them.
+    ``table.attrs["items"]``: method -> (seeds, test rows) 0/1 per item, for intervals over seeds and items."""
     L = len(blocks(teachers.first.encoder))
     dropped_src = duplicated(base, list(range(L - k_drop)), name=f"top {k_drop} dropped")
     student_src = duplicated(base, list(student_blocks), name="student, no teacher")
-    rows = {}
+    rows: dict[int, dict[str, float]] = {}
+    items: dict[str, list[np.ndarray]] = {}
     for s in seeds:
         m = teachers.models[s]
         masks = magnitude_masks(m, ticket_sparsity)
-        _, student_metrics = distill(
+        student, student_metrics = distill(
             task,
             m,
             teachers.tokenizer,
@@ -282,17 +308,31 @@ def retrain_table(
             seed=s,
             teacher_key=ft.finetune_key(task, base, cfg, s),
         )
-        rows[s] = {
-            "lottery ticket": ft.finetune(task, masked_source(base, masks, "ticket"), cfg, s).score("test"),
-            "random mask": ft.finetune(task, masked_source(base, random_masks_like(masks, s), "random"), cfg, s).score(
-                "test"
-            ),
-            f"top {k_drop} dropped, fine-tuned": ft.finetune(task, dropped_src, cfg, s).score("test"),
-            "distilled student": student_metrics["test"]["accuracy"],
-            "student, no teacher": ft.finetune(task, student_src, cfg, s).score("test"),
+        runs = {
+            "lottery ticket": ft.finetune(task, masked_source(base, masks, "ticket"), cfg, s),
+            "random mask": ft.finetune(task, masked_source(base, random_masks_like(masks, s), "random"), cfg, s),
+            f"top {k_drop} dropped, fine-tuned": ft.finetune(task, dropped_src, cfg, s),
+            "student, no teacher": ft.finetune(task, student_src, cfg, s),
         }
-    table = pd.DataFrame(rows).T.rename_axis("seed")
+        rows[s] = {name: r.score("test") for name, r in runs.items()}
+        rows[s]["distilled student"] = student_metrics["test"]["accuracy"]
+        per_item = {name: result_correct(r) for name, r in runs.items()}
+        per_item["distilled student"] = item_correct(
+            student, teachers.features["test"], teachers.pad, cfg, task.n_labels
+        )
+        per_item["teacher"] = item_correct(m, teachers.features["test"], teachers.pad, cfg, task.n_labels)
+        for name, x in per_item.items():
+            items.setdefault(name, []).append(x)
+    order = [
+        "lottery ticket",
+        "random mask",
+        f"top {k_drop} dropped, fine-tuned",
+        "distilled student",
+        "student, no teacher",
+    ]
+    table = pd.DataFrame(rows).T.rename_axis("seed")[order]
     table.insert(0, "teacher", [teachers.full[s] for s in seeds])
+    table.attrs["items"] = {name: np.stack(v) for name, v in items.items()}
     return table
 
 
