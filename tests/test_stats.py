@@ -130,16 +130,3 @@ def test_accuracy_gap_is_agresti_caffo():
     same = stats.accuracy_gap([1] * 20, [1] * 20)  # both perfect: still an interval
     assert same[0] == 0 and same[1] < 0 < same[2]
     assert all(math.isnan(v) for v in stats.accuracy_gap([], [1]))
-
-
-def test_accuracy_ratio_interval_covers_seeds_and_items():
-    rng = np.random.default_rng(0)
-    b = (rng.random((3, 200)) < 0.8).astype(float)
-    a = b * (rng.random((3, 200)) < 0.9)  # a keeps about 90% of b's hits
-    est, lo, hi = stats.accuracy_ratio_interval(a, b)
-    assert lo < est < hi and 0.8 < est < 1.0
-    assert est == pytest.approx(np.mean(a.sum(1) / b.sum(1)))
-    with pytest.raises(ParameterError, match="same \\(seeds, items\\) shape"):
-        stats.accuracy_ratio_interval(a, b[:, :10])
-    with pytest.raises(ParameterError, match="non-zero denominator"):
-        stats.accuracy_ratio_interval(a, np.zeros_like(b))

@@ -284,21 +284,6 @@ def accuracy_gap_interval(
     return seed_item_interval(lambda idx: scale * d[:, idx].sum(1) / c[idx].sum(), d.shape[1], **kw)
 
 
-def accuracy_ratio_interval(a: Any, b: Any, **kw: Any) -> tuple[float, float, float]:
-    """Accuracy of ``a`` over accuracy of ``b`` (e.g. a student's over its teacher's), mean over seeds of the
-    per-seed ratio, with an interval over seeds and test items (:func:`seed_item_interval`); ``a``, ``b``: (seeds,
-    items) arrays of per-item scores, the same seeds and items in the same order."""
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if x.shape != y.shape or x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
-        raise ParameterError(
-            f"a and b have shapes {x.shape} and {y.shape}; allowed: the same (seeds, items) shape, with at least "
-            "2 seeds and 2 items"
-        )
-    if (y.sum(1) == 0).any():
-        raise ParameterError("b scores 0 on every item for some seed; allowed: a non-zero denominator per seed")
-    return seed_item_interval(lambda idx: x[:, idx].sum(1) / np.maximum(y[:, idx].sum(1), 1e-12), x.shape[1], **kw)
-
-
 def seed_variance(scores: Any, scale: float = 100.0, confidence: float = 0.95) -> dict[str, float]:
     """How much the seed moves a score beyond test-item noise (Dodge et al. 2020's seed variance, measured
     on a finite test set): ``scores`` (k seeds, n items) per-item scores (0/1 correct) of k runs on the same items.

@@ -26,6 +26,7 @@ from bertology_lib import stats
 from bertology_lib.analysis.attention import head_similarity, layer_similarity, within_across_gap
 from bertology_lib.analysis.attention_norms import attention_maps
 from bertology_lib.data.tasks import Task
+from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.compression import (
     apply_masks,
     drop_layers,
@@ -250,6 +251,23 @@ def fine_tuned_teachers(task: Task, base: Any, cfg: FinetuneConfig, seeds: Seque
     feats = features(task, tok, models[seeds[0]], cfg)
     full = {s: score(m, feats["test"], tok.pad_token_id, cfg, task.n_labels) for s, m in models.items()}
     return Teachers(models, results, tok, feats, full)
+
+
+def accuracy_ratio_interval(a: Any, b: Any, **kw: Any) -> tuple[float, float, float]:
+    """Accuracy of ``a`` over accuracy of ``b`` (e.g. a student's over its teacher's), mean over seeds of the
+    per-seed ratio, with an interval over seeds and test items (:func:`bertology_lib.stats.seed_item_interval`);
+    ``a``, ``b``: (seeds, items) arrays of per-item scores, the same seeds and items in the same order."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape or x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
+        raise ParameterError(
+            f"a and b have shapes {x.shape} and {y.shape}; allowed: the same (seeds, items) shape, with at least "
+            "2 seeds and 2 items"
+        )
+    if (y.sum(1) == 0).any():
+        raise ParameterError("b scores 0 on every item for some seed; allowed: a non-zero denominator per seed")
+    return stats.seed_item_interval(
+        lambda idx: x[:, idx].sum(1) / np.maximum(y[:, idx].sum(1), 1e-12), x.shape[1], **kw
+    )
 
 
 def result_correct(result: ft.FinetuneResult, split: str = "test") -> np.ndarray:
