@@ -191,7 +191,7 @@ def role_study(model, twin, tokenizer, seed: int = 0, k: int = 20) -> dict[str, 
     """Ettinger's role-reversal test (:func:`bertology_lib.data.english_cloze.role_items`) on ``model`` and its
     random-init ``twin``: per pair, is the verb more probable with the roles as expected than reversed?
 
-    Pairs whose verb the tokenizer splits are left out (``n_skipped``). Returns ``sensitivity`` (share of pairs
+    Pairs whose verb the tokenizer splits (or does not know) are left out (``n_skipped``). Returns ``sensitivity`` (share of pairs
     where the canonical context gives the verb the higher probability, 95% interval resampling whole events, as
     Ettinger's ROLE-88 sensitivity test), the twin's ``twin_sensitivity``, ``knows_events`` (the instrument: share
     of canonical contexts with the verb among the model's top ``k``, minus the twin's, paired by pair, resampling
@@ -202,7 +202,7 @@ def role_study(model, twin, tokenizer, seed: int = 0, k: int = 20) -> dict[str, 
     items, target_ids, skipped = [], [], 0
     for it in english_cloze.role_items():
         ids = tokenizer(it.target, add_special_tokens=False)["input_ids"]
-        if len(ids) != 1:
+        if len(ids) != 1 or ids[0] == tokenizer.unk_token_id:  # split, or unknown to the vocabulary
             skipped += 1
             continue
         items.append(it)
