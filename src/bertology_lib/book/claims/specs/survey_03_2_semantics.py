@@ -7,7 +7,7 @@ measured values (see :mod:`bertology_lib.book.claims.registry`).
 
 from bertology_lib.book.claims.instruments import AboveBaseline, Maximum, Minimum
 from bertology_lib.book.claims.registry import ClaimSpec
-from bertology_lib.book.claims.rules import IntervalAbove, BeatsBaseline, IntervalAbove
+from bertology_lib.book.claims.rules import BeatsBaseline, IntervalAbove
 
 CLAIMS = (
     ClaimSpec(
