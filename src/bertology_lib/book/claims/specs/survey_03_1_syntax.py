@@ -106,6 +106,20 @@ CLAIMS = (
         "instrument: the model beats the two-sided n-gram reference on held-out masked words",
     ),
     ClaimSpec(
+        "survey3.1.npi_licensing_beyond_ngram",
+        "The mini-BERT's NPI licensing effect exceeds what adjacent words give: its effect minus that of a two-sided "
+        "n-gram counted on its training split, choosing between the same fillers on the same items (share choosing "
+        "the NPI, licensed minus unlicensed, model minus n-gram, 95% interval)",
+        "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
+        paper="sensitive to licensing",
+        rule=IntervalAbove(0.0),
+        unit="licensing effect over the n-gram",
+        note="registered 2026-12-05 before any run: the toy grammar puts NPIs only in licensed clauses, so counts of "
+        "a filler's neighbours in the training split can decide the licensing effect by construction "
+        "(analysis.ngram_cloze: the (left, filler, right) triple, then the bigrams, then frequency; a tie counts 0.5). "
+        "This row asks for an effect beyond adjacent-word statistics; an n-gram itself scores 0",
+    ),
+    ClaimSpec(
         "survey3.1.npi_scope",
         "The mini-BERT is worse at an NPI licensor's scope than at its presence: a licensor outside the NPI's scope (in a relative clause on the subject) draws it to the NPI more often than no licensor at all (share choosing the NPI, scope minus unlicensed items, 95% interval)",
         "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
