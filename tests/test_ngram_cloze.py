@@ -21,3 +21,14 @@ def test_ngram_cloze_backs_off_from_triples_to_bigrams_to_frequency():
     assert ng.choose(items).tolist() == [1.0]
     with pytest.raises(ParameterError, match="sentences is empty"):
         NGramCloze([])
+
+
+def test_effect_beyond_subtracts_the_baselines_effect_item_by_item():
+    from bertology_lib.analysis.ngram_cloze import effect_beyond
+
+    est, lo, hi = effect_beyond([1, 1, 1, 0], [1, 0, 1, 0], [0, 0, 1, 0], [0, 0, 0, 0])
+    assert est == pytest.approx((0.75 - 0.5) - (0.25 - 0.0)) and lo < est < hi
+    same = effect_beyond([1, 0, 1, 1], [1, 0, 1, 1], [0, 1, 0, 0], [0, 1, 0, 0])
+    assert same == (0.0, 0.0, 0.0)  # a model that is the baseline
+    with pytest.raises(ParameterError, match="at least 2 in each set"):
+        effect_beyond([1], [1], [0, 1], [0, 1])

@@ -56,3 +56,18 @@ class NGramCloze:
         """Per cloze item (``words``, ``mask_index``, ``correct``, ``incorrect``): 1 if the n-gram prefers the correct
         filler, 0 if the incorrect one, 0.5 on a tie. (N,) floats."""
         return np.array([self.prefers(it.words, it.mask_index, it.correct, it.incorrect) for it in items])
+
+
+def effect_beyond(
+    model_a: Sequence[float], baseline_a: Sequence[float], model_b: Sequence[float], baseline_b: Sequence[float]
+) -> tuple[float, float, float]:
+    """(estimate, low, high): the model's effect between two sets of items (mean over ``a`` minus mean over ``b``)
+    minus the baseline's on the same items, paired by item within each set; a Welch normal 95% interval over the
+    two independent sets of per-item differences."""
+    da = np.asarray(model_a, dtype=float) - np.asarray(baseline_a, dtype=float)
+    db = np.asarray(model_b, dtype=float) - np.asarray(baseline_b, dtype=float)
+    if len(da) < 2 or len(db) < 2:
+        raise ParameterError(f"{len(da)} and {len(db)} items; allowed: at least 2 in each set")
+    est = float(da.mean() - db.mean())
+    se = float(np.sqrt(da.var(ddof=1) / len(da) + db.var(ddof=1) / len(db)))
+    return est, est - 1.96 * se, est + 1.96 * se
