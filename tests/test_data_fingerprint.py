@@ -82,9 +82,13 @@ FINGERPRINTS = {
         ],
         "d840e24e3d8d4421",
     ),
-    "checklist": (
-        lambda: [checklist.negation_suite(CFG, 4, 0), checklist.sst2_suite(["a fine film .", "it rained ."], 4, 0)],
+    "checklist": (  # the SST-2 suite's first seven tests: the two negation MFTs appended on 2026-12-05 change none
+        lambda: [checklist.negation_suite(CFG, 4, 0), checklist.sst2_suite(["a fine film .", "it rained ."], 4, 0)[:7]],
         "5e78618fbffa37cc",
+    ),
+    "checklist_sst2_negation": (  # the appended negation MFTs (neutral words between, negated negative)
+        lambda: checklist.sst2_suite(["a fine film .", "it rained ."], 4, 0)[7:],
+        "8b7c8c22a0312868",
     ),
     "hans": (lambda: [e.to_dict() for e in hans.hans_like(CFG, 4, 0)], "611c51b08d265a94"),
 }

@@ -62,3 +62,57 @@ def test_every_filler_is_one_word_piece_of_the_english_lab_berts_tokenizer():
     for w in sorted(fillers):
         ids = tok(w, add_special_tokens=False)["input_ids"]
         assert len(ids) == 1 and ids[0] != tok.unk_token_id, w
+
+
+def test_role_pairs_hold_the_same_words_with_the_roles_swapped():
+    items = ec.role_items()
+    assert len(items) == len(ec.ROLE_EVENTS) * len(ec.ROLE_FRAMES)
+    for it in items:
+        assert sorted(it.canonical) == sorted(it.reversed) and it.canonical != it.reversed
+        assert it.canonical[it.mask_index] == it.reversed[it.mask_index] == ec.MASK
+        agent, patient, verb = ec.ROLE_EVENTS[it.event]
+        assert it.canonical[it.mask_index - 2] == agent and it.reversed[it.mask_index - 2] == patient
+        assert it.target == verb and it.canonical[it.mask_index - 1] == "had"
+
+
+def _role_bert(seed):
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    words = sorted({w for it in ec.role_items() for w in (*it.canonical, it.target)} - {ec.MASK})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *[w for w in words if w != "served"]]  # one verb split
+    tok = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=True)
+    torch.manual_seed(seed)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+    )
+    return BertForMaskedLM(cfg).eval(), tok
+
+
+def test_role_study_scores_both_contexts_and_leaves_out_split_verbs():
+    import numpy as np
+
+    from bertology_lib.experiments.survey import english
+
+    model, tok = _role_bert(0)
+    twin, _ = _role_bert(1)
+    out = english.role_study(model, twin, tok, seed=0, k=5)
+    assert out["n_skipped"] == len(ec.ROLE_FRAMES)  # the waiter's "served" is not in the vocabulary
+    assert out["n_pairs"] == len(ec.role_items()) - out["n_skipped"] and out["n_events"] == len(ec.ROLE_EVENTS) - 1
+    est, lo, hi = out["sensitivity"]
+    assert 0 <= lo <= est <= hi <= 1
+    assert set(out["table"].condition) == {"canonical", "reversed"} and len(out["table"]) == 4 * out["n_pairs"]
+    same = english.role_study(model, model, tok, seed=0, k=5)
+    assert same["knows_events"][0] == 0 and same["sensitivity"] == same["twin_sensitivity"]  # a model against itself
+    it = ec.role_items()[0]
+    ids = [tok(it.target, add_special_tokens=False)["input_ids"][0]]
+    lp, rank = english.masked_target_scores(model, tok, [it.canonical], ids)
+    assert lp[0] < 0 and 0 <= rank[0] < len(tok)
+    with pytest.raises(ParameterError, match="lack a single \\[MASK\\]"):
+        english.masked_target_scores(model, tok, [("the", "man")], ids)
+    assert np.isfinite(lp).all()

@@ -108,3 +108,35 @@ def test_bad_inputs_raise_parameter_error(setup):
         heads.head_shape(torch.nn.Linear(2, 2))
     with pytest.raises(ParameterError, match="kind='x'"):
         heads.best_on_dev(None, "x")
+
+
+def test_item_correct_agrees_with_the_score_and_follows_the_mask(setup):
+    from bertology_lib.experiments.survey.model_size import item_correct
+
+    task, tok, model, cfg, feats = setup
+    right = item_correct(model, feats["test"], tok.pad_token_id, cfg, task.n_labels)
+    assert right.shape == (len(feats["test"].rows),) and set(right.tolist()) <= {0.0, 1.0}
+    full = heads.score_with_mask(model, feats["test"], tok.pad_token_id, None, cfg, task.n_labels)
+    assert right.mean() == pytest.approx(full)
+    mask = torch.zeros(heads.head_shape(model))
+    gated = item_correct(model, feats["test"], tok.pad_token_id, cfg, task.n_labels, mask=mask)
+    assert gated.mean() == pytest.approx(
+        heads.score_with_mask(model, feats["test"], tok.pad_token_id, mask, cfg, task.n_labels)
+    )
+
+
+def test_accuracy_ratio_interval_covers_seeds_and_items():
+    import numpy as np
+
+    from bertology_lib.experiments.survey import model_size as cp
+
+    rng = np.random.default_rng(0)
+    b = (rng.random((3, 200)) < 0.8).astype(float)
+    a = b * (rng.random((3, 200)) < 0.9)  # a keeps about 90% of b's hits
+    est, lo, hi = cp.accuracy_ratio_interval(a, b)
+    assert lo < est < hi and 0.8 < est < 1.0
+    assert est == pytest.approx(np.mean(a.sum(1) / b.sum(1)))
+    with pytest.raises(ParameterError, match="same \\(seeds, items\\) shape"):
+        cp.accuracy_ratio_interval(a, b[:, :10])
+    with pytest.raises(ParameterError, match="non-zero denominator"):
+        cp.accuracy_ratio_interval(a, np.zeros_like(b))

@@ -500,3 +500,36 @@ def test_addition_probe_recovers_sums_from_digits_and_not_from_noise():
     assert null.mean_error("far")[0] > 50 and right.best_layer("far") == 0
     with pytest.raises(ParameterError, match="l2=0"):
         nm.addition_probe(X, numbers, train, {"far": far}, l2=0)
+
+
+def test_cooccurrence_choice_reads_the_verb_object_pairs_of_the_corpus():
+    from bertology_lib.data.toy_english.sentence import ClozeItem
+    from bertology_lib.experiments.survey import semantics as sem
+
+    class S:  # the fields verb_object_counts reads
+        def __init__(self, words, lemmas, deprels, heads):
+            self.words, self.lemmas, self.deprels, self.heads = words, lemmas, deprels, heads
+
+    corpus = [
+        S(
+            ["the", "cook", "ate", "the", "apples"],
+            ["the", "cook", "eat", "the", "apple"],
+            ["det", "nsubj", "root", "det", "obj"],
+            [2, 3, 0, 5, 3],
+        )
+    ] * 2
+    corpus.append(
+        S(["she", "saw", "the", "house"], ["she", "see", "the", "house"], ["nsubj", "root", "det", "obj"], [2, 0, 4, 2])
+    )
+    pairs, lemma_of = sem.verb_object_counts(corpus)
+    assert pairs[("eat", "apple")] == 2 and pairs[("see", "house")] == 1 and lemma_of["apples"] == "apple"
+
+    def item(good, bad):
+        return ClozeItem("selectional", ("x",), 0, good, bad, {"verb": "eat"})
+
+    out = sem.cooccurrence_choice(
+        [item("apples", "house"), item("house", "apples"), item("pears", "house")], pairs, lemma_of
+    )
+    assert out.tolist() == [1.0, 0.0, 0.5]
+    with pytest.raises(ValueError, match="no meta\\['verb'\\]"):
+        sem.cooccurrence_choice([ClozeItem("s", ("x",), 0, "a", "b", {})], pairs, lemma_of)

@@ -19,8 +19,10 @@ module                    holds
 ``structural_heldout``    the structural probe held out: UUAS per test sentence
 ``perturbed_masking``     how much hiding word j changes the view of word i (Wu et al. 2020)
 ``mlm_strength``          a masked LM beside n-gram, unigram and random-init references
+``ngram_cloze``           a two-sided n-gram choosing a cloze item's filler (counts of the training text)
 ``numeracy``              number magnitude probes in and beyond the training range (Wallace et al. 2019)
 ``embeddings``            anisotropy, self-similarity, sense clusters, pooling
+``ethayarajh_code``       MEV as Ethayarajh's released code computes it, beside the paper's equation
 ``similarity``            linear CKA between layers and models
 ``latency``               CPU time per batch of several models, side by side
 ========================  =============================================================================

@@ -354,6 +354,13 @@ SST2_TESTS: tuple[tuple[str, str, str, str], ...] = (
     ("add a negative phrase", "DIR", "vocabulary", "'... but it was awful .' appended: P(positive) must not rise"),
     ("add a positive phrase", "DIR", "vocabulary", "'... and it was great .' appended: P(positive) must not fall"),
     ("negate the sentiment", "DIR", "negation", "'is good' -> 'is not good': P(positive) must not rise"),
+    (
+        "negated positive, neutral words between",
+        "MFT",
+        "negation",
+        "'i would not say , given that it was a tuesday , that the movie was good .' -> negative",
+    ),
+    ("negated negative", "MFT", "negation", "'the movie was not bad .' -> positive (no longer negative)"),
 )
 _SST2_NOUNS = ("movie", "film", "story", "acting", "script", "plot", "cast", "director")
 _SST2_POS = ("good", "great", "excellent", "wonderful", "enjoyable", "beautiful", "funny", "brilliant")
@@ -364,6 +371,7 @@ _SST2_NEUTRAL = (
     "my friend came with me .",
     "the theater was on main street .",
 )
+_SST2_NEUTRAL_CLAUSE = ("it was a tuesday", "i saw it at night", "the theater was full", "my friend came along")
 _SST2_NEG_PHRASE = ("but it was awful .", "but i hated it .", "but it was a waste of time .")
 _SST2_POS_PHRASE = ("and it was great .", "and i loved it .", "and it was worth seeing .")
 
@@ -418,6 +426,12 @@ def sst2_suite(sentences: Sequence[str], n_per_test: int = 50, seed: int = 0) ->
                 items.append(TestItem(src, None, f"{src} {rng.choice(_SST2_NEG_PHRASE)}"))
             elif name == "add a positive phrase":
                 items.append(TestItem(src, None, f"{src} {rng.choice(_SST2_POS_PHRASE)}"))
+            elif name == "negated positive, neutral words between":
+                clause = rng.choice(_SST2_NEUTRAL_CLAUSE)
+                adj, noun = rng.choice(_SST2_POS), rng.choice(_SST2_NOUNS)
+                items.append(TestItem(f"i would not say , given that {clause} , that the {noun} was {adj} .", 0))
+            elif name == "negated negative":
+                items.append(TestItem(template(True, False), 1))
             else:
                 t = template(False, True)
                 items.append(TestItem(t, 1, t.replace(" is ", " is not ").replace(" was ", " was not "), 0))

@@ -11,6 +11,10 @@
   (unlicensed); the NPI (*ever*, *any*) against a plain word that fits every condition (*already*, *some*).
   The licensor stands at least four words from the masked slot, outside a two-sided n-gram's window, so
   statistics of adjacent words score the three conditions alike.
+* :func:`role_items`: Ettinger's (2020) role-reversal test (ROLE-88, after Chow et al. 2016) in our own words:
+  *the man forgot which customer the waiter had [MASK]* (canonical: *served*) against *the man forgot which waiter
+  the customer had [MASK]* (roles reversed): the same words in both, only the roles swap, so a model that reads a
+  bag of words gives the verb the same probability in both.
 
 Items are written from small hand-picked lexicons, all lower case (the English lab BERT's tokenizer is uncased);
 both fillers of every item are common words that WordPiece keeps whole. Each item is an :class:`EnglishCloze`,
@@ -65,6 +69,45 @@ NPI_PHRASES: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = (
     (("sold",), ("cars",), "any", "some"),
     (("ate",), ("bread",), "any", "some"),
 )
+
+
+# (agent, patient, verb): the agent typically does the verb to the patient, the reverse is odd; every verb a past
+# participle after "had", every word common in edited English (the English lab BERT's tokenizer keeps most whole)
+ROLE_EVENTS: tuple[tuple[str, str, str], ...] = (
+    ("police", "thief", "caught"),
+    ("cat", "mouse", "caught"),
+    ("doctor", "patient", "treated"),
+    ("nurse", "patient", "helped"),
+    ("teacher", "student", "taught"),
+    ("hunter", "deer", "shot"),
+    ("waiter", "customer", "served"),
+    ("judge", "prisoner", "sentenced"),
+    ("jury", "prisoner", "convicted"),
+    ("lawyer", "client", "defended"),
+    ("mother", "baby", "fed"),
+    ("general", "soldier", "ordered"),
+    ("captain", "crew", "commanded"),
+    ("boss", "worker", "fired"),
+    ("company", "worker", "hired"),
+    ("wolf", "sheep", "killed"),
+    ("dog", "boy", "bitten"),
+    ("priest", "couple", "married"),
+    ("voters", "senator", "elected"),
+    ("coach", "player", "trained"),
+    ("parents", "child", "raised"),
+    ("reporter", "senator", "interviewed"),
+    ("guard", "prisoner", "searched"),
+    ("shark", "swimmer", "attacked"),
+    ("officer", "suspect", "arrested"),
+    ("lion", "zebra", "eaten"),
+)
+ROLE_FRAMES: tuple[tuple[str, ...], ...] = (
+    ("the", "man", "forgot", "which"),
+    ("the", "woman", "knew", "which"),
+    ("the", "neighbor", "asked", "which"),
+    ("the", "witness", "saw", "which"),
+)
+ROLE_CONDITIONS = ("canonical", "reversed")
 
 
 @dataclass(frozen=True)
@@ -132,4 +175,31 @@ def npi_items(n_frames: int = 0, seed: int = 0) -> list[EnglishCloze]:
             words = (head, n1, "that", inner, n2, verb, *before, MASK, *after, ".")
             meta = dict(condition=cond, frame=f, npi=npi)
             items.append(EnglishCloze("npi", words, 6 + len(before), npi, plain, meta))
+    return items
+
+
+@dataclass(frozen=True)
+class RoleItem:
+    """One role-reversal pair: the same ``target`` verb masked in ``canonical`` (*… which customer the waiter had
+    [MASK]*) and ``reversed`` (*… which waiter the customer had [MASK]*) word tuples, ``[MASK]`` at ``mask_index`` in
+    both; ``event`` indexes :data:`ROLE_EVENTS` (the pairs of one event share their verb and nouns)."""
+
+    canonical: tuple[str, ...]
+    reversed: tuple[str, ...]
+    mask_index: int
+    target: str
+    event: int
+    frame: int
+
+
+def role_items() -> list[RoleItem]:
+    """Every event of :data:`ROLE_EVENTS` in every frame of :data:`ROLE_FRAMES` (26 x 4 = 104 pairs), canonical and
+    reversed. In the canonical sentence the question asks for the patient and the agent is the subject (*which
+    customer the waiter had served*); the reversed one swaps them and changes nothing else."""
+    items = []
+    for e, (agent, patient, verb) in enumerate(ROLE_EVENTS):
+        for f, frame in enumerate(ROLE_FRAMES):
+            canonical = (*frame, patient, "the", agent, "had", MASK, ".")
+            reversed_ = (*frame, agent, "the", patient, "had", MASK, ".")
+            items.append(RoleItem(canonical, reversed_, len(frame) + 4, verb, e, f))
     return items

@@ -8,7 +8,8 @@ The steps the notebook calls, on any masked LM of English (the English lab BERT 
   (:func:`bertology_lib.data.english.agreement_items`), one row per item with its number of attractors;
 * :func:`brown_probe_sentences`: held-out Brown sentences with coarse tags for the POS probes;
 * :func:`negation_study`, :func:`npi_study`: Ettinger's negation items and Warstadt et al.'s NPI items in real
-  English words (:mod:`bertology_lib.data.english_cloze`), scored on the model and its twin.
+  English words (:mod:`bertology_lib.data.english_cloze`), scored on the model and its twin;
+* :func:`role_study`: Ettinger's role-reversal test (canonical against reversed roles, the same verb masked).
 
 Used by ``survey_03b_english_bert``.
 """
@@ -18,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
+import numpy as np
 import pandas as pd
+import torch
 
 from bertology_lib import stats
 from bertology_lib.analysis.cloze import score_items
@@ -157,3 +160,88 @@ def npi_study(model, twin, tokenizer, n_frames: int, seed: int = 0) -> dict[str,
         .loc[list(english_cloze.NPI_CONDITIONS)]
     )
     return out
+
+
+@torch.no_grad()
+def masked_target_scores(
+    model, tokenizer, sentences: Sequence[Sequence[str]], target_ids: Sequence[int], batch_size: int = 64
+) -> tuple[np.ndarray, np.ndarray]:
+    """(log-probability, 0-based rank among the vocabulary) of ``target_ids[k]`` at the one ``[MASK]`` of
+    ``sentences[k]`` (word tuples)."""
+    device = next(model.parameters()).device
+    model.eval()
+    lps, ranks = [], []
+    for start in range(0, len(sentences), batch_size):
+        words = [list(w) for w in sentences[start : start + batch_size]]
+        enc = tokenizer(words, is_split_into_words=True, return_tensors="pt", padding=True)
+        keep = ("input_ids", "attention_mask", "token_type_ids")
+        logits = model(**{k: v.to(device) for k, v in enc.items() if k in keep}).logits.float().cpu()
+        rows, cols = (enc["input_ids"] == tokenizer.mask_token_id).nonzero(as_tuple=True)
+        if len(rows) != len(words):
+            raise ParameterError(f"{len(words) - len(rows)} sentences lack a single [MASK]; allowed: one per sentence")
+        at = logits[rows, cols]
+        tgt = torch.tensor(list(target_ids[start : start + len(words)]))
+        picked = at[torch.arange(len(rows)), tgt]
+        lps += (picked - at.logsumexp(-1)).tolist()
+        ranks += (at > picked.unsqueeze(1)).sum(1).tolist()
+    return np.asarray(lps), np.asarray(ranks)
+
+
+def role_study(model, twin, tokenizer, seed: int = 0, k: int = 20) -> dict[str, Any]:
+    """Ettinger's role-reversal test (:func:`bertology_lib.data.english_cloze.role_items`) on ``model`` and its
+    random-init ``twin``: per pair, is the verb more probable with the roles as expected than reversed?
+
+    Pairs whose verb the tokenizer splits (or does not know) are left out (``n_skipped``). Returns ``sensitivity`` (share of pairs
+    where the canonical context gives the verb the higher probability, 95% interval resampling whole events, as
+    Ettinger's ROLE-88 sensitivity test), the twin's ``twin_sensitivity``, ``knows_events`` (the instrument: share
+    of canonical contexts with the verb among the model's top ``k``, minus the twin's, paired by pair, resampling
+    events: a model that does not predict the verbs at all has no preference to reverse), ``top_k`` (the model's
+    top-``k`` share in canonical and reversed contexts), ``table`` (one row per pair, model and condition) and the
+    counts."""
+    check_int("k", k, minimum=1)
+    items, target_ids, skipped = [], [], 0
+    for it in english_cloze.role_items():
+        ids = tokenizer(it.target, add_special_tokens=False)["input_ids"]
+        if len(ids) != 1 or ids[0] == tokenizer.unk_token_id:  # split, or unknown to the vocabulary
+            skipped += 1
+            continue
+        items.append(it)
+        target_ids.append(ids[0])
+    if not items:
+        raise ParameterError(
+            "the tokenizer splits every role-reversal verb; allowed: a tokenizer that keeps some whole"
+        )
+    events = pd.Series([it.event for it in items])
+    frames, scores = [], {}
+    for who, m in (("model", model), ("twin", twin)):
+        can, can_rank = masked_target_scores(m, tokenizer, [it.canonical for it in items], target_ids)
+        rev, rev_rank = masked_target_scores(m, tokenizer, [it.reversed for it in items], target_ids)
+        rank = {"canonical": can_rank, "reversed": rev_rank}
+        scores[who] = {"sensitive": (can > rev).astype(float), "top_k": (can_rank < k).astype(float)}
+        for cond, lp in (("canonical", can), ("reversed", rev)):
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "who": who,
+                        "condition": cond,
+                        "event": events,
+                        "target": [it.target for it in items],
+                        "logprob": lp,
+                        f"in_top_{k}": (rank[cond] < k).astype(float),
+                    }
+                )
+            )
+    table = pd.concat(frames, ignore_index=True)
+    return {
+        "table": table,
+        "sensitivity": _by_member_mean(pd.Series(scores["model"]["sensitive"]), events, seed),
+        "twin_sensitivity": _by_member_mean(pd.Series(scores["twin"]["sensitive"]), events, seed),
+        "knows_events": stats.paired_gap(
+            scores["model"]["top_k"], scores["twin"]["top_k"], groups=events.to_numpy(), seed=seed
+        ),
+        "top_k": table[table.who == "model"].groupby("condition")[f"in_top_{k}"].mean().to_dict(),
+        "k": k,
+        "n_pairs": len(items),
+        "n_events": int(events.nunique()),
+        "n_skipped": skipped,
+    }

@@ -26,6 +26,7 @@ from bertology_lib import stats
 from bertology_lib.analysis.attention import head_similarity, layer_similarity, within_across_gap
 from bertology_lib.analysis.attention_norms import attention_maps
 from bertology_lib.data.tasks import Task
+from bertology_lib.errors import ParameterError
 from bertology_lib.interventions.compression import (
     apply_masks,
     drop_layers,
@@ -106,7 +107,7 @@ class ModelSizeSizes(SizeTable):
             latency_repeats=5,
             sst2_train=800,
             sst2_dev=200,
-            sst2_test=400,
+            sst2_test=None,  # all 872 GLUE-dev sentences: intervals over seeds and sentences want every one
             n_real_seeds=3,
             real_curve_points=5,
             n_ablation_seeds=3,
@@ -252,6 +253,47 @@ def fine_tuned_teachers(task: Task, base: Any, cfg: FinetuneConfig, seeds: Seque
     return Teachers(models, results, tok, feats, full)
 
 
+def accuracy_ratio_interval(a: Any, b: Any, **kw: Any) -> tuple[float, float, float]:
+    """Accuracy of ``a`` over accuracy of ``b`` (e.g. a student's over its teacher's), mean over seeds of the
+    per-seed ratio, with an interval over seeds and test items (:func:`bertology_lib.stats.seed_item_interval`);
+    ``a``, ``b``: (seeds, items) arrays of per-item scores, the same seeds and items in the same order."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape or x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
+        raise ParameterError(
+            f"a and b have shapes {x.shape} and {y.shape}; allowed: the same (seeds, items) shape, with at least "
+            "2 seeds and 2 items"
+        )
+    if (y.sum(1) == 0).any():
+        raise ParameterError("b scores 0 on every item for some seed; allowed: a non-zero denominator per seed")
+    return stats.seed_item_interval(
+        lambda idx: x[:, idx].sum(1) / np.maximum(y[:, idx].sum(1), 1e-12), x.shape[1], **kw
+    )
+
+
+def result_correct(result: ft.FinetuneResult, split: str = "test") -> np.ndarray:
+    """0/1 per row of ``split``: a fine-tuning run's prediction is the gold label (classification)."""
+    p = result.predictions[split]
+    return (np.asarray(p.predicted()) == np.asarray(p.golds)).astype(float)
+
+
+def seed_items(
+    models: Mapping[int, torch.nn.Module],
+    feats: Features,
+    pad_id: int,
+    cfg: FinetuneConfig,
+    n_labels: int,
+    masks: Mapping[int, Any] | None = None,
+    seeds: Sequence[int] | None = None,
+) -> np.ndarray:
+    """(seeds, test rows) of 0/1 (:func:`item_correct`) for the models of ``seeds`` (default: every model, in seed
+    order), each with its head mask from ``masks`` when given: the per-item scores that
+    :func:`bertology_lib.stats.accuracy_gap_interval` resamples together with the seeds."""
+    seeds = sorted(models) if seeds is None else list(seeds)
+    return np.stack(
+        [item_correct(models[s], feats, pad_id, cfg, n_labels, mask=None if masks is None else masks[s]) for s in seeds]
+    )
+
+
 def retrain_table(
     task: Task,
     base: Any,
@@ -264,15 +306,17 @@ def retrain_table(
 ) -> pd.DataFrame:
     """Per seed, the methods that train again (test accuracy): a rewound magnitude lottery ticket and a random
     mask of the same sparsity, the top ``k_drop`` blocks dropped then fine-tuned, a distilled student on
-    ``student_blocks`` and the same student fine-tuned without a teacher; the teacher's score beside them."""
+    ``student_blocks`` and the same student fine-tuned without a teacher; the teacher's score beside them.
+    ``table.attrs["items"]``: method -> (seeds, test rows) 0/1 per item, for intervals over seeds and items."""
     L = len(blocks(teachers.first.encoder))
     dropped_src = duplicated(base, list(range(L - k_drop)), name=f"top {k_drop} dropped")
     student_src = duplicated(base, list(student_blocks), name="student, no teacher")
-    rows = {}
+    rows: dict[int, dict[str, float]] = {}
+    items: dict[str, list[np.ndarray]] = {}
     for s in seeds:
         m = teachers.models[s]
         masks = magnitude_masks(m, ticket_sparsity)
-        _, student_metrics = distill(
+        student, student_metrics = distill(
             task,
             m,
             teachers.tokenizer,
@@ -282,17 +326,31 @@ def retrain_table(
             seed=s,
             teacher_key=ft.finetune_key(task, base, cfg, s),
         )
-        rows[s] = {
-            "lottery ticket": ft.finetune(task, masked_source(base, masks, "ticket"), cfg, s).score("test"),
-            "random mask": ft.finetune(task, masked_source(base, random_masks_like(masks, s), "random"), cfg, s).score(
-                "test"
-            ),
-            f"top {k_drop} dropped, fine-tuned": ft.finetune(task, dropped_src, cfg, s).score("test"),
-            "distilled student": student_metrics["test"]["accuracy"],
-            "student, no teacher": ft.finetune(task, student_src, cfg, s).score("test"),
+        runs = {
+            "lottery ticket": ft.finetune(task, masked_source(base, masks, "ticket"), cfg, s),
+            "random mask": ft.finetune(task, masked_source(base, random_masks_like(masks, s), "random"), cfg, s),
+            f"top {k_drop} dropped, fine-tuned": ft.finetune(task, dropped_src, cfg, s),
+            "student, no teacher": ft.finetune(task, student_src, cfg, s),
         }
-    table = pd.DataFrame(rows).T.rename_axis("seed")
+        rows[s] = {name: r.score("test") for name, r in runs.items()}
+        rows[s]["distilled student"] = student_metrics["test"]["accuracy"]
+        per_item = {name: result_correct(r) for name, r in runs.items()}
+        per_item["distilled student"] = item_correct(
+            student, teachers.features["test"], teachers.pad, cfg, task.n_labels
+        )
+        per_item["teacher"] = item_correct(m, teachers.features["test"], teachers.pad, cfg, task.n_labels)
+        for name, x in per_item.items():
+            items.setdefault(name, []).append(x)
+    order = [
+        "lottery ticket",
+        "random mask",
+        f"top {k_drop} dropped, fine-tuned",
+        "distilled student",
+        "student, no teacher",
+    ]
+    table = pd.DataFrame(rows).T.rename_axis("seed")[order]
     table.insert(0, "teacher", [teachers.full[s] for s in seeds])
+    table.attrs["items"] = {name: np.stack(v) for name, v in items.items()}
     return table
 
 
@@ -328,7 +386,10 @@ def compression_table(
 
 @dataclass
 class RealCheck:
-    """MiniLM (or another real encoder) on SST-2: fp32 and int8 test accuracy by seed, head-pruning curves."""
+    """MiniLM (or another real encoder) on SST-2: fp32 and int8 test accuracy by seed, head-pruning curves, and
+    ``items``: per test sentence, whether each seed's model is right (``full``, ``int8``, ``k40``: with ``k40``
+    heads removed in importance order), (seeds, sentences) arrays of 0/1 for intervals over seeds *and*
+    sentences (:func:`bertology_lib.stats.accuracy_gap_interval`)."""
 
     full: dict[int, float]
     int8: dict[int, float]
@@ -336,6 +397,20 @@ class RealCheck:
     shape: tuple[int, int]
     k40: int
     int8_ratio: float
+    items: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+
+
+def item_correct(
+    model: torch.nn.Module, feats: Features, pad_id: int, cfg: FinetuneConfig, n_labels: int, mask=None
+) -> np.ndarray:
+    """0/1 per test row: the model's (with heads gated by ``mask``, if given) prediction is the gold label."""
+    from contextlib import nullcontext
+
+    from bertology_lib.interventions.heads import gate_heads
+
+    with gate_heads(model, mask) if mask is not None else nullcontext(), torch.no_grad():
+        p = predict(model, feats, pad_id, cfg, n_labels)
+    return (np.asarray(p.predicted()) == np.asarray(p.golds)).astype(float)
 
 
 def real_encoder_check(
@@ -346,24 +421,32 @@ def real_encoder_check(
     teachers = fine_tuned_teachers(task, source, cfg, seeds)
     n_layers, n_heads = head_shape(teachers.first)
     ks = pruning_grid(n_layers * n_heads, curve_points)
+    k40 = round(0.4 * n_layers * n_heads)
+    test = teachers.features["test"]
     frames, int8 = [], {}
+    items: dict[str, list[np.ndarray]] = {"full": [], "int8": [], "k40": []}
     for s, m in teachers.models.items():
-        int8[s] = score(quantize_int8(m), teachers.features["test"], teachers.pad, cfg, task.n_labels)
+        quantised = quantize_int8(m)
+        int8[s] = score(quantised, test, teachers.pad, cfg, task.n_labels)
+        items["full"].append(item_correct(m, test, teachers.pad, cfg, task.n_labels))
+        items["int8"].append(item_correct(quantised, test, teachers.pad, cfg, task.n_labels))
         for order in ("importance", "random"):
-            frames.append(
-                pruning_curve(
-                    m,
-                    teachers.features["dev"],
-                    teachers.features["test"],
-                    teachers.pad,
-                    cfg,
-                    ks,
-                    order,
-                    seed=s,
-                    importance_batch=importance_batch,
-                    n_labels=task.n_labels,
-                ).assign(seed=s)
+            curve, masks = pruning_curve(
+                m,
+                teachers.features["dev"],
+                test,
+                teachers.pad,
+                cfg,
+                sorted({*ks, k40}),
+                order,
+                seed=s,
+                importance_batch=importance_batch,
+                n_labels=task.n_labels,
+                return_masks=True,
             )
+            frames.append(curve.assign(seed=s))
+            if order == "importance":
+                items["k40"].append(item_correct(m, test, teachers.pad, cfg, task.n_labels, mask=masks[k40]))
     m = teachers.models[seeds[-1]]
     ratio = linear_weight_bytes(m) / linear_weight_bytes(quantize_int8(m))
     return RealCheck(
@@ -371,8 +454,9 @@ def real_encoder_check(
         int8,
         pd.concat(frames, ignore_index=True),
         (n_layers, n_heads),
-        round(0.4 * n_layers * n_heads),
+        k40,
         ratio,
+        {k: np.stack(v) for k, v in items.items()},
     )
 
 

@@ -90,6 +90,36 @@ def object_counts(sentences) -> Counter:
     return Counter(w for s in sentences for w, rel in zip(s.words, s.deprels) if rel == "obj")
 
 
+def verb_object_counts(sentences) -> tuple[Counter, dict[str, str]]:
+    """``(verb lemma, object lemma) -> count`` over the objects (deprel ``obj``) of verbs in ``sentences`` (e.g. the
+    mini-BERT's training split), and each word form's lemma there (to read a cloze candidate as a lemma)."""
+    pairs: Counter = Counter()
+    lemma_of: dict[str, str] = {}
+    for s in sentences:
+        lemma_of.update(zip(s.words, s.lemmas))
+        for i, (rel, head) in enumerate(zip(s.deprels, s.heads)):
+            if rel == "obj" and head > 0:
+                pairs[(s.lemmas[head - 1], s.lemmas[i])] += 1
+    return pairs, lemma_of
+
+
+def cooccurrence_choice(
+    items: Sequence[ClozeItem], pairs: Mapping[tuple[str, str], int], lemma_of: Mapping[str, str]
+) -> np.ndarray:
+    """A baseline that knows the corpus's verb–object pairs: per selectional item (``meta["verb"]``, a lemma) 1 if
+    the correct candidate's lemma was seen more often as that verb's object (:func:`verb_object_counts`) than the
+    incorrect one's, 0 if less often, 0.5 on a tie. (N,) floats, one per item."""
+    out = np.empty(len(items))
+    for i, it in enumerate(items):
+        verb = it.meta.get("verb")
+        if verb is None:
+            raise ParameterError(f"item {i} has no meta['verb']; allowed: items of the selectional suite")
+        a = pairs.get((verb, lemma_of.get(it.correct, it.correct)), 0)
+        b = pairs.get((verb, lemma_of.get(it.incorrect, it.incorrect)), 0)
+        out[i] = 1.0 if a > b else 0.0 if a < b else 0.5
+    return out
+
+
 def frequency_choice(items: Sequence[ClozeItem], counts: Mapping[str, int]) -> np.ndarray:
     """A context-blind baseline: per item 1 if ``counts`` rank the correct filler above the incorrect one,
     0 if below, 0.5 on a tie (a coin flip's expected score). (N,) floats, one per item."""

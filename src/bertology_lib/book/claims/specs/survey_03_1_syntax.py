@@ -106,6 +106,20 @@ CLAIMS = (
         "instrument: the model beats the two-sided n-gram reference on held-out masked words",
     ),
     ClaimSpec(
+        "survey3.1.npi_licensing_beyond_ngram",
+        "The mini-BERT's NPI licensing effect exceeds what adjacent words give: its effect minus that of a two-sided "
+        "n-gram counted on its training split, choosing between the same fillers on the same items (share choosing "
+        "the NPI, licensed minus unlicensed, model minus n-gram, 95% interval)",
+        "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
+        paper="sensitive to licensing",
+        rule=IntervalAbove(0.0),
+        unit="licensing effect over the n-gram",
+        note="registered 2026-12-05 before any run: the toy grammar puts NPIs only in licensed clauses, so counts of "
+        "a filler's neighbours in the training split can decide the licensing effect by construction "
+        "(analysis.ngram_cloze: the (left, filler, right) triple, then the bigrams, then frequency; a tie counts 0.5). "
+        "This row asks for an effect beyond adjacent-word statistics; an n-gram itself scores 0",
+    ),
+    ClaimSpec(
         "survey3.1.npi_scope",
         "The mini-BERT is worse at an NPI licensor's scope than at its presence: a licensor outside the NPI's scope (in a relative clause on the subject) draws it to the NPI more often than no licensor at all (share choosing the NPI, scope minus unlicensed items, 95% interval)",
         "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
@@ -123,15 +137,22 @@ CLAIMS = (
         "word order is shuffled",
         "",
         "an untrained network's preferences do not depend on order either, so the claim is only evidence "
-        "when the model knows the items: it must beat its random-init twin on the unshuffled items",
+        "when the model knows the items: it must beat its random-init twin on the unshuffled items; on items with "
+        "attractors the order is part of the answer's cue (which noun is the subject): see the cue-kept row below",
     ),
     _insensitive(
         "truncation",
         "the sentence is truncated",
         "the first half of the words before the masked verb and all words after it removed; ",
-        AS_SHUFFLING,
+        AS_SHUFFLING + "; the cut often removes the subject, the answer's cue: see the cue-kept row below",
     ),
-    _insensitive("subject_removal", "the main clause's subject is removed", "the whole subject phrase; ", AS_SHUFFLING),
+    _insensitive(
+        "subject_removal",
+        "the main clause's subject is removed",
+        "the whole subject phrase; ",
+        AS_SHUFFLING + "; on agreement items the subject is the answer's only cue, so a model that uses it must change "
+        "its mind: this design cannot show Ettinger's result (see the cue-kept rows below)",
+    ),
     _insensitive(
         "object_removal",
         "the main clause's object is removed",
@@ -139,6 +160,23 @@ CLAIMS = (
         "as survey3.1.insensitive_to_shuffling; items whose main "
         "clause has no object are left out (the transform would leave them intact and count as unchanged)",
         share="share",
+    ),
+    _insensitive(
+        "shuffling_cue_kept",
+        "word order is shuffled",
+        "agreement items whose every noun has the subject's number, so the answer's cue survives as a bag of words; ",
+        "registered 2026-12-05 before any run: Ettinger's test on items whose answer does not hinge on the damaged "
+        "order, so it can come out either way (a model that reads the number off the nouns keeps its answer, one "
+        "that needs their order may not); the whole-suite rows above remove the cue with the order. Judged as "
+        "survey3.1.insensitive_to_shuffling: the model must beat its random-init twin on the intact items",
+    ),
+    _insensitive(
+        "truncation_cue_kept",
+        "the sentence is truncated",
+        "the first half of the words before the masked verb and all words after it removed, on agreement items "
+        "whose subject survives the cut; ",
+        "registered 2026-12-05 before any run: as survey3.1.insensitive_to_shuffling_cue_kept, the answer's cue (the "
+        "subject, in order) survives the damage, so the test can come out either way",
     ),
     ClaimSpec(
         "survey3.1.perturbed_masking_arcs",

@@ -23,6 +23,21 @@ CLAIMS = (
         "items; the interval resamples items. The per-contrast gains are shown beside the claim.",
     ),
     ClaimSpec(
+        "survey3.2.selectional_beyond_cooccurrence",
+        "The mini-BERT's selectional preferences go beyond the verb-object pairs of its training split: it beats a "
+        "baseline that prefers the candidate seen more often as the object of this verb (lemmas; a tie counts 0.5), "
+        "paired by item, 95% interval",
+        "Rogers et al. 2020 §3.2; Ettinger 2020",
+        paper="good > bad completions by category",
+        rule=IntervalAbove(0.0),
+        unit="accuracy over co-occurrence",
+        note="registered 2026-12-05 before any run: the toy generator draws a verb's objects from its preferred "
+        "classes, so counting the verb-object pairs of the training split can decide the gradient by construction "
+        "(survey3.2.selectional_gradient's baselines are verb-blind). This row asks whether the model does more than "
+        "recall the pairs it read, e.g. for nouns it never saw as this verb's object; a model that only counts pairs "
+        "scores 0 here",
+    ),
+    ClaimSpec(
         "survey3.2.role_reversal_weak",
         "The mini-BERT is less sensitive to role reversal than to category: its gain over its baseline is larger on selectional contrasts than on role-reversal pairs (each suite against the stronger of a frequency baseline and the random-init twin, 95% bootstrap interval)",
         "Rogers et al. 2020 §3.2; Ettinger 2020",

@@ -112,6 +112,22 @@ CLAIMS = (
         "an out-of-scope licensor cannot mislead it",
     ),
     ClaimSpec(
+        "survey3b.role_reversal_sensitive",
+        "The English lab BERT is sensitive to role reversal: a role-typical verb is more probable with the roles as "
+        "expected ('the man forgot which customer the waiter had [MASK]': served) than reversed ('... which waiter "
+        "the customer had [MASK]'), the same words in both (share of item pairs, 95% interval resampling events)",
+        "Rogers et al. 2020 §3.1; Ettinger 2020 (ROLE-88)",
+        paper="generally distinguishes the roles, less sharply than humans",
+        rule=IntervalAbove(0.5),
+        unit="share of pairs",
+        checks=(AboveBaseline("knows_events", "random-init twin"), MLM_BEATS_NGRAM),
+        note="registered 2026-12-05 before any run; Ettinger's ROLE-88 sensitivity test (after Chow et al. 2016) in "
+        "our own words (data.english_cloze.role_items: 26 events x 4 frames); pairs whose verb the tokenizer splits "
+        "are left out. The subject stands two words before the mask, outside the two-sided n-gram's window, and both "
+        "sentences hold the same words, so a bag of words scores 0.5 at best; judged only when the model puts the "
+        "verbs in its top 20 more often than its random-init twin (knows_events), else it has no preference to reverse",
+    ),
+    ClaimSpec(
         "survey3b.pos_brown",
         "POS is linearly decodable from the English lab BERT's states beyond word identity and beyond an untrained "
         "network (held-out Brown sentences, the Brown tags mapped to UD's coarse tags)",

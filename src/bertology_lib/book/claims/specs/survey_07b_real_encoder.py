@@ -35,4 +35,18 @@ CLAIMS = (
         "positive at an error of about 0.49).",
         null=(0.51, 0.44, 0.58),  # always 'positive': fails every 'negated positive' item, i.i.d. error ~0.49
     ),
+    ClaimSpec(
+        "survey7.sst2_negation_hard_mft",
+        "A sentiment model fails a negation with neutral words between 'not' and the sentiment word ('i would not say , "
+        "given that it was a tuesday , that the movie was good .' -> negative) far more often than its i.i.d. error "
+        "(SST-2 on MiniLM; failure rate minus i.i.d. error; 95% interval over seeds and test items)",
+        "Rogers et al. 2020 §7; Ribeiro et al. 2020 Table 1 (negation with neutral content in the middle)",
+        paper="negation MFT failures far above test error, the hardest with neutral content in the middle",
+        rule=IntervalAbove(0.05),
+        unit="failure rate - error",
+        checks=_LEARNED,
+        note="registered 2026-12-05 before any run: CheckList's harder negation template beside the easiest one "
+        "(survey7.sst2_negation_mft), as the paper's Table 1 has both; the same instrument (the model beats always "
+        "predicting the majority label, with at least 3 seeds; always 'positive' fails every item).",
+    ),
 )
