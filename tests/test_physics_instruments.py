@@ -196,6 +196,10 @@ def test_whole_packing_never_cuts_a_biography_from_its_name():
     assert lab.tolist()[1] == [3, 10, 11, 12, 13, 3, IGNORE_INDEX, IGNORE_INDEX]  # no loss on the filler
     with pytest.raises(ParameterError, match="does not fit seq_len=4"):
         pack_whole([[5, 6, 7, 8]], 4, 3)
+    w, lab = pack_whole([[5, 6], [7]], 4, 3)  # seq_len - 2 tokens: an eos on each side fits
+    assert w.tolist() == [[3, 5, 6, 3], [3, 7, 3, 3]] and lab.shape == w.shape
+    with pytest.raises(ParameterError, match="a token list of 3 tokens does not fit seq_len=4 with an eos on each"):
+        pack_whole([[5, 6, 7]], 4, 3)  # eos + 3 tokens fill the window: its closing eos would not fit
     ds = bios.generate_dataset(bios.BioConfig(n_people=12, seed=0))
     tok = pcfg.bios_tokenizer()
     windows, labels = ptrain.bio_rows(ds, tok, 128, "whole")

@@ -52,11 +52,20 @@ def _unit(X: torch.Tensor) -> torch.Tensor:
     return X / X.norm(dim=-1, keepdim=True).clamp_min(1e-12)
 
 
-def _type_index(
-    words: Sequence[str], min_count: int, max_occurrences: int | None, seed: int
+def type_index(
+    words: Sequence[str],
+    min_count: int,
+    max_occurrences: int | None,
+    seed: int = 0,
+    rng: np.random.Generator | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Rows kept (≤ max_occurrences per type, sampled) and their type index, for types with ≥ min_count rows."""
-    rng = np.random.default_rng(seed)
+    """The word types a per-type statistic reads: (rows, type index of each row, type names).
+
+    Types (sorted) with at least ``min_count`` rows; a type with more than ``max_occurrences`` keeps that many,
+    sampled without replacement by ``rng`` (a new generator from ``seed`` when None; pass one to go on drawing
+    from it afterwards, as Ethayarajh's code does).
+    """
+    rng = np.random.default_rng(seed) if rng is None else rng
     by_type: dict[str, list[int]] = {}
     for i, w in enumerate(words):
         by_type.setdefault(w, []).append(i)
@@ -106,7 +115,7 @@ def self_similarity_by_type(
     """(n_layers + 1, n_types): each word type's mean pairwise cosine of its occurrences (types with at least
     ``min_count`` rows, at most ``max_occurrences`` sampled with ``seed``), and the types' names."""
     _check(X, len(words), "words")
-    rows, idx, names = _type_index(words, min_count, max_occurrences, seed)
+    rows, idx, names = type_index(words, min_count, max_occurrences, seed)
     if not names:
         raise ParameterError(f"no word type occurs {min_count} times or more; lower min_count")
     U = _unit(X[:, rows])  # (P, n, d)
@@ -156,7 +165,7 @@ def mev_by_type(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(n_layers + 1, n_types) each: every word type's MEV and that of as many random rows (see :func:`mev`)."""
     _check(X, len(words), "words")
-    rows, idx, names = _type_index(words, min_count, max_occurrences, seed)
+    rows, idx, names = type_index(words, min_count, max_occurrences, seed)
     if not names:
         raise ParameterError(f"no word type occurs {min_count} times or more; lower min_count")
     rng = np.random.default_rng(seed + 1)
@@ -204,7 +213,7 @@ def contextuality(
     ss = self_similarity(X, words, min_count, max_occurrences, seed)
     intra = intra_similarity(X, sentence_ids)
     m, mb = mev(X, words, min_count, max_occurrences, seed)
-    n_types = len(_type_index(words, min_count, max_occurrences, seed)[2])
+    n_types = len(type_index(words, min_count, max_occurrences, seed)[2])
     return pd.DataFrame(
         {
             "layer": range(X.shape[0]),

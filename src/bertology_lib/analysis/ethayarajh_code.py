@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from bertology_lib.analysis.embeddings import type_index
 from bertology_lib.errors import ParameterError
 from bertology_lib.validation import check_int
 
@@ -63,19 +64,10 @@ def code_mev(
     check_int("min_count", min_count, minimum=2)
     check_int("n_random", n_random, minimum=2)
     rng = np.random.default_rng(seed)
-    by_type: dict[str, list[int]] = {}
-    for i, w in enumerate(words):
-        by_type.setdefault(w, []).append(i)
-    shares = []
-    for w in sorted(by_type):
-        rows = by_type[w]
-        if len(rows) < min_count:
-            continue
-        if max_occurrences is not None and len(rows) > max_occurrences:
-            rows = sorted(rng.choice(rows, size=max_occurrences, replace=False).tolist())
-        shares.append(_centred_first_share(X[:, rows]))
-    if not shares:
+    rows, idx, names = type_index(words, min_count, max_occurrences, rng=rng)  # the rows the book's MEV reads
+    if not names:
         raise ParameterError(f"no word type occurs {min_count} times or more; allowed: a lower min_count")
+    shares = [_centred_first_share(X[:, rows[idx == t]]) for t in range(len(names))]
     by_sentence: dict[int, list[int]] = {}
     for i, s in enumerate(sentence_ids):
         by_sentence.setdefault(int(s), []).append(i)

@@ -60,7 +60,7 @@ def pack_whole(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int) 
     :func:`pack_windows`), filled greedily in the given order; the rest of a window is ``eos`` filler whose
     labels are -100, so no loss is spent on it. Unlike :func:`pack_windows`, a list never starts in one window
     and ends in the next, so what follows a list's opening words is always in their context. A list longer
-    than ``seq_len - 1`` tokens is refused.
+    than ``seq_len - 2`` tokens is refused: its opening and closing ``eos`` must fit in the window.
     """
     if seq_len < 2:
         raise ParameterError(f"seq_len={seq_len!r} is out of range; allowed: >= 2")
@@ -69,10 +69,10 @@ def pack_whole(token_lists: Iterable[Sequence[int]], seq_len: int, eos_id: int) 
     cur: list[int] = []
     for toks in token_lists:
         toks = list(toks)
-        if len(toks) + 1 > seq_len:
+        if len(toks) + 2 > seq_len:
             raise ParameterError(
-                f"a token list of {len(toks)} tokens does not fit seq_len={seq_len} with its eos; "
-                "allowed: seq_len > the longest list"
+                f"a token list of {len(toks)} tokens does not fit seq_len={seq_len} with an eos on each side; "
+                "allowed: lists of at most seq_len - 2 tokens"
             )
         if len(cur) + 1 + len(toks) + 1 > seq_len and cur:  # keep room for the closing eos of the last list
             windows.append(cur + [eos_id] * (seq_len - len(cur)))
@@ -203,6 +203,18 @@ def pad_batch(examples: Sequence[tuple[Sequence[int], Sequence[int]]], pad_id: i
     return {"input_ids": ids, "attention_mask": mask, "labels": labels}
 
 
+def check_shares(shares: Mapping[str, float], sources: Mapping, what: str) -> None:
+    """Raise unless ``shares`` has one non-negative share per key of ``sources`` (named ``what``), summing to 1.
+
+    The one check behind every mixed batch builder (:class:`MixedBatches` and the physics part's re-packed and
+    alternating builders).
+    """
+    if set(sources) != set(shares):
+        raise ParameterError(f"shares keys {sorted(shares)} must equal {what} keys {sorted(sources)}")
+    if any(v < 0 for v in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
+        raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
+
+
 class MixedBatches:
     """Endless batches whose rows come from several pools of full windows with given shares.
 
@@ -219,10 +231,7 @@ class MixedBatches:
         batch_size: int,
         seed: int = 0,
     ) -> None:
-        if set(pools) != set(shares):
-            raise ParameterError(f"shares keys {sorted(shares)} must equal pools keys {sorted(pools)}")
-        if any(s < 0 for s in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
-            raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
+        check_shares(shares, pools, "pools")
         lengths = {pools[k][0].shape[1] for k in pools}
         if len(lengths) != 1:
             raise ParameterError(f"all pools need the same window length, got {sorted(lengths)}")

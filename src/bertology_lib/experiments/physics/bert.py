@@ -26,13 +26,13 @@ from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics.config import PhysicsConfig, vocab_id
 from bertology_lib.experiments.physics.evaluation import accuracy_table, encode_words, training_bios
 from bertology_lib.experiments.physics.probing import best_layer_rows, q_probe
-from bertology_lib.experiments.physics.training import check_shares, fit_qa, save_run, weights_id
+from bertology_lib.experiments.physics.training import fit_qa, save_run, weights_id
 from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config, matching_bert_spec
 from bertology_lib.models.registry import quiet_hf
 from bertology_lib.models.tokenization import build_word_tokenizer
 from bertology_lib.training.loop import TrainConfig, generator, train
 from bertology_lib.training.masking import MaskedOnlyMLM
-from bertology_lib.training.objectives import IGNORE_INDEX, GeneratorState, QABatches, pad_batch
+from bertology_lib.training.objectives import IGNORE_INDEX, GeneratorState, QABatches, check_shares, pad_batch
 from bertology_lib.training.pretrain import MLMObjective, mlm_batches, pretrain_mlm
 from bertology_lib.validation import check_choice, check_fraction
 

@@ -44,6 +44,7 @@ from bertology_lib.training.objectives import (
     LMBatches,
     MixedBatches,
     QABatches,
+    check_shares,
     encode_qa,
     pack_labeled,
     pack_whole,
@@ -198,14 +199,8 @@ class RepackBatches(GeneratorState):
 
     def __init__(self, token_lists: Sequence[Sequence[int]], seq_len: int, eos_id: int, batch_size: int, seed: int = 0):
         self.lists = [list(t) for t in token_lists]
-        longest = max((len(t) for t in self.lists), default=0)
-        if longest + 2 > seq_len:  # an eos before and after each list: a longer one would not fit its window
-            raise ParameterError(
-                f"a token list of {longest} tokens does not fit seq_len={seq_len} with an eos on each side; "
-                "allowed: lists of at most seq_len - 2 tokens"
-            )
         self.seq_len, self.eos_id, self.batch_size = seq_len, eos_id, batch_size
-        self.n_windows = len(pack_whole(self.lists, seq_len, eos_id)[0])  # validates every list and seq_len
+        self.n_windows = len(pack_whole(self.lists, seq_len, eos_id)[0])  # refuses a list with no room for its eos
         self._g = generator(seed)
 
     def __len__(self) -> int:
@@ -218,14 +213,6 @@ class RepackBatches(GeneratorState):
         for i in range(0, len(perm), self.batch_size):
             idx = perm[i : i + self.batch_size]
             yield {"input_ids": windows[idx], "labels": labels[idx].clone()}
-
-
-def check_shares(shares: dict[str, float], sources: dict, what: str) -> None:
-    """Raise unless ``shares`` has one non-negative share per key of ``sources`` (named ``what``), summing to 1."""
-    if set(sources) != set(shares):
-        raise ParameterError(f"shares keys {sorted(shares)} must equal {what} keys {sorted(sources)}")
-    if any(v < 0 for v in shares.values()) or not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-6):
-        raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
 
 
 class RepackMixedBatches(GeneratorState):
