@@ -54,7 +54,7 @@ def test_grouped_items_are_a_ratio_of_sums_and_resampled_whole():
         stats.accuracy_gap_interval(hits, counts=[1.0, 2.0])
     with pytest.raises(ParameterError, match="at least 2 seeds"):
         stats.accuracy_gap_interval(hits[:1])
-    assert stats.accuracy_gap_interval(np.ones((3, 5)), np.ones((3, 5))) == (0.0, 0.0, 0.0)  # no spread: a point
+    assert stats.accuracy_gap_interval(np.ones((3, 5)), np.ones((3, 5))) == (0.0, -20.0, 20.0)  # rule of three
 
 
 def test_seed_variance_finds_no_seed_effect_in_item_noise_and_finds_a_real_one():
@@ -184,3 +184,13 @@ def test_restored_items_with_nothing_restored_are_the_fine_tuned_model(tiny_bert
     items = tv.restored_items({0: run}, pretrained, feats, tok.pad_token_id, cfg, 2, [])
     direct = ft.predict(model, feats, tok.pad_token_id, cfg, 2).scores()
     assert items[0].tolist() == direct and set(items) == {0}
+
+
+def test_a_gap_with_no_discordant_item_gets_the_rule_of_three_not_a_zero_width_interval():
+    rng = np.random.default_rng(0)
+    a = (rng.random((3, 300)) < 0.8).astype(float)
+    assert stats.accuracy_gap_interval(a, a.copy()) == (0.0, -100 * 3 / 900, 100 * 3 / 900)
+    b = a.copy()
+    b[0, 0] = 1 - b[0, 0]  # one discordant seed-item: the bootstrap's interval again
+    est, low, high = stats.accuracy_gap_interval(a, b, n_resamples=200)
+    assert low < est < high and est != 0.0

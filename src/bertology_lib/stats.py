@@ -270,6 +270,11 @@ def accuracy_gap_interval(
     order (paired); ``b=None`` scores ``a`` alone. With ``counts`` (one per item), the items are groups (e.g.
     sentences) and the arrays hold each group's summed score (e.g. correct masked words of a sentence, out of
     ``counts``): accuracy is then the sum over groups / the sum of counts, and whole groups are resampled.
+
+    Paired per-item scores that never differ (no discordant item in any seed) leave the resampling nothing to
+    vary; the interval is then the rule of three, ±``scale`` x 3 / (seeds x items): the share of discordant
+    seed-items that 0 of them rules out at 95% (Hanley & Lippman-Hand 1983), instead of a zero-width interval
+    that would claim certainty.
     """
     x = np.asarray(a, dtype=float)
     d = x - np.asarray(b, dtype=float) if b is not None else x
@@ -281,6 +286,9 @@ def accuracy_gap_interval(
     c = np.ones(d.shape[1]) if counts is None else np.asarray(counts, dtype=float)
     if c.shape != (d.shape[1],) or (c < 0).any() or c.sum() <= 0:
         raise ParameterError(f"counts has shape {c.shape}; allowed: one non-negative count per item ({d.shape[1]})")
+    if b is not None and counts is None and not d.any():
+        bound = scale * 3.0 / d.size
+        return 0.0, -bound, bound
     return seed_item_interval(lambda idx: scale * d[:, idx].sum(1) / c[idx].sum(), d.shape[1], **kw)
 
 

@@ -91,8 +91,11 @@ def accuracy_over_steps(df: pd.DataFrame, group: str, chance: float = 0.5, title
     return finish(fig)
 
 
-def grouped_accuracy(df: pd.DataFrame, x: str, chance: float = 0.5, title: str = "", hue: str | None = None):
-    """Bar chart of accuracy per group with binomial error bars and a chance line."""
+def grouped_accuracy(
+    df: pd.DataFrame, x: str, chance: float = 0.5, title: str = "", hue: str | None = None, ylabel: str = "accuracy"
+):
+    """Bar chart of ``df.accuracy`` per group with binomial error bars and a chance line; ``ylabel`` names what the
+    column holds where it is a share of choices rather than an accuracy."""
     style()
     fig, ax = plt.subplots(figsize=(5, 3))
     if hue is None:
@@ -102,6 +105,7 @@ def grouped_accuracy(df: pd.DataFrame, x: str, chance: float = 0.5, title: str =
     ax.axhline(chance, ls="--", c="grey", lw=1)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel(x)
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     return finish(fig)
 
