@@ -1,5 +1,7 @@
 """The chapters' conclusions and the closing synthesis are computed from the recorded claims."""
 
+import dataclasses
+
 import nbformat
 import pytest
 
@@ -177,3 +179,51 @@ def test_a_zero_width_interval_is_no_measurement_and_a_huge_multiple_is_capped()
     assert r.kind == "instrument" and "zero width" in r.text
     edge = claim("s.edge", "inconclusive", (0.981, 0.844, 1.12))
     assert "over 100× the items" in co.reason(edge, [edge], IntervalAbove(0.98)).text
+
+
+def test_a_reproduction_the_data_can_decide_is_said_so_with_the_row_beyond_it(claim_specs):
+    from bertology_lib.book.claims.registry import ClaimSpec
+
+    claim_specs(
+        ClaimSpec(
+            "s.easy",
+            "x",
+            "P §1",
+            paper="e",
+            rule=IntervalAbove(0.0),
+            by_construction="the data says so",
+            beyond="s.hard",
+        ),
+        ClaimSpec("s.hard", "y", "P §1", paper="e", rule=IntervalAbove(0.0)),
+        ClaimSpec("s.alone", "z", "P §1", paper="e", rule=IntervalAbove(0.0), by_construction="so does this"),
+    )
+    easy = claim("s.easy", "reproduced", (0.3, 0.2, 0.4))
+    hard = claim("s.hard", "not reproduced", (-0.1, -0.2, -0.05))
+    alone = claim("s.alone", "reproduced", (0.3, 0.2, 0.4))
+    [(c1, t1), (c2, t2)] = co.construction_items([easy, hard, alone])
+    assert c1.id == "s.easy" and t1.startswith("reproduced, but the data says so; the row that asks for more")
+    assert "reads not reproduced, (-0.1, -0.2, -0.05) acc" in t1
+    assert c2.id == "s.alone" and "no row of the book measures beyond the data yet" in t2
+    ch = co.chapter([easy, hard, alone], [easy, hard, alone])
+    assert ch.groups[-1][0] == "Reproduced, but the data can decide it (2)"
+    assert "## Reproduced, but the data can decide it" in co.findings_markdown([easy, hard, alone])
+    assert co.construction_items([hard]) == []  # a row that did not reproduce needs no such warning
+    with pytest.raises(ValueError, match="beyond='s.x' without by_construction"):
+        ClaimSpec("s.bad", "x", "P §1", paper="e", rule=IntervalAbove(0.0), beyond="s.x")
+
+
+def test_every_beyond_row_is_registered_and_the_ledger_tags_the_rows_the_data_can_decide():
+    from bertology_lib.book.claims import ledger
+    from bertology_lib.book.claims.registry import load_all
+
+    reg = load_all()
+    tagged = {k: s for k, s in reg.items() if s.by_construction}
+    assert "survey3.1.npi_licensing" in tagged and all(s.beyond in reg for s in tagged.values() if s.beyond)
+    spec = tagged["survey3.1.npi_licensing"]
+    c = dataclasses.replace(
+        claim(spec.id, "reproduced", (0.3, 0.2, 0.4)),
+        details={"by_construction": spec.by_construction, "beyond": spec.beyond},
+    )
+    page = ledger.ledger_markdown([c, claim("s.x", "reproduced", (0.3, 0.2, 0.4))])
+    assert page.count('data-construction="yes"') == 1 and page.count('data-construction="no"') == 1
+    assert "the data can decide it</span>" in page and "survey3.1.npi_licensing_beyond_ngram" in page

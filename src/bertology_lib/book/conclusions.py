@@ -247,6 +247,34 @@ def chapter_items(claims: Sequence[Claim], everything: Sequence[Claim] = ()) -> 
     return out
 
 
+CONSTRUCTION_TITLE = "reproduced, but the data can decide it"
+
+
+def construction_items(claims: Sequence[Claim], everything: Sequence[Claim] = ()) -> list[tuple[Claim, str]]:
+    """``(claim, sentence)`` for every reproduced claim among ``claims`` whose registered spec says what in the
+    generated data can decide it (``ClaimSpec.by_construction``); the sentence says what the row that measures
+    beyond the data (``ClaimSpec.beyond``, looked up in ``everything``) reads, or that none does."""
+    reg = load_all()
+    pool = {c.id: c for c in (list(everything) or list(claims))}
+    out = []
+    for c in ledger.reproductions(claims):
+        spec = reg.get(c.id)
+        if spec is None or not spec.by_construction or c.verdict != Verdict.REPRODUCED.value:
+            continue
+        b = pool.get(spec.beyond) if spec.beyond else None
+        if b is not None:
+            tail = (
+                f"the row that asks for more than the data gives ({short(b.statement, 80)}) reads {b.verdict}, "
+                f"{with_unit(b.ours, b.unit)}."
+            )
+        elif spec.beyond:
+            tail = f"the row that measures beyond the data ({spec.beyond}) is not in this rendering."
+        else:
+            tail = "no row of the book measures beyond the data yet, so this reproduction shows what the data gives."
+        out.append((c, f"reproduced, but {spec.by_construction}; {tail}"))
+    return out
+
+
 def stale_note(path: Path) -> str | None:
     """Why the executed notebook's outputs predate its cells, library or claim specs (None when they do not);
     the environment (threads, versions) is another machine's business and is not counted."""
@@ -280,6 +308,9 @@ def chapter(claims: Sequence[Claim], everything: Sequence[Claim] = (), stale: st
         chosen = [(c, r.text) for c, r in items if r.kind == kind]
         if chosen:
             groups.append((f"{REASON_TITLES[kind].capitalize()} ({len(chosen)})", chosen))
+    built = construction_items(claims, everything)
+    if built:
+        groups.append((f"{CONSTRUCTION_TITLE.capitalize()} ({len(built)})", built))
     note = (
         f"These outputs predate the page's cells or the library as they now are ({stale}); the next build "
         "re-executes the page, and its numbers may move."
@@ -423,6 +454,20 @@ def findings_markdown(
             lines += [f"<details><summary>the {len(chosen)} claims</summary><ul>", *rows, "</ul></details>", ""]
         else:
             lines += ["<ul>", *rows, "</ul>", ""]
+    built = construction_items(rep, rep)
+    if built:
+        lines += [
+            f"## {CONSTRUCTION_TITLE.capitalize()}",
+            "",
+            f"{_n(len(built), 'reproduced claim')} {'rests' if len(built) == 1 else 'rest'} on generated data that can "
+            "decide the result without the ability the claim names (the registry says what decides it); where a row "
+            "asks for more than the data gives, its verdict is the one to read.",
+            "",
+            "<ul>",
+            *[f"<li>{_link(c, titles)} ({html.escape(c.source)}): {html.escape(t)}</li>" for c, t in built],
+            "</ul>",
+            "",
+        ]
     lines += [
         "Everything that reproduced is in the ledger: "
         '<a href="claims_ledger.html?verdict=reproduced">the ledger filtered to reproduced claims</a>.',

@@ -31,6 +31,8 @@ def claims_in_notebook(path: str | Path) -> list[Claim]:
                 spec = load_all().get(d.get("id"))
                 if spec is not None:  # what a claim is (reproduction or setup check) is the registry's call
                     d["kind"] = spec.kind
+                    if spec.by_construction:  # so is what the data alone can decide (outside the claim stamp)
+                        d["details"] = {**d["details"], "by_construction": spec.by_construction, "beyond": spec.beyond}
                     if not d.get("rule_id") and d.get("rule") == spec.rule.describe():  # recorded before rule ids
                         d["rule_id"] = spec.rule_id
                 claim = Claim(**d)
@@ -232,9 +234,19 @@ def _row(c: Claim, part: str, titles: dict[str, str]) -> str:
         f"<b>Instrument checks</b>: {e(checks)}.</p></details>"
     )
     verdict = c.verdict + (" — instrument" if c.instrument_failed else "")
+    built = (c.details or {}).get("by_construction", "")
+    if built:
+        beyond = (c.details or {}).get("beyond", "")
+        more = more.replace(
+            "</p></details>",
+            f" <b>The data can decide it</b>: {e(built)}."
+            + (f" Measured beyond the data in <code>{e(beyond)}</code>." if beyond else "")
+            + "</p></details>",
+        )
     link = f'<a href="{e(_notebook_href(c))}">{e(titles.get(c.notebook, c.notebook))}</a>' if c.notebook else ""
     cells = [
-        f"{_ICON.get(c.verdict, '')} {e(verdict)}",
+        f"{_ICON.get(c.verdict, '')} {e(verdict)}"
+        + (f'<br><span class="ledger-tag" title="{e(built)}">the data can decide it</span>' if built else ""),
         f"{e(c.statement)} <code>{e(c.id)}</code>{more}",
         e(PART_TITLES.get(part, part).split(" — ")[0]),
         e(with_unit(c.paper, c.unit)),
@@ -243,7 +255,7 @@ def _row(c: Claim, part: str, titles: dict[str, str]) -> str:
     ]
     attrs = (
         f'data-part="{e(part)}" data-verdict="{e(c.verdict)}" data-instrument="{instrument_status(c)}" '
-        f'data-kind="{e(c.kind)}" data-model="{e(model_class(c.model))}"'
+        f'data-kind="{e(c.kind)}" data-model="{e(model_class(c.model))}" data-construction="{"yes" if built else "no"}"'
     )
     return f"<tr {attrs}>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>"
 

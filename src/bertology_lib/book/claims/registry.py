@@ -37,7 +37,11 @@ class ClaimSpec:
     :mod:`bertology_lib.book.claims.instruments`; names unique); ``note``: why the rule is what it is, when not obvious;
     ``null``: what a model with no effect measures, in the format of ``ours``, when it is not a difference of
     zero (a ratio of 1, a score at chance); a test checks that the rule does not call it reproduced unless
-    the spec declares instrument checks that such a model fails."""
+    the spec declares instrument checks that such a model fails. ``by_construction``: what in the generated
+    data can decide the result without the ability the claim names (e.g. the toy grammar puts NPIs only in
+    licensed clauses), and ``beyond``: the id of the claim that measures beyond it, if one does; the ledger tags
+    such a row and the conclusions say what the row beyond it reads. Neither changes the rule or the verdict
+    (they are outside the notebook's claim stamp)."""
 
     id: str
     statement: str
@@ -50,6 +54,8 @@ class ClaimSpec:
     note: str = ""
     null: Any = None
     notebook: str = field(default="", compare=False)
+    by_construction: str = field(default="", compare=False)
+    beyond: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -61,6 +67,11 @@ class ClaimSpec:
             raise ParameterError(
                 f"claim {self.id!r}: checks={self.checks!r} is not allowed; allowed: a tuple of "
                 "instrument checks from book.claims.instruments (e.g. Minimum('memorised', 0.95))"
+            )
+        if self.beyond and not self.by_construction:
+            raise ParameterError(
+                f"claim {self.id!r}: beyond={self.beyond!r} without by_construction; allowed: a beyond row only for a "
+                "claim that says what in the data can decide it"
             )
         names = [c.name for c in self.checks]
         if len(set(names)) != len(names):

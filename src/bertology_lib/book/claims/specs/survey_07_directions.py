@@ -69,5 +69,6 @@ CLAIMS = (
         "difference is what the data's overlap-entailment correlation buys. Instrument: both models beat always "
         "predicting the majority label on their i.i.d. tests, with at least 3 seeds. A constant classifier scores "
         "the same under both, a difference of 0.",
+        by_construction="the two training mixes are generated to differ only in the share of entailment among full-overlap pairs (the design of the experiment), so any learner of that share shows the difference; it shows the data's correlation is learned, not that BERT's pretraining adds it",
     ),
 )
