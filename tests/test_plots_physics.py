@@ -155,6 +155,17 @@ def test_probe_tables_side_by_side():
     assert texts(fig.axes[0].get_yticklabels()) == ["name", "birth_city"]
 
 
+def test_probe_curves_one_line_per_attribute_over_positions():
+    first = pd.DataFrame([[0.1] * 6, [0.9] * 6], index=["name", "before 1st"], columns=BIO)
+    fig = plots.physics_probe_curves({"single": first, "multi5+permute": first + 0.05})
+    assert [ax.get_title() for ax in fig.axes] == ["single", "multi5+permute"]
+    ax = fig.axes[1]
+    assert len(ax.lines) == len(BIO) and list(ax.lines[0].get_ydata()) == pytest.approx([0.15, 0.95])
+    assert texts(ax.get_xticklabels()) == ["name", "before 1st"] and ax.get_xlabel() == "probed position"
+    assert fig.axes[0].get_ylabel() == "P-probe accuracy (best layer)"
+    assert texts(fig.axes[0].get_legend().get_texts()) == list(BIO)
+
+
 def test_extraction_scatter_points_and_title():
     m = pd.DataFrame(
         {

@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 
 import numpy as np
 import pandas as pd
+import pytest
 from matplotlib.figure import Figure
 
 from bertology_lib import plots
@@ -142,6 +143,17 @@ def test_attention_targets_one_strip_per_target_and_layer():
     # one strip of 3 heads per (layer, target); attention to [CLS] is 0.1 for every head
     assert len(ax.collections) == len(LAYERS) * len(TARGETS)
     assert sorted(np.round(ax.collections[0].get_offsets()[:, 1], 6)) == [0.1, 0.1, 0.1]
+
+
+def test_attention_targets_draw_the_paper_at_the_same_relative_depth():
+    from bertology_lib.analysis.attention import CLARK_2019_SEP
+
+    fig = plots.attention_targets(head_stats(), paper=CLARK_2019_SEP)
+    ax = fig.axes[0]  # four layers: only layer 2's centre (0.625) lies in BERT-base's layers 6-10 of 12
+    [span] = [p for p in ax.patches if p.get_alpha() == 0.5]
+    assert span.get_x() == pytest.approx(1.5) and span.get_width() == pytest.approx(1.0)
+    assert texts(ax.get_legend().get_texts()) == ["Clark et al. 2019 §3: [SEP] > 0.5 in layers 6–10 of 12"]
+    assert len(plots.attention_targets(head_stats()).axes[0].patches) == len(ax.patches) - 1  # nothing drawn without
 
 
 def test_attention_entropy_dots_per_head_and_uniform_line():

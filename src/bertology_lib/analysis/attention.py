@@ -51,6 +51,9 @@ from bertology_lib.errors import ParameterError
 
 PATTERN_TYPES = ("vertical", "diagonal", "vertical+diagonal", "block", "heterogeneous")
 DIRECTIONS = ("dependent->head", "head->dependent")
+# Clark et al. 2019 §3 (their Fig. 2 in words): over half of BERT-base's attention goes to [SEP] in layers 6-10
+# (1-based, of 12); what plots.attention_targets draws beside our heads, mapped by relative depth
+CLARK_2019_SEP = {"source": "Clark et al. 2019 §3", "target": "[SEP]", "layers": (6, 10), "of": 12, "level": 0.5}
 
 
 # -- token roles -------------------------------------------------------------------------------

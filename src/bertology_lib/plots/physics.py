@@ -182,6 +182,24 @@ def physics_probe_tables(tables: dict, title: str = ""):
     return finish(fig, title)
 
 
+def physics_probe_curves(tables: dict, title: str = ""):
+    """P-probing as the paper draws it: best-layer accuracy (y) at each probed position (x: the name's last token,
+    then the token before the 1st ... 6th value in text order), one line per attribute, one panel per model."""
+    style()
+    fig, axes = panel_grid(len(tables), 5.2, 3.6, sharey=True)
+    for ax, (name, t) in zip(axes, tables.items()):
+        x = np.arange(len(t.index))
+        for col in t.columns:
+            ax.plot(x, t[col].to_numpy(dtype=float), marker="o", ms=4, label=str(col))
+        ax.set_xticks(x, [str(i) for i in t.index], rotation=30, ha="right")
+        ax.set_ylim(0, 1.02)
+        ax.set_title(name)
+        ax.set_xlabel("probed position")
+    axes[0].set_ylabel("P-probe accuracy (best layer)")
+    axes[0].legend(fontsize=8, frameon=False, title="attribute")
+    return finish(fig, title)
+
+
 def physics_extraction_scatter(m: pd.DataFrame, rho: float | None = None, title: str = ""):
     """Q-probe accuracy (x) against fine-tuned QA-test accuracy (y), one point per (augmentation, seed)."""
     style()

@@ -6,10 +6,14 @@ Notebooks: ``survey_04_1_embeddings``, ``survey_04_2_attention_heads``, ``survey
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 
 from bertology_lib.plots.common import finish, panel_grid, style
 
@@ -103,12 +107,15 @@ _ATTENTION_TARGETS = {
 }
 
 
-def attention_targets(stats: pd.DataFrame):
+def attention_targets(stats: pd.DataFrame, paper: Mapping[str, Any] | None = None):
     """Each head's mean attention to [CLS], [SEP], punctuation, itself and its neighbours, by layer
     (one dot per head, one panel per model).
 
     ``stats``: :func:`bertology_lib.analysis.attention.head_stats` rows with a
-    ``model`` column. Used by survey §4.2.
+    ``model`` column. ``paper``: a paper's statement to draw beside ours, e.g.
+    :data:`bertology_lib.analysis.attention.CLARK_2019_SEP` (``layers`` (first, last) of ``of`` layers, 1-based,
+    at least ``level`` on ``target``): each panel shades its layers at the same relative depth (a layer's centre
+    within the paper's span) and draws the level there, labelled with the ``source``. Used by survey §4.2.
     """
     style()
     long = stats.melt(["model", "layer", "head"], list(_ATTENTION_TARGETS), var_name="to", value_name="attention")
@@ -126,7 +133,25 @@ def attention_targets(stats: pd.DataFrame):
         aspect=1.6,
         sharex=False,
     )
+    if paper is not None:
+        for ax in g.axes.flat:
+            _paper_span(ax, len(ax.get_xticks()), paper)
     return g.figure
+
+
+def _paper_span(ax: Axes, n_layers: int, paper: Mapping[str, Any]) -> None:
+    """Shade the layers of an ``n_layers`` model at the relative depth of the paper's 1-based ``layers`` of
+    ``of`` and draw its ``level`` over them (nothing when no layer's centre falls in the span)."""
+    first, last = paper["layers"]
+    lo, hi = (first - 1) / paper["of"], last / paper["of"]
+    inside = [L for L in range(n_layers) if lo - 1e-9 <= (L + 0.5) / n_layers <= hi + 1e-9]
+    if not inside:
+        return
+    a, b = inside[0] - 0.5, inside[-1] + 0.5
+    ax.axvspan(a, b, color="0.85", alpha=0.5, zorder=0)
+    line = ax.hlines(paper["level"], a, b, colors="k", linestyles="--", lw=1.2)
+    label = f"{paper['source']}: {paper['target']} > {paper['level']:g} in layers {first}–{last} of {paper['of']}"
+    ax.legend([line], [label], loc="upper left", fontsize=8, frameon=False)
 
 
 def attention_entropy(stats: pd.DataFrame):
