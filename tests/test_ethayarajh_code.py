@@ -32,3 +32,15 @@ def test_code_mev_names_bad_input():
         code_mev(X, ["a"] * 3, [0] * 3)
     with pytest.raises(ParameterError, match="no word type occurs 5 times"):
         code_mev(X, ["a", "b", "c", "d"], [0, 1, 2, 3])
+
+
+def test_the_papers_anisotropy_sits_at_the_same_relative_depth():
+    from bertology_lib.analysis.ethayarajh_code import BERT_BASE_ANISOTROPY, paper_anisotropy
+
+    p = paper_anisotropy(6)
+    assert p.layer.tolist()[:3] == [0.0, 0.5, 1.0] and p.layer.iloc[-1] == 6.0
+    assert p.value.tolist() == list(BERT_BASE_ANISOTROPY) and len(p) == 13
+    assert max(BERT_BASE_ANISOTROPY) == BERT_BASE_ANISOTROPY[11]  # the paper: rises with depth, highest at layer 11
+    assert "Ethayarajh 2019" in p.attrs["label"]
+    with pytest.raises(ValueError, match="n_layers"):
+        paper_anisotropy(0)

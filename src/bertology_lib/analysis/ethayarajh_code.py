@@ -12,6 +12,11 @@ code released with the paper (``kawine/contextual``, ``analyze.py``) computes so
 
 :func:`code_mev` gives both per layer so a reader can see which normalisation a number comes from. Used by
 ``survey_04_1_embeddings`` beside its registered claims (which read the paper's equation).
+
+The repository also holds the numbers behind the paper's figures; :data:`BERT_BASE_ANISOTROPY` is BERT-base's
+anisotropy (``bert/embedding_space_stats.json``, "mean cosine similarity across words", layers 0-12, the
+paper's "average cosine similarity between randomly sampled words" figure), and :func:`paper_anisotropy` places it
+beside a model of another depth.
 """
 
 from __future__ import annotations
@@ -25,6 +30,12 @@ import torch
 from bertology_lib.analysis.embeddings import type_index
 from bertology_lib.errors import ParameterError
 from bertology_lib.validation import check_int
+
+
+# kawine/contextual @ 84d2f97, bert/embedding_space_stats.json: BERT-base, layer 0 (embeddings) to 12
+BERT_BASE_ANISOTROPY: tuple[float, ...] = (
+    0.105, 0.168, 0.219, 0.245, 0.327, 0.377, 0.42, 0.398, 0.399, 0.484, 0.561, 0.675, 0.477
+)  # fmt: skip
 
 
 def _centred_first_share(M: torch.Tensor) -> torch.Tensor:
@@ -84,3 +95,14 @@ def code_mev(
             "code_corrected": (mev - base).numpy(),
         }
     )
+
+
+def paper_anisotropy(n_layers: int) -> pd.DataFrame:
+    """BERT-base's anisotropy by layer (:data:`BERT_BASE_ANISOTROPY`) at the same relative depth of a model with
+    ``n_layers`` transformer layers: ``layer`` (BERT-base's layer i of 12 at i x n_layers / 12, so 0 is the
+    embeddings and 12 the last layer in both) and ``value``; ``attrs["label"]`` names the source."""
+    check_int("n_layers", n_layers, minimum=1)
+    k = len(BERT_BASE_ANISOTROPY) - 1
+    out = pd.DataFrame({"layer": [i * n_layers / k for i in range(k + 1)], "value": list(BERT_BASE_ANISOTROPY)})
+    out.attrs["label"] = "Ethayarajh 2019: BERT-base"
+    return out
