@@ -18,7 +18,8 @@ def test_null_params_replace_every_model_parameter():
     assert null_run.null_params(SPECS["duplication_01_reconstruction"]) == {"model": "random-init:mini-bert"}
     assert null_run.null_params(SPECS["physics_01_biographies"]) == {}  # no model parameter: nothing to replace
     names = null_run.default_notebooks(list(SPECS))
-    assert "survey_04_3_layers" in names and "duplication_02_boost" in names and "survey_05_training" not in names
+    assert {"survey_04_3_layers", "duplication_02_boost", "survey_05_training", "survey_06b_real_encoder"} <= set(names)
+    assert not any(n.startswith("physics") for n in names) and "survey_05b_architecture" not in names
 
 
 def test_record_from_run_folders_and_the_findings_section(tmp_path):

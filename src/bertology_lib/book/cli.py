@@ -315,7 +315,7 @@ def run(
         "--null",
         help="the null-model run: every model replaced by its random-init "
         "twin, into _build/runs/null/, recorded in book/null_model_run.json "
-        "(default notebooks: §3, §4, duplication)",
+        "(default notebooks: every one with a model parameter: §3-§7, duplication)",
     ),
 ) -> None:
     """Execute notebooks with papermill into _build/runs/<notebook>-<param=value,...>/ (the book's notebooks

@@ -20,7 +20,6 @@ from bertology_lib.models.registry import RANDOM_INIT
 MODEL_PARAMS = ("model", "real_model")
 NULL_DIR = Path("_build") / "runs" / "null"
 RECORD = Path("book") / "null_model_run.json"
-DEFAULT_PREFIXES = ("survey_03", "survey_04", "duplication")  # §3, §4 and Kao et al.
 
 
 def null_params(spec) -> dict[str, str]:
@@ -33,8 +32,12 @@ def null_params(spec) -> dict[str, str]:
 
 
 def default_notebooks(names: Sequence[str]) -> list[str]:
-    """The notebooks a bare ``--null`` reruns: §3, §4 and the duplication notebooks."""
-    return [n for n in names if n.startswith(DEFAULT_PREFIXES)]
+    """The notebooks a bare ``--null`` reruns: every one with a model parameter (§3-§7 and the duplication
+    notebooks; :func:`null_params` is not empty). The physics notebooks train their own models from the generator
+    and have none; survey_05b-05d compare pretraining choices of models they train themselves."""
+    from bertology_lib.book.specs import get_spec
+
+    return [n for n in names if null_params(get_spec(n))]
 
 
 def write_record(root: Path, profile: str) -> Path:

@@ -15,7 +15,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 
-from bertology_lib.plots.common import finish, panel_grid, style
+from bertology_lib.plots.common import PANELS_PER_ROW, finish, panel_grid, style
 
 _GEOMETRY_COLUMNS = {
     "anisotropy": ("anisotropy", "raw"),
@@ -29,7 +29,7 @@ _GEOMETRY_COLUMNS = {
 
 
 def embedding_geometry(geometry: pd.DataFrame):
-    """Ethayarajh's measures by layer, one panel per measure, one colour per model; dashed: corrected.
+    """Ethayarajh's measures by layer, one panel per measure (two per row), one colour per model; dashed: corrected.
 
     ``geometry``: :func:`bertology_lib.analysis.embeddings.contextuality` rows with a
     ``model`` column (one frame per model, concatenated). Used by survey §4.1.
@@ -44,10 +44,11 @@ def embedding_geometry(geometry: pd.DataFrame):
         hue="model",
         style="version",
         col="measure",
+        col_wrap=PANELS_PER_ROW,  # at most two panels per row at the book's column width
         kind="line",
         marker="o",
-        height=2.6,
-        aspect=1.05,
+        height=2.8,
+        aspect=1.3,
         facet_kws={"sharey": False, "sharex": False},
     )
     return g.figure
@@ -126,6 +127,7 @@ def attention_targets(stats: pd.DataFrame, paper: Mapping[str, Any] | None = Non
         y="attention",
         hue="to",
         col="model",
+        col_wrap=PANELS_PER_ROW,
         kind="strip",
         dodge=True,
         s=4,

@@ -215,7 +215,37 @@ def check_shares(shares: Mapping[str, float], sources: Mapping, what: str) -> No
         raise ParameterError(f"shares={dict(shares)!r} are invalid; allowed: non-negative, summing to 1")
 
 
-class MixedBatches:
+class PooledBatches(GeneratorState):
+    """Endless batches whose rows come from several named pools with given shares: each batch draws every row's
+    pool (``probs``, the private generator ``_g``) and takes that many rows from each pool in ``names`` order.
+
+    The one drawing loop behind :class:`MixedBatches` and the physics part's re-packed mixed batches
+    (:class:`bertology_lib.experiments.physics.training.RepackMixedBatches`); a subclass says how a pool hands
+    out its next ``n`` rows (``_take``).
+    """
+
+    names: list[str]
+    probs: torch.Tensor
+    batch_size: int
+
+    def _take(self, name: str, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The next ``n`` rows of pool ``name``: (input_ids, labels)."""
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[dict[str, torch.Tensor]]:
+        while True:
+            source = torch.multinomial(self.probs, self.batch_size, replacement=True, generator=self._g)
+            xs, ys = [], []
+            for i, name in enumerate(self.names):
+                n = int((source == i).sum())
+                if n:
+                    x, y = self._take(name, n)
+                    xs.append(x)
+                    ys.append(y)
+            yield {"input_ids": torch.cat(xs), "labels": torch.cat(ys).clone()}
+
+
+class MixedBatches(PooledBatches):
     """Endless batches whose rows come from several pools of full windows with given shares.
 
     ``pools``: name -> (ids, labels) tensors of shape (n, seq_len) (labels may be None = ids), e.g.
@@ -249,7 +279,7 @@ class MixedBatches:
         self._g.set_state(state["generator"])
         self._orders = {k: state["orders"][k].clone() for k in self.names}
 
-    def _take(self, name: str, n: int) -> torch.Tensor:
+    def _take(self, name: str, n: int) -> tuple[torch.Tensor, torch.Tensor]:
         out = []
         while n > 0:
             if len(self._orders[name]) == 0:
@@ -258,16 +288,5 @@ class MixedBatches:
             out.append(self._orders[name][:k])
             self._orders[name] = self._orders[name][k:]
             n -= k
-        return torch.cat(out)
-
-    def __iter__(self) -> Iterator[dict[str, torch.Tensor]]:
-        while True:
-            source = torch.multinomial(self.probs, self.batch_size, replacement=True, generator=self._g)
-            xs, ys = [], []
-            for i, name in enumerate(self.names):
-                n = int((source == i).sum())
-                if n:
-                    idx = self._take(name, n)
-                    xs.append(self.pools[name][0][idx])
-                    ys.append(self.pools[name][1][idx])
-            yield {"input_ids": torch.cat(xs), "labels": torch.cat(ys).clone()}
+        idx = torch.cat(out)
+        return self.pools[name][0][idx], self.pools[name][1][idx]

@@ -106,7 +106,7 @@ def _check_physics_length_hint(answer):
 @lru_cache(maxsize=4)
 def physics_bert_targets_truth() -> float:
     """Times each word of an attribute value is a masked-prediction target in the quick BERT pretraining on
-    multi5+permute (N = 300, seed 0): ``bert_steps`` x biographies per batch (as many tokens as the decoder's
+    multi5+permute (the profile's N, seed 0): ``bert_steps`` x biographies per batch (as many tokens as the decoder's
     windows, :func:`bertology_lib.experiments.physics.bert.bert_rows`) / people x ``bert_mask_prob``."""
     from bertology_lib.experiments.physics import bert as pbert
 

@@ -43,6 +43,7 @@ from bertology_lib.training.objectives import (
     GeneratorState,
     LMBatches,
     MixedBatches,
+    PooledBatches,
     QABatches,
     check_shares,
     encode_qa,
@@ -215,8 +216,9 @@ class RepackBatches(GeneratorState):
             yield {"input_ids": windows[idx], "labels": labels[idx].clone()}
 
 
-class RepackMixedBatches(GeneratorState):
-    """Mixed-training batches (rows drawn from pools with given shares, as
+class RepackMixedBatches(PooledBatches):
+    """Mixed-training batches (rows drawn from pools with given shares: the drawing loop of
+    :class:`~bertology_lib.training.objectives.PooledBatches`, as in
     :class:`~bertology_lib.training.objectives.MixedBatches`) whose pools are packed anew every time one is used up.
 
     ``pools``: name -> (items, pack), where ``pack(items_in_some_order)`` returns (windows, labels), e.g. the
@@ -268,18 +270,6 @@ class RepackMixedBatches(GeneratorState):
             self._left[name] = (x[n:], y[n:])
             n -= len(xs[-1])
         return torch.cat(xs), torch.cat(ys)
-
-    def __iter__(self):
-        while True:
-            source = torch.multinomial(self.probs, self.batch_size, replacement=True, generator=self._g)
-            xs, ys = [], []
-            for i, name in enumerate(self.names):
-                n = int((source == i).sum())
-                if n:
-                    x, y = self._take(name, n)
-                    xs.append(x)
-                    ys.append(y)
-            yield {"input_ids": torch.cat(xs), "labels": torch.cat(ys).clone()}
 
 
 def qa_examples(

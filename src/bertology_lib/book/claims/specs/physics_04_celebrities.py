@@ -44,15 +44,18 @@ CLAIMS = (
     ClaimSpec(
         "physics3.1.celebrity.not_more_text",
         "The lift comes from the celebrities, not from more text: the minority extracts more with celebrities than "
-        "the same kind of people pretrained with as many extra tokens of real English (the Brown corpus) and as "
-        "many steps (pooled QA-test accuracy, with minus filler)",
+        "the same kind of people pretrained with as many extra tokens of real English (the Brown corpus) and twice "
+        "the steps (pooled QA-test accuracy, with minus filler)",
         "Allen-Zhu & Li 2023 §4.3 (the celebrities' augmentation is what transfers)",
         paper="celebrities, not extra text, lift the minority",
         rule=IntervalAbove(0.0),
         unit="accuracy gap",
         checks=(MEMORISED, MINORITY_ABOVE_MAJORITY),
         note="control as the paper frames it (unrelated real text, here the Brown corpus, as many tokens as the "
-        "celebrities' biographies); the paper's own control number was not at hand",
+        "celebrities' biographies); the paper's own control number was not at hand. The control trains for twice the "
+        "celebrity run's steps (grid.FILLER_STEPS_FACTOR, 2026-12-05): at equal steps it stored 0.708 of its test "
+        "people's values (instrument failed); more steps can only help the control, so the rule is unchanged and "
+        "stricter",
     ),
     ClaimSpec(
         "physics3.1.celebrity.minority_accuracy",

@@ -41,7 +41,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.bert.worse_than_decoder",
-        "With the stronger recipe of the profile (a second arm: at quick four times the decoder's steps and 40% "
+        "With the stronger recipe of the profile (a second arm: at quick more than eight times the decoder's steps and 40% "
         "masked words, so that the BERT stores its biographies), a BERT pretrained on multi5+permute extracts less "
         "knowledge than the decoder (mean QA-test accuracy, decoder minus BERT; no hint of the answer's length)",
         "Allen-Zhu & Li 2023 §7",
