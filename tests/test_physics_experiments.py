@@ -168,7 +168,9 @@ def test_celebrity_control_adds_as_many_tokens_of_brown_english_and_keys_it():
         "brown",
         "word+brown",
     )
-    assert ctrl.pretrain_steps == round(celeb.pretrain_steps * px.FILLER_STEPS_FACTOR)  # twice: it must store its people
+    assert ctrl.pretrain_steps == round(
+        celeb.pretrain_steps * px.FILLER_STEPS_FACTOR
+    )  # twice: it must store its people
     key = ptrain.pretrain_key(ctrl)
     assert key["filler"] == "brown" and key["tokenizer"]["name"] == "word+brown"
     texts = ptrain.filler_texts(ctrl)

@@ -164,6 +164,17 @@ def test_probe_curves_one_line_per_attribute_over_positions():
     assert texts(ax.get_xticklabels()) == ["name", "before 1st"] and ax.get_xlabel() == "probed position"
     assert fig.axes[0].get_ylabel() == "P-probe accuracy (best layer)"
     assert texts(fig.axes[0].get_legend().get_texts()) == list(BIO)
+    assert not fig.axes[1].collections  # no paper marks unless asked
+
+
+def test_probe_curves_mark_the_papers_level_in_its_panel_only():
+    first = pd.DataFrame([[0.1] * 6, [0.9] * 6], index=["name", "before 1st"], columns=BIO)
+    paper = {"multi5+permute": {"name": 1.0, "not a position": 0.5}}
+    fig = plots.physics_probe_curves({"single": first, "multi5+permute": first}, paper=paper, paper_label="paper §5")
+    assert not fig.axes[0].collections
+    (marks,) = fig.axes[1].collections
+    assert marks.get_offsets().tolist() == [[0.0, 1.0]]  # at the name; an unknown position is not drawn
+    assert texts(fig.axes[1].get_legend().get_texts()) == ["paper §5"]
 
 
 def test_extraction_scatter_points_and_title():

@@ -182,9 +182,11 @@ def physics_probe_tables(tables: dict, title: str = ""):
     return finish(fig, title)
 
 
-def physics_probe_curves(tables: dict, title: str = ""):
+def physics_probe_curves(tables: dict, title: str = "", paper: dict | None = None, paper_label: str = "paper"):
     """P-probing as the paper draws it: best-layer accuracy (y) at each probed position (x: the name's last token,
-    then the token before the 1st ... 6th value in text order), one line per attribute, one panel per model."""
+    then the token before the 1st ... 6th value in text order), one line per attribute, one panel per model.
+    ``paper``: panel name -> {position: the paper's accuracy there}, drawn as red diamonds named ``paper_label``
+    in that panel's legend (e.g. a level the paper states in words, so ours and the paper's read side by side)."""
     style()
     fig, axes = panel_grid(len(tables), 5.2, 3.6, sharey=True)
     for ax, (name, t) in zip(axes, tables.items()):
@@ -192,9 +194,23 @@ def physics_probe_curves(tables: dict, title: str = ""):
         for col in t.columns:
             ax.plot(x, t[col].to_numpy(dtype=float), marker="o", ms=4, label=str(col))
         ax.set_xticks(x, [str(i) for i in t.index], rotation=30, ha="right")
-        ax.set_ylim(0, 1.02)
+        ax.set_ylim(0, 1.05)
         ax.set_title(name)
         ax.set_xlabel("probed position")
+        marks = (paper or {}).get(name, {})
+        shown = [(list(t.index).index(pos), float(v)) for pos, v in marks.items() if pos in list(t.index)]
+        if shown:
+            handle = ax.scatter(
+                [i for i, _ in shown],
+                [y for _, y in shown],
+                marker="D",
+                s=44,
+                color="#d62728",
+                edgecolor="white",
+                zorder=4,
+                label=paper_label,
+            )
+            ax.legend(handles=[handle], fontsize=8, frameon=False, loc="lower right")
     axes[0].set_ylabel("P-probe accuracy (best layer)")
     axes[0].legend(fontsize=8, frameon=False, title="attribute")
     return finish(fig, title)

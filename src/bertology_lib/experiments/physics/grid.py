@@ -51,6 +51,9 @@ PAPER_FIG3: dict[str, float] = {
 PAPER_CELEBRITY: dict[str, float] = {"without": 0.044, "with": 0.868}
 # QA-test accuracy after mixed training on bioS single at N = 100,000, paper §3, Fig. 1
 PAPER_MIXED: dict[str, float] = {"single": 0.866}
+# P-probe accuracy at the person's name, paper §5, stated in words ("near 100%" for every attribute of bioS
+# multi5+permute; no number per attribute is at hand): the level physics_05 draws beside its curves
+PAPER_P_PROBE: dict[str, dict[str, float]] = {"multi5+permute": {"name": 1.0}}
 
 
 @dataclasses.dataclass(frozen=True)
