@@ -467,6 +467,51 @@ def test_noun_types_and_probes_held_out_by_word():
         sem.entity_type_probes({"typed": typed}, offsets, table[table.lemma.isin(sorted(set(table.lemma))[:5])])
 
 
+def test_context_probe_reads_types_the_contexts_carry():
+    """The baseline that knows the generator: a probe on each new noun's PPMI-SVD vector from the training split
+    reads its type when each type has its own verbs, and a model that only has noise does not beat it; with
+    verbs shared by every type the contexts carry no type."""
+    rng = np.random.default_rng(0)
+    verbs = {"person": ["talks", "writes"], "animal": ["barks", "grazes"], "thing": ["breaks", "rusts"]}
+    nouns = {t: [f"{t[:2]}{k}" for k in range(40)] for t in verbs}
+
+    def corpus(typed: bool) -> list[list[str]]:
+        every = [v for vs in verbs.values() for v in vs]
+        return [
+            ["the", n, str(rng.choice(verbs[t] if typed else every)), "."]
+            for t, ns in nouns.items()
+            for n in ns
+            for _ in range(6)
+        ]
+
+    probe = corpus(True)
+    table = pd.DataFrame([{"sentence": i, "position": 1, "lemma": s[1], "type": s[1][:2]} for i, s in enumerate(probe)])
+    table["type"] = table["type"].map({"pe": "person", "an": "animal", "th": "thing"})
+    offsets = np.arange(len(probe)) * 4
+    noise = torch.randn(2, 4 * len(probe), 6, generator=torch.Generator().manual_seed(0))
+    kw = dict(seed=0, probe_iter=50)
+    probes = sem.entity_type_probes({"noise": noise}, offsets, table, context_sentences=corpus(True), **kw)
+    typed = probes.gap(sem.CONTEXT_COUNTS, "type", ["per-word majority"])
+    assert typed["low"] > 0.3 and typed["accuracy"] > 0.9
+    assert probes.gap("noise", "type", [sem.CONTEXT_COUNTS])["high"] < 0  # a model without the contexts loses
+    flat = sem.entity_type_probes({"noise": noise}, offsets, table, context_sentences=corpus(False), **kw)
+    assert flat.gap(sem.CONTEXT_COUNTS, "type", ["per-word majority"])["accuracy"] < 0.5  # near chance (1/3)
+
+
+def test_context_vectors_shape_and_bad_input():
+    from bertology_lib.analysis.ngram_cloze import context_vectors
+
+    sents = [["a", "b", "c", "d"], ["c", "b", "e"], ["d", "a"]]
+    x = context_vectors(sents, ["b", "z", "b"], window=1, dim=3)
+    assert x.shape == (3, 3) and not x[1].any() and np.array_equal(x[0], x[2])  # z never occurs: a zero row
+    with pytest.raises(ParameterError, match="window=0"):
+        context_vectors(sents, ["a"], window=0)
+    with pytest.raises(ParameterError, match="words is empty"):
+        context_vectors(sents, [])
+    with pytest.raises(ParameterError, match="no word pairs"):
+        context_vectors([["a"]], ["a"])
+
+
 def test_piece_gain_gap_compares_gains_over_the_twin_and_reports_room():
     rng = np.random.default_rng(0)
     n = 400

@@ -5,6 +5,8 @@ adjacent-word counts decide an NPI item without any syntax. :class:`NGramCloze` 
 every word with its left and right neighbours, and prefers the filler whose counts in the item's slot are higher:
 first the (left, filler, right) triple, then the two bigrams together, then the filler's own frequency; a tie at
 every level counts 0.5 (a coin flip's expected score). Used by ``survey_03_1_syntax`` beside its NPI rows.
+:func:`context_vectors` is the co-occurrence model of the same counts (PPMI-SVD over a window), the baseline of
+``survey_03_2_semantics``'s entity types: what a new noun's contexts give without a network.
 """
 
 from __future__ import annotations
@@ -71,3 +73,48 @@ def effect_beyond(
     est = float(da.mean() - db.mean())
     se = float(np.sqrt(da.var(ddof=1) / len(da) + db.var(ddof=1) / len(db)))
     return est, est - 1.96 * se, est + 1.96 * se
+
+
+def context_vectors(
+    sentences: Sequence[Sequence[str]], words: Sequence[str], window: int = 2, dim: int = 50, seed: int = 0
+) -> np.ndarray:
+    """Distributional vectors of ``words`` from ``sentences`` (word or lemma sequences, e.g. a model's training
+    split): the positive pointwise mutual information of every (word, context word) pair within ``window``
+    positions, reduced to ``dim`` dimensions by a truncated SVD (the PPMI-SVD of Levy & Goldberg 2014), one row
+    per entry of ``words`` (a word that never occurs gets a zero row). Shape ``(len(words), dim)``.
+
+    The co-occurrence model of the baseline that knows the generator: when a toy grammar gives each noun class
+    its own verbs, a linear probe on these rows reads a new noun's class from its training contexts alone, without
+    any network (``survey3.2.entity_types_beyond_contexts``)."""
+    from scipy import sparse
+    from sklearn.decomposition import TruncatedSVD
+
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ParameterError(f"window={window!r} is invalid; allowed: an int >= 1 (context words on each side)")
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+        raise ParameterError(f"dim={dim!r} is invalid; allowed: an int >= 1")
+    if not words:
+        raise ParameterError("words is empty; allowed: the words whose contexts to count")
+    vocab: dict[str, int] = {}
+    pairs: Counter = Counter()
+    for sent in sentences:
+        ids = [vocab.setdefault(w, len(vocab)) for w in sent]
+        for i, w in enumerate(ids):
+            for c in ids[max(0, i - window) : i] + ids[i + 1 : i + 1 + window]:
+                pairs[w, c] += 1
+    if not pairs:
+        raise ParameterError("sentences have no word pairs; allowed: the training sentences, as word sequences")
+    rows, cols = (np.fromiter((k[j] for k in pairs), dtype=np.int64, count=len(pairs)) for j in (0, 1))
+    counts = np.fromiter(pairs.values(), dtype=np.float64, count=len(pairs))
+    row_sum = np.bincount(rows, counts, len(vocab))
+    col_sum = np.bincount(cols, counts, len(vocab)) ** 0.75  # context smoothing (Levy et al. 2015)
+    pmi = np.log(counts * col_sum.sum() / (row_sum[rows] * col_sum[cols]))
+    keep = pmi > 0
+    ppmi = sparse.csr_matrix((pmi[keep], (rows[keep], cols[keep])), shape=(len(vocab), len(vocab)))
+    k = max(1, min(dim, len(vocab) - 1))
+    emb = TruncatedSVD(k, random_state=seed).fit_transform(ppmi) if len(vocab) > 1 else np.zeros((1, 1))
+    out = np.zeros((len(words), dim), dtype=np.float32)
+    for i, w in enumerate(words):
+        if w in vocab:
+            out[i, : emb.shape[1]] = emb[vocab[w]]
+    return out

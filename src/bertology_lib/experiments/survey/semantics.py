@@ -32,9 +32,11 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import torch
 
 from bertology_lib.analysis import heldout
 from bertology_lib.analysis.cloze import score_items
+from bertology_lib.analysis.ngram_cloze import context_vectors
 from bertology_lib.analysis.probing import ProbeConfig
 from bertology_lib.analysis.word_probes import HeldOutProbes
 from bertology_lib.analysis.numeracy import (
@@ -509,6 +511,7 @@ def _by_pieces(right: np.ndarray, pieces: np.ndarray, pairs: tuple[np.ndarray, n
 
 # -- entity types, held out by word (Tenney et al. 2019b) -------------------------------------------------------
 ENTITY_TYPES = ("person", "animal", "thing")
+CONTEXT_COUNTS = "context counts (PPMI-SVD)"  # the probe on each noun's training contexts (entity_type_probes)
 
 
 def noun_types(sentences: Sequence, config: ToyEnglishConfig) -> pd.DataFrame:
@@ -544,13 +547,20 @@ def entity_type_probes(
     fractions: Sequence[float] = (0.6, 0.15, 0.25),
     seed: int = 0,
     probe_iter: int = 100,
+    context_sentences: Sequence[Sequence[str]] | None = None,
+    window: int = 2,
 ) -> HeldOutProbes:
     """Layer probes for ``target`` held out by *word*: the lemmas of ``table`` (:func:`noun_types`) are shuffled
     (``seed``) and split into training, validation and test lemmas; a linear probe per layer trains on the
     training lemmas' tokens, the layer is chosen on the validation lemmas and scored on the test lemmas, whose
     tokens it never saw. ``states``: model label -> (layers, words, d) word states, row ``offsets[s] + position``
     for word ``position`` of sentence ``s``. The per-word majority baseline is then the training majority type (no
-    test lemma was seen); intervals resample test lemmas (the split's groups)."""
+    test lemma was seen); intervals resample test lemmas (the split's groups).
+
+    ``context_sentences`` (lemma sequences, e.g. the model's training split): also a probe, on the same split, on
+    each noun's distributional vector there (PPMI-SVD of the lemmas within ``window`` each side,
+    :func:`bertology_lib.analysis.ngram_cloze.context_vectors`), under the label :data:`CONTEXT_COUNTS`: what the
+    contexts a new noun occurs in give without a network."""
     lemmas = np.array(sorted(set(table.lemma)))
     if len(lemmas) < 8:
         raise ParameterError(f"{len(lemmas)} distinct nouns are too few; allowed: at least 8 to split by word")
@@ -564,6 +574,9 @@ def entity_type_probes(
     labels = table[target].tolist()
     cfg = ProbeConfig(max_iter=probe_iter)
     preds = {(label, target): heldout.probe_predictions(X[:, rows], labels, split, cfg) for label, X in states.items()}
+    if context_sentences is not None:
+        vectors = torch.as_tensor(context_vectors(context_sentences, table.lemma.tolist(), window, seed=seed))
+        preds[CONTEXT_COUNTS, target] = heldout.probe_predictions(vectors[None], labels, split, cfg)
     majority = {target: heldout.majority_predictions(table.lemma.tolist(), labels, split)}
     return HeldOutProbes(table, split, {"all": np.ones(len(table), bool)}, preds, majority, cfg.kind)
 
