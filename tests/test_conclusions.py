@@ -1,6 +1,7 @@
 """The chapters' conclusions and the closing synthesis are computed from the recorded claims."""
 
 import dataclasses
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -9,6 +10,8 @@ from bertology_lib.book import conclusions as co
 from bertology_lib.book.claims import METADATA_KEY
 from bertology_lib.book.claims.record import Claim
 from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def claim(cid, verdict, ours, model="mini-bert", source="P §1", paper="an effect", instrument="ok", checks=(), nb="nb"):
@@ -227,3 +230,49 @@ def test_every_beyond_row_is_registered_and_the_ledger_tags_the_rows_the_data_ca
     page = ledger.ledger_markdown([c, claim("s.x", "reproduced", (0.3, 0.2, 0.4))])
     assert page.count('data-construction="yes"') == 1 and page.count('data-construction="no"') == 1
     assert "the data can decide it</span>" in page and "survey3.1.npi_licensing_beyond_ngram" in page
+
+
+def test_a_reproduction_the_null_model_passes_too_is_named_and_not_counted(tmp_path):
+    """The null-model record reaches every row it covers: a reproduced row whose rule the random-init twin also
+    passes is counted apart (not as reproduced), tagged in the ledger and listed in the chapter's conclusion;
+    a row whose null fails shows what the null gave."""
+    from bertology_lib.book.claims import ledger
+
+    passes = dataclasses.replace(
+        claim("a", "reproduced", 0.3), details={"null_verdict": "reproduced", "null_ours": 0.25}
+    )
+    holds = dataclasses.replace(
+        claim("b", "reproduced", 0.3), details={"null_verdict": "not reproduced", "null_ours": 0.01}
+    )
+    k = ledger.summary([passes, holds])
+    assert k["reproduced"] == 1 and k[ledger.NULL_PASSES] == 1
+    assert ledger.NULL_PASSES not in ledger.summary([holds])
+    assert "1 reproduced by a null model too (not counted as reproduced)" in co._counts_sentence([passes, holds])
+    page = ledger.ledger_markdown([passes, holds])
+    assert page.count("a null model passes too: not counted") == 1
+    assert 'data-null="reproduced"' in page and 'data-null="not reproduced"' in page and "0.01 acc" in page
+    ch = co.chapter([passes, holds])
+    assert [t for t, _ in ch.groups] == [f"{co.NULL_TITLE.capitalize()} (1)"]
+    assert "random-init twin passes the same rule (0.25 acc)" in ch.groups[0][1][0][1]
+    assert co.NULL_TITLE.capitalize() in co.findings_markdown([passes, holds])
+
+
+def test_claims_read_back_carry_the_books_null_record_at_their_profile(tmp_path):
+    import json
+    import shutil
+
+    from bertology_lib.book.claims import ledger
+
+    src = ROOT / "tests" / "regression" / "duplication_01_reconstruction.ipynb"
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book").mkdir()
+    nb = tmp_path / "notebooks" / src.name
+    shutil.copy(src, nb)
+    first = ledger.claims_in_notebook(nb)[0]
+    assert ledger.null_verdict(first) == ""  # no record: nothing attached
+    row = {"id": first.id, "verdict": "reproduced", "ours": 0.5}
+    (tmp_path / ledger.NULL_RECORD).write_text(json.dumps({"profile": "quick", "claims": [row]}))
+    assert ledger.null_verdict(ledger.claims_in_notebook(nb)[0]) == ""  # another profile (smoke): not this row's null
+    (tmp_path / ledger.NULL_RECORD).write_text(json.dumps({"profile": first.profile, "claims": [row]}))
+    again = ledger.claims_in_notebook(nb)[0]
+    assert ledger.null_verdict(again) == "reproduced" and again.details["null_ours"] == 0.5

@@ -220,6 +220,8 @@ def _counts_sentence(claims: Sequence[Claim]) -> str:
     n = len(claims)
     k = ledger.summary(claims)
     parts = [f"{k[v.value]} {v.value}" for v in Verdict if k.get(v.value)]
+    if k.get(ledger.NULL_PASSES):
+        parts.append(f"{k[ledger.NULL_PASSES]} {ledger.NULL_PASSES} (not counted as reproduced)")
     return f"{n} claim{'s' if n != 1 else ''} tested: " + ", ".join(parts) + "."
 
 
@@ -248,6 +250,25 @@ def chapter_items(claims: Sequence[Claim], everything: Sequence[Claim] = ()) -> 
 
 
 CONSTRUCTION_TITLE = "reproduced, but the data can decide it"
+NULL_TITLE = "reproduced, but a null model passes too"
+
+
+def null_items(claims: Sequence[Claim]) -> list[tuple[Claim, str]]:
+    """``(claim, sentence)`` for every reproduced claim among ``claims`` that the book's null-model run (the
+    random-init twin) reproduces too (:func:`~bertology_lib.book.claims.ledger.null_passes`): not evidence."""
+    out = []
+    for c in ledger.reproductions(claims):
+        if ledger.null_passes(c):
+            ours = (c.details or {}).get("null_ours")
+            out.append(
+                (
+                    c,
+                    "reproduced, but the random-init twin passes the same rule"
+                    + (f" ({with_unit(ours, c.unit)})" if ours is not None else "")
+                    + ", so the row is no evidence and is not counted as reproduced.",
+                )
+            )
+    return out
 
 
 def construction_items(claims: Sequence[Claim], everything: Sequence[Claim] = ()) -> list[tuple[Claim, str]]:
@@ -311,6 +332,9 @@ def chapter(claims: Sequence[Claim], everything: Sequence[Claim] = (), stale: st
     built = construction_items(claims, everything)
     if built:
         groups.append((f"{CONSTRUCTION_TITLE.capitalize()} ({len(built)})", built))
+    nulls = null_items(claims)
+    if nulls:
+        groups.append((f"{NULL_TITLE.capitalize()} ({len(nulls)})", nulls))
     note = (
         f"These outputs predate the page's cells or the library as they now are ({stale}); the next build "
         "re-executes the page, and its numbers may move."
@@ -399,9 +423,10 @@ def findings_markdown(
             k = ledger.summary(sub)
             inst = sum(c.instrument_failed for c in sub)
             name = ledger.PART_TITLES.get(part, part).split(" — ")[0]
+            extra = f" (+{k[ledger.NULL_PASSES]} a null model passes too)" if k.get(ledger.NULL_PASSES) else ""
             lines.append(
-                f"| {name} | {m} | {len(sub)} | {k['reproduced']} | {k['not reproduced']} | {k['inconclusive']} "
-                f"| {inst} |"
+                f"| {name} | {m} | {len(sub)} | {k['reproduced']}{extra} | {k['not reproduced']} | "
+                f"{k['inconclusive']} | {inst} |"
             )
     lines.append("")
     # across model classes
@@ -465,6 +490,20 @@ def findings_markdown(
             "",
             "<ul>",
             *[f"<li>{_link(c, titles)} ({html.escape(c.source)}): {html.escape(t)}</li>" for c, t in built],
+            "</ul>",
+            "",
+        ]
+    nulls = null_items(rep)
+    if nulls:
+        lines += [
+            f"## {NULL_TITLE.capitalize()}",
+            "",
+            f"{_n(len(nulls), 'claim')} passed {'its' if len(nulls) == 1 else 'their'} registered rule with the model "
+            "replaced by its random-init twin as well (the null-model run below): such a rule cannot tell a model "
+            "that knows from one that does not, so these rows are not counted as reproduced.",
+            "",
+            "<ul>",
+            *[f"<li>{_link(c, titles)} ({html.escape(c.source)}): {html.escape(t)}</li>" for c, t in nulls],
             "</ul>",
             "",
         ]

@@ -17,9 +17,36 @@ from bertology_lib.book.claims.registry import load_all
 from bertology_lib.book.claims.rules import Verdict, fmt, with_unit
 
 
+NULL_RECORD = Path("book") / "null_model_run.json"  # written by bertology_lib.book.null_run
+NULL_PASSES = "reproduced by a null model too"  # a count's key: reproduced rows that are not evidence
+
+
+def _null_rows(path: Path) -> tuple[str, dict[str, dict]]:
+    """(profile, id -> row) of the null-model record of the book that holds the notebook at ``path`` (its
+    folder's parent holds ``book/``); empty when there is none."""
+    record = path.resolve().parent.parent / NULL_RECORD
+    if not record.is_file():
+        return "", {}
+    data = json.loads(record.read_text())
+    return str(data.get("profile", "")), {r["id"]: r for r in data.get("claims", [])}
+
+
+def null_verdict(c: Claim) -> str:
+    """What the claim's rule gave for the random-init twin in the book's null-model run (``bertology run
+    --null``, same profile), or ``""`` when the run does not cover it."""
+    return str((c.details or {}).get("null_verdict", ""))
+
+
+def null_passes(c: Claim) -> bool:
+    """A reproduction that the null model reproduces too: not evidence, and not counted as reproduced."""
+    return c.verdict == Verdict.REPRODUCED.value and null_verdict(c) == Verdict.REPRODUCED.value
+
+
 def claims_in_notebook(path: str | Path) -> list[Claim]:
-    """Every claim recorded in an executed notebook's outputs, in order."""
+    """Every claim recorded in an executed notebook's outputs, in order; each with what the book's null-model run
+    gave for it at the same profile (``details["null_verdict"]``, ``details["null_ours"]``), where it has one."""
     nb = json.loads(Path(path).read_text())
+    null_profile, null = _null_rows(Path(path))
     out: list[Claim] = []
     for cell in nb.get("cells", []):
         for o in cell.get("outputs", []) or []:
@@ -35,6 +62,9 @@ def claims_in_notebook(path: str | Path) -> list[Claim]:
                         d["details"] = {**d["details"], "by_construction": spec.by_construction, "beyond": spec.beyond}
                     if not d.get("rule_id") and d.get("rule") == spec.rule.describe():  # recorded before rule ids
                         d["rule_id"] = spec.rule_id
+                row = null.get(d.get("id"))
+                if row is not None and null_profile == d.get("profile"):
+                    d["details"] = {**d["details"], "null_verdict": row["verdict"], "null_ours": row.get("ours")}
                 claim = Claim(**d)
                 shown = "".join((o.get("data") or {}).get("text/markdown", ""))
                 if f'id="{claim.anchor}"' in shown:  # outputs recorded before anchors existed lack it
@@ -95,10 +125,13 @@ def ledger_frame(claims: Sequence[Claim]):
 
 
 def summary(claims: Sequence[Claim]) -> dict[str, int]:
-    """Counts by verdict (every claim given; see :func:`counts` for reproductions vs setup checks)."""
+    """Counts by verdict (every claim given; see :func:`counts` for reproductions vs setup checks). A reproduction
+    that the null model reproduces too (:func:`null_passes`) is counted under :data:`NULL_PASSES`, not as
+    reproduced (that key appears only when such a row exists)."""
     out = {v.value: 0 for v in Verdict}
     for c in claims:
-        out[c.verdict] = out.get(c.verdict, 0) + 1
+        key = NULL_PASSES if null_passes(c) else c.verdict
+        out[key] = out.get(key, 0) + 1
     return out
 
 
@@ -234,6 +267,20 @@ def _row(c: Claim, part: str, titles: dict[str, str]) -> str:
         f"<b>Instrument checks</b>: {e(checks)}.</p></details>"
     )
     verdict = c.verdict + (" — instrument" if c.instrument_failed else "")
+    nv = null_verdict(c)
+    if nv:
+        ours = (c.details or {}).get("null_ours")
+        more = more.replace(
+            "</p></details>",
+            f" <b>Null model</b> (the random-init twin, <code>bertology run --null</code>): {e(nv)}"
+            + (f", {e(with_unit(ours, c.unit))}" if ours is not None else "")
+            + (
+                "; a rule the null passes is no evidence, so this row is not counted as reproduced"
+                if null_passes(c)
+                else ""
+            )
+            + ".</p></details>",
+        )
     built = (c.details or {}).get("by_construction", "")
     if built:
         beyond = (c.details or {}).get("beyond", "")
@@ -246,7 +293,8 @@ def _row(c: Claim, part: str, titles: dict[str, str]) -> str:
     link = f'<a href="{e(_notebook_href(c))}">{e(titles.get(c.notebook, c.notebook))}</a>' if c.notebook else ""
     cells = [
         f"{_ICON.get(c.verdict, '')} {e(verdict)}"
-        + (f'<br><span class="ledger-tag" title="{e(built)}">the data can decide it</span>' if built else ""),
+        + (f'<br><span class="ledger-tag" title="{e(built)}">the data can decide it</span>' if built else "")
+        + ('<br><span class="ledger-tag">a null model passes too: not counted</span>' if null_passes(c) else ""),
         f"{e(c.statement)} <code>{e(c.id)}</code>{more}",
         e(PART_TITLES.get(part, part).split(" — ")[0]),
         e(with_unit(c.paper, c.unit)),
@@ -255,7 +303,8 @@ def _row(c: Claim, part: str, titles: dict[str, str]) -> str:
     ]
     attrs = (
         f'data-part="{e(part)}" data-verdict="{e(c.verdict)}" data-instrument="{instrument_status(c)}" '
-        f'data-kind="{e(c.kind)}" data-model="{e(model_class(c.model))}" data-construction="{"yes" if built else "no"}"'
+        f'data-kind="{e(c.kind)}" data-model="{e(model_class(c.model))}" data-construction="{"yes" if built else "no"}" '
+        f'data-null="{e(nv or "not run")}"'
     )
     return f"<tr {attrs}>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>"
 
