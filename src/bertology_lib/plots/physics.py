@@ -51,6 +51,20 @@ def majority_baselines(shares: pd.DataFrame, stats: pd.DataFrame):
     return finish(fig)
 
 
+def _paper_marks(ax, shown: list[tuple[float, float]], label: str, size: float):
+    """The paper's values as red diamonds at ``shown`` (x, y) on ``ax``, named ``label``; returns the handle."""
+    return ax.scatter(
+        [x for x, _ in shown],
+        [y for _, y in shown],
+        marker="D",
+        s=size,
+        color="#d62728",
+        edgecolor="white",
+        zorder=4,
+        label=label,
+    )
+
+
 def physics_seed_bars(
     df: pd.DataFrame,
     x: str,
@@ -90,16 +104,7 @@ def physics_seed_bars(
         ax.set_title(attr.replace("_", " "))
     if paper:
         shown = [(i, float(paper[v])) for i, v in enumerate(order) if v in paper]
-        marks = axes[0].scatter(
-            [i for i, _ in shown],
-            [y for _, y in shown],
-            marker="D",
-            s=36,
-            color="#d62728",
-            edgecolor="white",
-            zorder=4,
-            label=paper_label,
-        )
+        marks = _paper_marks(axes[0], shown, paper_label, size=36)
         axes[0].legend(handles=[marks], fontsize=9, frameon=False, loc="upper left")
     for ax in axes[::2]:  # the first panel of each row
         ax.set_ylabel("QA-test accuracy")
@@ -200,16 +205,7 @@ def physics_probe_curves(tables: dict, title: str = "", paper: dict | None = Non
         marks = (paper or {}).get(name, {})
         shown = [(list(t.index).index(pos), float(v)) for pos, v in marks.items() if pos in list(t.index)]
         if shown:
-            handle = ax.scatter(
-                [i for i, _ in shown],
-                [y for _, y in shown],
-                marker="D",
-                s=44,
-                color="#d62728",
-                edgecolor="white",
-                zorder=4,
-                label=paper_label,
-            )
+            handle = _paper_marks(ax, shown, paper_label, size=44)
             ax.legend(handles=[handle], fontsize=8, frameon=False, loc="lower right")
     axes[0].set_ylabel("P-probe accuracy (best layer)")
     axes[0].legend(fontsize=8, frameon=False, title="attribute")
