@@ -64,3 +64,28 @@ def test_a_partial_null_run_updates_the_record_and_keeps_the_other_notebooks(tmp
     assert set(merged["runs"]) == {"duplication_01_reconstruction", "survey_99_old"}
     fresh = json.loads(null_run.write_record(tmp_path, "quick").read_text())
     assert {r["notebook"] for r in fresh["claims"]} == {"duplication_01_reconstruction"}
+
+
+def test_claims_no_null_can_test_are_recorded_as_such_and_never_discount_a_row(tmp_path):
+    """A speed-up depends on the architecture: the record keeps the null's row as "not a null test" with the
+    reason, the findings list it apart, and the ledger does not treat it as a null that passes."""
+    from bertology_lib.book.claims import ledger
+
+    assert {"size.heads_speedup", "size.distil_speedup"} <= set(null_run.NOT_A_NULL_TEST)
+    (tmp_path / "book").mkdir()
+    run = tmp_path / null_run.NULL_DIR
+    run.mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "regression" / "survey_06_model_size.ipynb", run)
+    rec = json.loads(null_run.write_record(tmp_path, "smoke").read_text())
+    rows = {r["id"]: r for r in rec["claims"]}
+    assert rows["size.heads_speedup"]["verdict"] == null_run.NO_TEST
+    assert all(r["verdict"] != null_run.NO_TEST for i, r in rows.items() if i not in null_run.NOT_A_NULL_TEST)
+    text = "\n".join(null_run.findings_section(rec))
+    assert "Not a test for a null model" in text and "depends on the architecture" in text
+    speed = next(
+        c for c in ledger.claims_in_notebook(run / "survey_06_model_size.ipynb") if c.id == "size.heads_speedup"
+    )
+    import dataclasses
+
+    speed = dataclasses.replace(speed, verdict="reproduced", details={"null_verdict": null_run.NO_TEST})
+    assert not ledger.null_passes(speed)
