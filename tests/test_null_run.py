@@ -79,7 +79,14 @@ def test_claims_no_null_can_test_are_recorded_as_such_and_never_discount_a_row(t
     rec = json.loads(null_run.write_record(tmp_path, "smoke").read_text())
     rows = {r["id"]: r for r in rec["claims"]}
     assert rows["size.heads_speedup"]["verdict"] == null_run.NO_TEST
-    assert all(r["verdict"] != null_run.NO_TEST for i, r in rows.items() if i not in null_run.NOT_A_NULL_TEST)
+    assert all(
+        r["verdict"] != null_run.NO_TEST
+        for i, r in rows.items()
+        if i not in null_run.NOT_A_NULL_TEST and r["kind"] != "setup"
+    )
+    assert all(r["verdict"] == null_run.NO_TEST for r in rows.values() if r["kind"] == "setup")  # constants, arithmetic
+    stamped = json.loads((run / "survey_06_model_size.ipynb").read_text())["metadata"]["bertology_run"]["environment"]
+    assert rec["environment"]["threads"] == stamped["threads"]  # the runs' environment, not the writer's
     text = "\n".join(null_run.findings_section(rec))
     assert "Not a test for a null model" in text and "depends on the architecture" in text
     speed = next(
@@ -89,3 +96,19 @@ def test_claims_no_null_can_test_are_recorded_as_such_and_never_discount_a_row(t
 
     speed = dataclasses.replace(speed, verdict="reproduced", details={"null_verdict": null_run.NO_TEST})
     assert not ledger.null_passes(speed)
+
+
+def test_a_row_whose_model_the_twin_does_not_replace_is_not_a_null_test(tmp_path):
+    """When the book's own run of a notebook read the same model for a row as its null run (a model the notebook
+    trains itself, which no parameter names), the twin never entered the measurement: no null test either way."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    run = tmp_path / null_run.NULL_DIR
+    run.mkdir(parents=True)
+    src = ROOT / "tests" / "regression" / "duplication_01_reconstruction.ipynb"
+    shutil.copy(src, run)
+    shutil.copy(src, tmp_path / "notebooks")  # the same run twice: every row read the same model
+    rec = json.loads(null_run.write_record(tmp_path, "smoke").read_text())
+    assert rec["claims"] and all(r["verdict"] == null_run.NO_TEST for r in rec["claims"])
+    assert all("does not reach the model" in r["why"] for r in rec["claims"])
+    assert "does not reach the model" in "\n".join(null_run.findings_section(rec))

@@ -19,8 +19,10 @@ from bertology_lib.models.registry import RANDOM_INIT
 
 MODEL_PARAMS = ("model", "real_model")
 # Claims for which a random-init twin is no null: what they measure does not depend on what the model learned (a
-# wall-clock speed-up depends on the architecture only). Their null rows are recorded as NO_TEST with the reason,
-# never as a verdict, so the ledger does not discount them for a null that passes.
+# wall-clock speed-up depends on the architecture only). Their null rows, those of the setup checks (constants and
+# arithmetic) and those whose model the twin does not replace (the row reads a model the notebook trains itself,
+# the same in the book's run and the null run) are recorded as NO_TEST (with the reason), never as a verdict, so
+# the ledger neither discounts them for a null that passes nor credits them with one that fails.
 NO_TEST = "not a null test"
 NOT_A_NULL_TEST: dict[str, str] = {
     "size.heads_speedup": "a speed-up from removing heads depends on the architecture, not on what the weights learned",
@@ -59,16 +61,27 @@ def write_record(root: Path, profile: str) -> Path:
     from bertology_lib.book.execution import run_notebooks
     from bertology_lib.book.stamps import STAMP, current_environment
 
-    rows, runs = [], {}
+    keys = ("python", "torch", "transformers", "threads")
+    rows, runs, envs = [], {}, []
     for nb in run_notebooks(root / NULL_DIR):
+        book_nb = root / "notebooks" / nb.name  # the book's own run: which model each of its rows read
+        read = {c.id: c.model for c in claims.claims_in_notebook(book_nb)} if book_nb.is_file() else {}
         meta = json.loads(nb.read_text()).get("metadata", {})
         runs[nb.stem] = (meta.get(STAMP) or {}).get("params", meta.get("papermill", {}).get("parameters", {}))
+        envs.append({k: v for k, v in ((meta.get(STAMP) or {}).get("environment") or {}).items() if k in keys})
         for c in claims.claims_in_notebook(nb):
             rows.append(
                 {
                     "id": c.id,
                     "notebook": nb.stem,
-                    "verdict": NO_TEST if c.id in NOT_A_NULL_TEST else c.verdict,
+                    "verdict": NO_TEST
+                    if c.id in NOT_A_NULL_TEST or c.kind == "setup" or read.get(c.id) == c.model
+                    else c.verdict,
+                    **(
+                        {"why": f"the twin does not reach the model this row reads ({c.model})"}
+                        if read.get(c.id) == c.model and c.kind != "setup"
+                        else {}
+                    ),
                     "instrument": c.instrument,
                     "ours": c.ours,
                     "unit": c.unit,
@@ -76,7 +89,9 @@ def write_record(root: Path, profile: str) -> Path:
                     "kind": c.kind,
                 }
             )
-    env = {k: v for k, v in current_environment().items() if k in ("python", "torch", "transformers", "threads")}
+    # the environment the runs ran in (their stamps), not this process's: the record may be written apart
+    env = envs[0] if envs and all(e == envs[0] for e in envs) and envs[0] else None
+    env = env or {k: v for k, v in current_environment().items() if k in keys}
     old = load_record(root)
     if old and old.get("profile") == profile and old.get("environment") == env:
         ids = {r["id"] for r in rows}
@@ -111,7 +126,7 @@ def findings_section(record: dict[str, Any] | None) -> list[str]:
     if not record or not record.get("claims"):
         return lines + ["No null-model run is recorded yet (`bertology run --null --profile quick` writes one).", ""]
     rows = [r for r in record["claims"] if r.get("kind") != "setup" and r["verdict"] != NO_TEST]
-    untested = [r for r in record["claims"] if r["verdict"] == NO_TEST]
+    untested = [r for r in record["claims"] if r["verdict"] == NO_TEST and r.get("kind") != "setup"]
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
@@ -140,6 +155,8 @@ def findings_section(record: dict[str, Any] | None) -> list[str]:
         lines += ["No claim came out reproduced for a null model.", ""]
     if untested:
         lines += ["Not a test for a null model, and why (their null rows are not counted):", ""]
-        lines += [f"- `{r['id']}` ({r['notebook']}): {NOT_A_NULL_TEST.get(r['id'], '')}" for r in untested]
+        lines += [
+            f"- `{r['id']}` ({r['notebook']}): {NOT_A_NULL_TEST.get(r['id']) or r.get('why', '')}" for r in untested
+        ]
         lines.append("")
     return lines
