@@ -502,9 +502,9 @@ def findings_markdown(
             "replaced by its random-init twin as well (the null-model run below): such a rule cannot tell a model "
             "that knows from one that does not, so these rows are not counted as reproduced.",
             "",
-            "<ul>",
+            f"<details><summary>the {len(nulls)} claims</summary><ul>",
             *[f"<li>{_link(c, titles)} ({html.escape(c.source)}): {html.escape(t)}</li>" for c, t in nulls],
-            "</ul>",
+            "</ul></details>",
             "",
         ]
     lines += [

@@ -144,19 +144,19 @@ def findings_section(record: dict[str, Any] | None) -> list[str]:
     reg = load_all()
     passed = [r for r in rows if r["verdict"] == "reproduced"]
     if passed:
-        lines += ["Reproduced by a null model, and why:", ""]
+        lines += [f"<details><summary>Reproduced by a null model, and why ({len(passed)})</summary>", ""]
         for r in passed:
             note = reg[r["id"]].note if r["id"] in reg else ""
             lines.append(
                 f"- `{r['id']}` ({r['notebook']}): {note or 'no registered explanation: the rule needs a fix.'}"
             )
-        lines.append("")
+        lines += ["", "</details>", ""]
     else:
         lines += ["No claim came out reproduced for a null model.", ""]
     if untested:
-        lines += ["Not a test for a null model, and why (their null rows are not counted):", ""]
+        lines += [f"<details><summary>Not a test for a null model, and why ({len(untested)})</summary>", ""]
         lines += [
             f"- `{r['id']}` ({r['notebook']}): {NOT_A_NULL_TEST.get(r['id']) or r.get('why', '')}" for r in untested
         ]
-        lines.append("")
+        lines += ["", "</details>", ""]
     return lines
