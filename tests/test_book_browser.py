@@ -248,12 +248,17 @@ def test_ledger_filters_and_sorts_in_the_browser(book, server):
     menus = re.search(r'<div class="ledger-filters"[^>]*>(.*?)</div>', dom, re.DOTALL)
     assert menus, "no filter box on the ledger page"
     keys = re.findall(r'<select data-key="(\w+)"', menus.group(1))
-    assert keys == ["part", "verdict", "instrument", "model"], keys
+    assert keys == ["part", "verdict", "instrument", "model", "null"], keys
     n_all = len(_visible_rows(dom, "ledger-claims"))
     n_reproduced = len(
         re.findall(r'<tr data-part="[^"]*" data-verdict="reproduced"', page.split('id="ledger-setup"')[0])
     )
     assert 0 < n_reproduced < n_all
+    claims_table = page.split('id="ledger-setup"')[0]
+    n_null = len(re.findall(r'<tr [^>]*data-null="reproduced"', claims_table))
+    assert 0 < n_null < n_all  # the null run covers some rows, and its twin passes some of them
+    nulls = dump_dom(url + "?null=reproduced")
+    assert len(_visible_rows(nulls, "ledger-claims")) == n_null and f"{n_null} of {n_all} claims shown" in nulls
     filtered = dump_dom(url + "?verdict=reproduced&sort=ours&order=desc")
     shown = _visible_rows(filtered, "ledger-claims")
     assert len(shown) == n_reproduced and f"{n_reproduced} of {n_all} claims shown" in filtered

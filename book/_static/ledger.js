@@ -1,9 +1,10 @@
-// Claims ledger: filter rows by part, verdict, instrument status and model class, sort by a column (offline, no
-// CDN). The page's query string presets them, so a filtered view can be linked:
-// claims_ledger.html?verdict=inconclusive&model=English%20lab%20BERT&sort=ours&order=desc
+// Claims ledger: filter rows by part, verdict, instrument status, model class and what the null model (the
+// random-init twin) gave, sort by a column (offline, no CDN). The page's query string presets them, so a filtered
+// view can be linked: claims_ledger.html?verdict=inconclusive&model=English%20lab%20BERT&sort=ours&order=desc
 (function () {
   "use strict";
-  var FILTERS = [["part", "part"], ["verdict", "verdict"], ["instrument", "instrument"], ["model", "model"]];
+  var FILTERS = [["part", "part"], ["verdict", "verdict"], ["instrument", "instrument"], ["model", "model"],
+                 ["null model", "null"]];
   function query() {
     var out = {};
     window.location.search.replace(/^\?/, "").split("&").forEach(function (kv) {
