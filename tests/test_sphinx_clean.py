@@ -58,3 +58,43 @@ def test_a_downloaded_notebook_is_cleaned_and_keeps_its_outputs(tmp_path):
     assert "".join(back["cells"][1]["source"]) == "shift = lambda s: s\nprint(1)"
     assert "".join(back["cells"][1]["outputs"][0]["text"]) == "1\n" and "".join(back["cells"][0]["source"]) == "# Title"
     assert not sphinx_clean.clean_notebook(tmp_path / "_sources" / "page.ipynb", *PATTERNS)  # nothing left to drop
+
+
+def test_a_figure_whose_base64_spells_a_marker_is_wrapped_to_the_same_image(tmp_path):
+    """A figure's base64 can spell "noqa" or "nbval" by chance; the downloaded copy wraps it into lines that cut
+    every such run (a search of the file finds none) and decodes to the same bytes; other figures stay one string."""
+    import base64
+    import json
+
+    raw = base64.b64encode(bytes(range(256)) * 60).decode()
+    spelled = raw[:300] + "xNOQAx" + raw[306:5000] + "nbVaL" + raw[5005:9000] + "issue" + raw[9005:]
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "source": ["x = 1\n"],
+                "metadata": {},
+                "outputs": [{"output_type": "display_data", "data": {"image/png": spelled}, "metadata": {}}],
+            },
+            {
+                "cell_type": "code",
+                "source": ["y = 2\n"],
+                "metadata": {},
+                "outputs": [{"output_type": "display_data", "data": {"image/png": "iVBORw0K"}, "metadata": {}}],
+            },
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb))
+    assert sphinx_clean.clean_notebook(path, *PATTERNS)
+    text = path.read_text()
+    assert not sphinx_clean.CHANCE_MARKERS.search(text.replace("\\n", "\n"))
+    out = json.loads(text)["cells"]
+    lines = out[0]["outputs"][0]["data"]["image/png"]
+    assert isinstance(lines, list) and all(len(x.rstrip("\n")) <= 76 for x in lines)
+    assert base64.b64decode("".join(lines)) == base64.b64decode(spelled)
+    assert out[1]["outputs"][0]["data"]["image/png"] == "iVBORw0K"
+    assert sphinx_clean.wrap_base64(raw[:200]) == raw[:200]
