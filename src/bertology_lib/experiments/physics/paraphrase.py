@@ -1,0 +1,185 @@
+"""Pretrain + fine-tune on bioR-like biographies (Allen-Zhu & Li 2023 §2.2 and §4: the grid on bioR).
+
+The paper's bioR rewrites each person's biography with an LLM; offline, the paraphrase generator of
+:mod:`bertology_lib.data.bios.paraphrase` stands in (same people, same facts, same questions). A paraphrase cell is
+``single`` (one rewrite per person) or ``multiM`` (M distinct rewrites); each rewrite draws its own sentence order,
+so ``multi5`` here is as diverse per person as bioS ``multi5+permute`` and more diverse in wording.
+
+The runs use the profile's :class:`~bertology_lib.experiments.physics.config.PhysicsConfig` unchanged (decoder,
+steps, packing, fine-tuning), a word tokenizer over :func:`~bertology_lib.data.bios.paraphrase.vocabulary`, and
+their own cache kind, so they never collide with a bioS run. QA fine-tuning is
+:func:`~bertology_lib.experiments.physics.training.finetune_qa` itself: its questions, QA-train / QA-test split and
+validation people are those of the bioS dataset of the same config, which are the paraphrase dataset's. Read by
+``notebooks/physics_03_pretrain_finetune.ipynb``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from bertology_lib.cache import ArtifactCache, ArtifactKind
+from bertology_lib.data import bios
+from bertology_lib.data.bios import paraphrase
+from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.physics import evaluation, training
+from bertology_lib.experiments.physics.config import PhysicsConfig, vocab_id
+from bertology_lib.models.decoder import new_decoder
+from bertology_lib.models.tokenization import build_word_tokenizer
+from bertology_lib.profiles import SizeTable
+from bertology_lib.training.loop import train
+from bertology_lib.training.objectives import LMBatches
+from bertology_lib.validation import check_seeds
+
+PARAPHRASE_PRETRAIN_KIND = ArtifactKind("physics-paraphrase-pretrain", 1)
+CELLS: tuple[str, ...] = ("single", "multi5")
+TOKENIZER = "word+paraphrase"
+
+
+@dataclass(frozen=True)
+class ParaphrasePlan(SizeTable):
+    """The paraphrase cells and seeds physics_03 runs at a profile (two seeds at quick, as every grid cell)."""
+
+    cells: tuple[str, ...]
+    seeds: tuple[int, ...]
+
+    SIZES: ClassVar[dict[str, dict[str, Any]]] = {
+        "smoke": dict(cells=CELLS, seeds=(0,)),
+        "quick": dict(cells=CELLS, seeds=(0, 1)),
+        "full": dict(cells=CELLS, seeds=(0, 1)),
+    }
+
+
+@lru_cache(maxsize=1)
+def tokenizer():
+    """The word-level GPT tokenizer over bioS's words and the rewrites' (:func:`paraphrase.vocabulary`)."""
+    return build_word_tokenizer(paraphrase.vocabulary(), kind="gpt")
+
+
+def check_config(cfg: PhysicsConfig) -> PhysicsConfig:
+    """A paraphrase run is a bioS word-tokenizer run without filler on a ``single`` / ``multiM`` augmentation."""
+    if cfg.tokenizer != "word" or cfg.filler_bios:
+        raise ParameterError(
+            f"tokenizer={cfg.tokenizer!r}, filler_bios={cfg.filler_bios} has no paraphrase version; allowed: "
+            "tokenizer='word' (the run uses its own word tokenizer) and filler_bios=0"
+        )
+    paraphrase.check_config(cfg.bio_config())
+    return cfg
+
+
+@lru_cache(maxsize=4)
+def _dataset(config: bios.BioConfig) -> bios.BioDataset:
+    return paraphrase.generate(config)
+
+
+def dataset(cfg: PhysicsConfig) -> bios.BioDataset:
+    """The paraphrase dataset of ``cfg`` (its augmentation's multiplicity, people and seed)."""
+    return _dataset(check_config(cfg).bio_config())
+
+
+def pretrain_key(cfg: PhysicsConfig) -> dict:
+    """:func:`training.pretrain_key` with the paraphrase dataset's key and tokenizer in place of bioS's."""
+    check_config(cfg)
+    return {
+        **training.pretrain_key(cfg),
+        "bio": paraphrase.key(cfg.bio_config()),
+        "tokenizer": {"name": TOKENIZER, "vocab_sha": vocab_id(tokenizer())},
+    }
+
+
+def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False) -> Path:
+    """Pretrain a decoder on the paraphrased biographies of ``cfg`` exactly as :func:`training.pretrain` does on
+    bioS (same decoder, steps, schedule and packing); returns the cached model folder."""
+    cache = cache or ArtifactCache()
+    key = pretrain_key(cfg)
+
+    def build(folder: Path) -> None:
+        ds, tok = dataset(cfg), tokenizer()
+        model = new_decoder(cfg.model_size, tok, cfg.seed)
+        tc = cfg.pretrain_train_config()
+        windows, labels = training.bio_rows(ds, tok, cfg.seq_len, cfg.packing)
+        if cfg.packing == "repack":
+            lists = tok(ds.texts(), add_special_tokens=False)["input_ids"]
+            batches = training.RepackBatches(lists, cfg.seq_len, tok.eos_token_id, tc.batch_size, seed=cfg.seed)
+        else:
+            batches = LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels)
+        res = train(model, batches, tc, progress=progress, desc="pretrain (paraphrase)")
+        log = {
+            **res.to_dict(),
+            "n_windows": len(windows),
+            "epochs": res.steps * tc.batch_size / len(windows),
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "style": "paraphrase",
+        }
+        training.save_run(folder, model.cpu(), tok, cfg, log)
+
+    return cache.get_or_create(PARAPHRASE_PRETRAIN_KIND, key, build)
+
+
+def finetune_run(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False) -> pd.DataFrame:
+    """Pretrain on the paraphrased biographies, fine-tune (full) on QA-train people, QA-test accuracy per attribute:
+    the rows of :func:`bertology_lib.experiments.physics.grid.finetune_run` (``memorised`` read on the paraphrased
+    training biographies) with ``data = "paraphrase"``."""
+    cache = cache or ArtifactCache()
+    pre = pretrain(cfg, cache, progress=progress)
+    ds = dataset(cfg)
+    memorised = evaluation.memorisation(*training.load_model(pre), ds, seed=cfg.seed)
+    tuned = training.finetune_qa(pre, cfg, lora=False, cache=cache, progress=progress)
+    model, tok = training.load_model(tuned)
+    log = training.train_log(tuned)
+    table = evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction)
+    return pd.DataFrame(
+        [
+            {
+                "data": "paraphrase",
+                "augmentation": cfg.augmentation,
+                "seed": cfg.seed,
+                "method": "full",
+                "attribute": a,
+                "accuracy": float(r["accuracy"]),
+                "majority": float(r["majority"]),
+                "n": int(r["n"]),
+                "best_step": log.get("best_step"),
+                "val_mean": log.get("best_val_mean"),
+                "memorised": memorised,
+                "pretrained": str(pre),
+                "finetuned": str(tuned),
+            }
+            for a, r in table.iterrows()
+        ]
+    )
+
+
+def finetune_grid(
+    base: PhysicsConfig,
+    cells: Sequence[str] = CELLS,
+    seeds: Sequence[int] = (0, 1),
+    cache: ArtifactCache | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """:func:`finetune_run` for every paraphrase cell and seed; everything is validated before the first model
+    trains."""
+    cells = list(cells)
+    if not cells:
+        raise ParameterError("cells is empty; allowed: paraphrase cells such as " + ", ".join(CELLS))
+    seeds = check_seeds(seeds)
+    plan = [check_config(base.replace(augmentation=c, seed=s)) for c in cells for s in seeds]
+    if progress:
+        from tqdm.auto import tqdm
+
+        plan = tqdm(plan, desc="paraphrase: pretrain + fine-tune")
+    return pd.concat([finetune_run(cfg, cache) for cfg in plan], ignore_index=True)
+
+
+def examples(cfg: PhysicsConfig, person: int = 0, n: int = 3) -> pd.DataFrame:
+    """``n`` rewrites of one person's biography (a ``multiM`` config with M >= ``n``) beside the bioS one of the
+    same people: what the generator changes and what it keeps."""
+    ds = dataset(cfg)
+    rows = [{"data": "paraphrase", "copy": e.copy, "text": e.text} for e in ds.bios_of(person)[:n]]
+    bio_s = cfg.dataset().bios_of(person)[0]
+    return pd.DataFrame([{"data": "bioS", "copy": bio_s.copy, "text": bio_s.text}, *rows])
