@@ -344,6 +344,7 @@ def all_size_tables() -> dict:
     import bertology_lib.experiments.duplication.boost  # noqa: F401
     import bertology_lib.experiments.physics.config  # noqa: F401
     import bertology_lib.experiments.physics.grid  # noqa: F401
+    import bertology_lib.experiments.physics.paraphrase  # noqa: F401
     import bertology_lib.experiments.survey.architecture  # noqa: F401
     import bertology_lib.experiments.survey.behaviour  # noqa: F401
     import bertology_lib.experiments.survey.english  # noqa: F401

@@ -187,7 +187,9 @@ def _subject(p: Person, ref: str, how: str) -> str:
     return name + "'s" if ref in "Pp" else name
 
 
-def render(p: Person, sentences: list[tuple[Rewrite, str]]) -> tuple[str, tuple[Span, ...], tuple[tuple[str, int], ...]]:
+def render(
+    p: Person, sentences: list[tuple[Rewrite, str]]
+) -> tuple[str, tuple[Span, ...], tuple[tuple[str, int], ...]]:
     """One biography from (rewrite, how the subject is named) pairs: its text, spans (the full name once, each
     value) and the first word of each fact's sentence."""
     texts, spans, starts = [], [], []

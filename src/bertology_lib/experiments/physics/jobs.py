@@ -3,7 +3,7 @@
 Every physics notebook trains (or finds in the artifact cache) its models through
 :mod:`bertology_lib.experiments.physics.grid`; one notebook trains them one after another, on one core at
 the book's one thread. :func:`units` lists the same models, cut into independent *units* (one grid cell and
-seed with its fine-tunings, one mixed-training run, one celebrity run, one BERT), each with the notebooks that
+seed with its fine-tunings, one paraphrase cell and seed, one mixed-training run, one celebrity run, one BERT), each with the notebooks that
 read it, so that ``bertology build --jobs N`` can train them N at a time, longest first, and start each
 notebook once its units are cached; the notebook then finds every model in the cache and only evaluates.
 
@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from bertology_lib.cache import ArtifactCache
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics import grid as px
+from bertology_lib.experiments.physics import paraphrase as pp
 from bertology_lib.experiments.physics.bert import bert_mixed_steps, recipe_config
 from bertology_lib.experiments.physics.config import PhysicsConfig
 
 GRID_READERS = ("physics_03_pretrain_finetune", "physics_05_probing")
+PARAPHRASE_READERS = ("physics_03_pretrain_finetune",)
 MIXED_READERS = ("physics_02_mixed_training",)
 CELEBRITY_READERS = ("physics_04_celebrities",)
 BERT_READERS = ("physics_06_bert",)
@@ -68,6 +70,18 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
                 base.pretrain_steps + ft_cost,
                 GRID_READERS,
                 lambda cache, cfg=cfg: px.finetune_run(cfg, px.METHODS, cache),
+            )
+
+    # physics_03's bioR-like cells: pretraining on the paraphrased biographies, full fine-tuning
+    pplan = pp.ParaphrasePlan.for_profile(profile)
+    for cell in pplan.cells:
+        for s in (seed + k for k in pplan.seeds):
+            cfg = base.replace(augmentation=cell, seed=s)
+            add(
+                f"paraphrase-{cell}-s{s}",
+                base.pretrain_steps + base.finetune_steps,
+                PARAPHRASE_READERS,
+                lambda cache, cfg=cfg: pp.finetune_run(cfg, cache),
             )
 
     # physics_06's decoders beside the BERTs: full fine-tuning of single and multi5+permute (the grid's when it
