@@ -138,6 +138,10 @@ def test_build_says_how_many_notebooks_are_up_to_date(checkout, monkeypatch):
     )
     assert "survey_02_architecture.ipynb is up to date" in r.output
     assert "physics_01_biographies.ipynb" in r.output and "no stamp" in r.output
+    # survey_02 has a model parameter and no null run recorded here: a build would rerun its null run
+    assert "null-model runs that would be rerun (they no longer match the book's runs): 1 (survey_02_architecture)" in (
+        r.output
+    )
 
     r = runner.invoke(cli.app, ["build", "--dry-run", "--force"])
     assert "0 up to date, 2 would be executed; --force re-executes every notebook" in r.output

@@ -112,3 +112,44 @@ def test_a_row_whose_model_the_twin_does_not_replace_is_not_a_null_test(tmp_path
     assert rec["claims"] and all(r["verdict"] == null_run.NO_TEST for r in rec["claims"])
     assert all("does not reach the model" in r["why"] for r in rec["claims"])
     assert "does not reach the model" in "\n".join(null_run.findings_section(rec))
+
+
+def test_the_record_knows_which_run_of_the_book_each_null_run_matches(tmp_path):
+    """A null run is matched to the book's run of its notebook by the book's stamp: current while that stamp is
+    the same, behind once the book's run changes (or when the book's run was stale when the null run was
+    recorded); the closing chapter names every notebook that is behind and why."""
+    from bertology_lib.book import stamps
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(ROOT / "_toc.yml", tmp_path / "_toc.yml")
+    name = "duplication_01_reconstruction"
+    book_nb = tmp_path / "notebooks" / f"{name}.ipynb"
+    shutil.copy(ROOT / "tests" / "regression" / f"{name}.ipynb", book_nb)
+    run = tmp_path / null_run.NULL_DIR
+    run.mkdir(parents=True)
+    shutil.copy(book_nb, run)
+    assert null_run.currency(tmp_path) == {name: "no null run recorded"}
+
+    stamps.stamp(book_nb, {"profile": "smoke"})
+    rec = json.loads(null_run.write_record(tmp_path, "smoke").read_text())
+    assert rec["book_stamps"][name]["inputs_sha"] == stamps.read_stamp(book_nb)["inputs_sha"]
+    assert null_run.currency(tmp_path) == {name: None}
+    assert "Every one of the 1 null runs matches" in "\n".join(null_run.findings_section(rec, {name: None}))
+
+    nb = json.loads(book_nb.read_text())  # the book's notebook changes and is executed again: a new stamp
+    nb["cells"].append({"cell_type": "markdown", "id": "new-paragraph", "metadata": {}, "source": ["A new paragraph."]})
+    book_nb.write_text(json.dumps(nb))
+    stamps.stamp(book_nb, {"profile": "smoke"})
+    behind = null_run.currency(tmp_path)
+    assert behind == {name: "the book's run changed since its null run (new stamp)"}
+    text = "\n".join(null_run.findings_section(rec, behind))
+    assert "Not current for 1 of 1 notebooks" in text and f"- {name}: the book's run changed" in text
+
+    del rec["book_stamps"]  # a record written before it kept the book's stamps: unknown, so behind
+    assert "predates" in null_run.currency(tmp_path, rec)[name]
+    nb = json.loads(book_nb.read_text())  # edited after its last run: stale when the null run is recorded
+    book_nb.write_text(json.dumps({**nb, "cells": nb["cells"][:-1]}))
+    rec = json.loads(null_run.write_record(tmp_path, "smoke").read_text())
+    assert rec["book_stamps"][name] is None
+    assert null_run.currency(tmp_path)[name] == "the book's run was not up to date when its null run was recorded"

@@ -327,15 +327,20 @@ def run(
             raise ParameterError("--null writes to _build/runs/null/; it excludes --in-place and --output-dir")
         root = repo_root()
         names = notebooks or null_run.default_notebooks([q.stem for q in notebook_paths(root)])
-        for n in names:  # one notebook at a time: each has its own model parameters
-            twins = [f"{k}={v}" for k, v in null_run.null_params(get_spec(n)).items()]
-            _run(
-                [n], profile, twins + list(param or []), mode="output-dir", output_dir=root / null_run.NULL_DIR, yes=yes
-            )
-        typer.echo(f"null-model record: {_show(null_run.write_record(root, profile or 'quick'), root)}")
+        _null_runs(names, profile, param, yes)
         return
     mode = "in-place" if in_place else "output-dir" if output_dir is not None else "folder"
     _run(notebooks, profile, param, mode=mode, output_dir=output_dir, yes=yes, jobs=jobs)
+
+
+def _null_runs(names, profile, param, yes: bool) -> None:
+    """The null-model runs of ``names`` (every model parameter set to its random-init twin) into
+    ``_build/runs/null/``, then the record (:func:`bertology_lib.book.null_run.write_record`)."""
+    root = repo_root()
+    for n in names:  # one notebook at a time: each has its own model parameters
+        twins = [f"{k}={v}" for k, v in null_run.null_params(get_spec(n)).items()]
+        _run([n], profile, twins + list(param or []), mode="output-dir", output_dir=root / null_run.NULL_DIR, yes=yes)
+    typer.echo(f"null-model record: {_show(null_run.write_record(root, profile or 'quick'), root)}")
 
 
 def all_size_tables() -> dict:
@@ -504,7 +509,7 @@ def write_ledger_page(root: Path) -> Path:
         (
             "findings.md",
             conclusions.findings_markdown(claims, titles, parts, stale)
-            + "\n".join(null_run.findings_section(null_run.load_record(root))),
+            + "\n".join(null_run.findings_section(null_run.load_record(root), null_run.currency(root))),
         ),
     ):
         page = root / "book" / name
@@ -528,9 +533,16 @@ def build(
         help="notebooks at a time, each in its own process (the free "
         "cores are shared out unless BERTOLOGY_THREADS is set)",
     ),
+    null: bool = typer.Option(
+        True,
+        "--null/--no-null",
+        help="after executing, rerun the null-model run of every notebook whose null run no longer matches "
+        "the book's run of it (its stamp changed; book/null_model_run.json)",
+    ),
 ) -> None:
     """Execute the notebooks in place (those not up to date: a stamp records their sources, parameters,
-    library and environment; all with --force), regenerate the claims ledger page, build the HTML book."""
+    library and environment; all with --force), rerun the null-model runs that no longer match them (unless
+    --no-null), regenerate the claims ledger page, build the HTML book."""
     root = repo_root()
     if execute_notebooks:
         fresh, ran = _run(
@@ -546,6 +558,16 @@ def build(
             ),
             bold=True,
         )
+    if execute_notebooks and null:
+        behind = [n for n, why in null_run.currency(root).items() if why]
+        if dry_run:
+            typer.echo(
+                f"null-model runs that would be rerun (they no longer match the book's runs): {len(behind)}"
+                + (f" ({', '.join(behind)})" if behind else "")
+            )
+        elif behind:
+            typer.secho(f"null-model runs to rerun (they no longer match the book's runs): {len(behind)}", bold=True)
+            _null_runs(behind, profile, [], yes)
     if dry_run:
         return
     page = write_ledger_page(root)

@@ -62,9 +62,10 @@ def write_record(root: Path, profile: str) -> Path:
     from bertology_lib.book.stamps import STAMP, current_environment
 
     keys = ("python", "torch", "transformers", "threads")
-    rows, runs, envs = [], {}, []
+    rows, runs, envs, books = [], {}, [], {}
     for nb in run_notebooks(root / NULL_DIR):
         book_nb = root / "notebooks" / nb.name  # the book's own run: which model each of its rows read
+        books[nb.stem] = book_stamp(book_nb)
         read = {c.id: c.model for c in claims.claims_in_notebook(book_nb)} if book_nb.is_file() else {}
         meta = json.loads(nb.read_text()).get("metadata", {})
         runs[nb.stem] = (meta.get(STAMP) or {}).get("params", meta.get("papermill", {}).get("parameters", {}))
@@ -96,6 +97,7 @@ def write_record(root: Path, profile: str) -> Path:
     if old and old.get("profile") == profile and old.get("environment") == env:
         ids = {r["id"] for r in rows}
         kept = [r for r in old.get("claims", []) if r["notebook"] not in runs and r["id"] not in ids]
+        books = {**{n: b for n, b in (old.get("book_stamps") or {}).items() if n not in runs}, **books}
         runs = {**{n: p for n, p in old.get("runs", {}).items() if n not in runs}, **runs}
         rows = sorted(kept + rows, key=lambda r: r["notebook"])  # stable: each notebook's claims in their order
     record = {
@@ -104,6 +106,7 @@ def write_record(root: Path, profile: str) -> Path:
         "runs": dict(sorted(runs.items())),
         "claims": rows,
         "environment": env,
+        "book_stamps": dict(sorted(books.items())),
     }
     out = root / RECORD
     tmp = out.with_suffix(".json.tmp")
@@ -112,14 +115,55 @@ def write_record(root: Path, profile: str) -> Path:
     return out
 
 
+def book_stamp(book_notebook: Path) -> dict[str, str] | None:
+    """What a null run is matched to: the hashes of the book's own run of the notebook (its stamp's inputs and
+    claim specs), when that run is up to date with the notebook's cells, library and specs now; None when it is
+    not (a null run then describes code the book's numbers do not come from) or the book has no run."""
+    from bertology_lib.book import stamps
+
+    s = stamps.read_stamp(book_notebook) if book_notebook.is_file() else None
+    if not s or stamps.stale_reason(book_notebook, s.get("params") or {}, env=s.get("environment")) is not None:
+        return None
+    return {"inputs_sha": s.get("inputs_sha"), "claims_sha": s.get("claims_sha")}
+
+
+def currency(root: Path, record: dict[str, Any] | None = None) -> dict[str, str | None]:
+    """For every notebook a null run covers (:func:`default_notebooks`): None when the record's null run matches
+    the book's current run of it (:func:`book_stamp` then and now), else why not. The book's numbers change only
+    with its stamp, so a stamp that changed since the null run leaves that notebook's null rows describing other
+    code: ``bertology build`` reruns them (``--no-null`` skips it)."""
+    from bertology_lib.book.specs import notebook_paths
+
+    record = record if record is not None else load_record(root)
+    names = default_notebooks([p.stem for p in notebook_paths(root)])
+    recorded = (record or {}).get("book_stamps") or {}
+    out: dict[str, str | None] = {}
+    for n in names:
+        now = book_stamp(root / "notebooks" / f"{n}.ipynb")
+        if not record or n not in (record.get("runs") or {}):
+            out[n] = "no null run recorded"
+        elif n not in recorded:
+            out[n] = "its null run predates the record's book stamps (unknown which run of the book it matches)"
+        elif recorded[n] is None:
+            out[n] = "the book's run was not up to date when its null run was recorded"
+        elif now is None:
+            out[n] = "the book's run is not up to date now"
+        elif now != recorded[n]:
+            out[n] = "the book's run changed since its null run (new stamp)"
+        else:
+            out[n] = None
+    return out
+
+
 def load_record(root: Path) -> dict[str, Any] | None:
     p = root / RECORD
     return json.loads(p.read_text()) if p.is_file() else None
 
 
-def findings_section(record: dict[str, Any] | None) -> list[str]:
-    """Markdown lines for the closing chapter: what the null models' claims came out as, and every
-    "reproduced" among them named with its registered note."""
+def findings_section(record: dict[str, Any] | None, stale: dict[str, str | None] | None = None) -> list[str]:
+    """Markdown lines for the closing chapter: what the null models' claims came out as, every "reproduced"
+    among them named with its registered note, and (``stale``: :func:`currency`) the notebooks whose null run
+    does not match the book's current run."""
     from bertology_lib.book.claims.registry import load_all
 
     lines = ["## The null-model run", ""]
@@ -141,6 +185,22 @@ def findings_section(record: dict[str, Any] | None) -> list[str]:
         "nothing).",
         "",
     ]
+    behind = {n: why for n, why in (stale or {}).items() if why}
+    if behind:
+        lines += [
+            f"**Not current for {len(behind)} of {len(stale or {})} notebooks:** their null runs do not match the "
+            "book's current runs, so what their twins gave may describe other code. `bertology build` reruns them "
+            "(by hand: `bertology run --null --profile " + str(record["profile"]) + " <notebooks>`).",
+            "",
+            f"<details><summary>Which, and why ({len(behind)})</summary>",
+            "",
+            *[f"- {n}: {why}" for n, why in behind.items()],
+            "",
+            "</details>",
+            "",
+        ]
+    elif stale:
+        lines += [f"Every one of the {len(stale)} null runs matches the book's current run of its notebook.", ""]
     reg = load_all()
     passed = [r for r in rows if r["verdict"] == "reproduced"]
     if passed:
