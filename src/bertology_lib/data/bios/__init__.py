@@ -24,6 +24,7 @@ Modules:
 * ``dataset``: :class:`Person`, :class:`BioEntry`, :class:`QAPair`, :class:`BioDataset`.
 * ``generate``: :func:`sample_people`, :func:`generate_dataset`, :func:`celebrity_dataset`.
 * ``evaluation``: :func:`exact_match`, :func:`qa_accuracy`, :func:`majority_baseline`.
+* ``paraphrase``: bioR-like rewrites of the same people (a stand-in for the paper's LLM-written bioR): :func:`paraphrase.generate`, :func:`paraphrase.vocabulary`.
 """
 
 from __future__ import annotations

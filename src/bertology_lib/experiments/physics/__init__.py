@@ -10,6 +10,7 @@ module            holds
 ``instruments``   the probes' instrument checks: classes seen, the positive control
 ``bert``          the BERT comparison
 ``grid``          the notebooks' grids over augmentations, seeds, N and QA shares
+``paraphrase``    pretrain + fine-tune on the bioR-like rewritten biographies (physics_03)
 ``jobs``          the models as units of work trained side by side (``bertology train-physics``)
 ``biographies``   inspecting the bioS data (tables, highlighted examples)
 ================  =================================================================================
