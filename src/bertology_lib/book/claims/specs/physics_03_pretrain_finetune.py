@@ -83,7 +83,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.finetune.paraphrase_augmentation_helps",
-        "On rewritten biographies (bioR-like; a template paraphraser stands in for the paper's LLM rewrites), five rewrites per person make more of the knowledge extractable than one: multi5 minus single in fine-tuned QA-test accuracy (every answer of both seeds pooled, 95% interval)",
+        "On rewritten biographies (bioR-like; a template paraphraser stands in for the paper's LLM rewrites), five rewrites per person make more of the decoder's knowledge extractable than one: multi5 minus single in fine-tuned QA-test accuracy (every answer of both seeds pooled, 95% interval)",
         "Allen-Zhu & Li 2023 §2.2, §4 (bioR)",
         paper="augmentation needed on bioR as on bioS",
         rule=IntervalAbove(0.1),
