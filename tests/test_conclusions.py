@@ -9,7 +9,7 @@ import pytest
 from bertology_lib.book import conclusions as co
 from bertology_lib.book.claims import METADATA_KEY
 from bertology_lib.book.claims.record import Claim
-from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove
+from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove, IntervalWithin
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,6 +58,52 @@ def test_power_says_which_side_and_how_much_more_data():
     assert "bar 0.05" in co.reason(eq, [eq], Equivalent(0.05)).text
 
 
+def test_mde_is_read_off_the_interval_on_the_bars_side():
+    # half on the bar's side 0.063: MDE = (1.96 + 0.84) / 1.96 * 0.063 = 0.090
+    c = claim("s.a", "inconclusive", (0.817, 0.754, 0.866))
+    assert co.mde(c, IntervalAbove(0.8)) == pytest.approx(0.063 * (co.Z95 + co.Z80) / co.Z95)
+    assert co.mde(c, IntervalAbove(0.7)) is None  # the bar lies outside the interval: nothing to detect
+    assert co.mde(claim("s.b", "inconclusive", 0.3), IntervalAbove(0.2)) is None  # no interval
+
+
+def test_underpowered_when_the_mde_exceeds_the_papers_margin():
+    # paper 1.5 points above the bar 0; the interval half below the estimate is 5.3: MDE 7.56 > 1.5
+    c = claim("d.boost", "inconclusive", (0.65, -4.64, 5.94), paper=1.5)
+    r = co.reason(c, [c], IntervalAbove(0))
+    assert r.kind == "underpowered" and "minimal detectable effect is 7.56" in r.text
+    assert "margin over the bar (1.5; its value 1.5)" in r.text and "probability 8% only" in r.text
+
+
+def test_enough_power_and_a_smaller_effect_is_not_called_underpowered():
+    # a tight interval straddling the bar while the paper lies far beyond it: the run could have seen the effect
+    c = claim("d.small", "inconclusive", (0.05, -0.01, 0.11), paper=0.5)
+    r = co.reason(c, [c], IntervalAbove(0))
+    assert r.kind == "smaller here" and "It had the power" in r.text
+    assert co.power_kind(c, IntervalAbove(0))[0] == "smaller here"
+    # the same interval against a paper effect it cannot resolve
+    c2 = dataclasses.replace(c, paper=0.05)
+    assert co.reason(c2, [c2], IntervalAbove(0)).kind == "underpowered"
+
+
+def test_a_paper_value_on_the_bar_is_underpowered_whatever_the_sample():
+    c = claim("s.prune", "inconclusive", (-1.04, -2.23, 0.15), paper=-1.0)
+    r = co.reason(c, [c], IntervalAbove(-1.0))
+    assert r.kind == "underpowered" and "own value (-1) lies on the rule's bar" in r.text
+
+
+def test_paper_margin_reads_the_rules_scale_only():
+    assert co.paper_margin(claim("a", "inconclusive", (0, -1, 1), paper=0.0), Equivalent(1.0)) == 1.0
+    assert co.paper_margin(
+        claim("a", "inconclusive", (0, -1, 1), paper=0.7), IntervalWithin(0.5, 0.9)
+    ) == pytest.approx(0.2)
+    assert co.paper_margin(claim("a", "inconclusive", (0, -1, 1), paper="an effect"), IntervalAbove(0)) is None
+    assert co.paper_margin(claim("a", "inconclusive", (0, -1, 1), paper=3.0), BeatsBaseline("twin")) is None
+    # no paper number: the MDE is stated alone, the kind says so
+    c = claim("s.t", "inconclusive", (0.1, -0.2, 0.4))
+    r = co.reason(c, [c], IntervalAbove(0))
+    assert r.kind == "power" and "minimal detectable effect is" in r.text and "no number" in r.text
+
+
 def test_not_reproduced_splits_model_dependence_from_failing_here():
     toy = claim("s.toy", "not reproduced", (-0.1, -0.2, -0.05), source="Clark §3", paper="heads")
     real = claim("s.real", "reproduced", (0.2, 0.1, 0.3), model="minilm", source="Clark §3", paper="heads")
@@ -76,7 +122,7 @@ def test_chapter_counts_and_groups_by_reason(claim_specs):
     assert ch.lead.startswith("2 claims tested: 1 reproduced, 1 inconclusive.")
     assert "the toy lab BERT (2)" in ch.lead and "its cells changed" in ch.stale
     [(title, items)] = ch.groups
-    assert title == "Too little power to decide (1)" and items[0][0].id == "s.b"
+    assert title == "Too little power, and no paper number to size it against (1)" and items[0][0].id == "s.b"
     assert co.chapter([], []) is None
     only = co.chapter([a], [a])
     assert only.groups == [] and only.stale == ""

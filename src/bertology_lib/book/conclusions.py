@@ -6,9 +6,16 @@ other models the same paper finding was measured on), never from typed numbers:
 
 * ``instrument``: a declared instrument check failed (the model did not memorise, the probe cannot see the
   classes), so the run could not measure the claim; the failed checks are named with their values;
-* ``power``: every instrument worked but the interval straddles the rule's bar; the sentence says which side
-  the estimate leans to and how many times the items or seeds would settle it if the estimate held (the width
-  of an interval shrinks as one over the square root of the sample);
+* ``underpowered``, ``smaller here``, ``power``: every instrument worked but the interval straddles the rule's
+  bar. The sentence gives the run's *minimal detectable effect* (MDE: how far beyond the bar a true value must
+  lie for this run to clear the bar four times in five, at the 95% level; read off the interval's own width,
+  ``(1.96 + 0.84) / 1.96`` times its half on the bar's side) and compares it with the paper's effect beyond the
+  bar when the paper gives a number on the rule's scale: ``underpowered`` when the MDE exceeds it (or the
+  paper's value lies on the bar itself: no sample can show it clears the bar), ``smaller here`` when the run
+  had the power to see the paper's effect and the effect here is smaller, ``power`` when the paper gives no
+  number to size it against. Each also says which side the estimate leans to and how many times the items or
+  seeds would settle it if the estimate held (the width of an interval shrinks as one over the square root of
+  the sample);
 * ``model``: not reproduced here, while the same finding of the same paper reproduces on another model class
   of the book (so it depends on the model: a toy grammar, a contrastive encoder, an English masked LM);
 * ``fails here``: not reproduced on every model class the book measured it on, with every instrument working:
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import html
 import math
+from statistics import NormalDist
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -44,10 +52,12 @@ from bertology_lib.book.claims.rules import (
     with_unit,
 )
 
-REASONS = ("instrument", "power", "model", "fails here")
+REASONS = ("instrument", "underpowered", "power", "smaller here", "model", "fails here")
 REASON_TITLES = {
     "instrument": "the instrument did not work",
-    "power": "too little power to decide",
+    "underpowered": "underpowered: the run could not see the paper's effect",
+    "power": "too little power, and no paper number to size it against",
+    "smaller here": "the power was there, the effect here is smaller",
     "model": "depends on the model",
     "fails here": "the paper's claim fails here",
 }
@@ -125,6 +135,63 @@ def power_numbers(c: Claim, rule: Any) -> tuple[float, str, float | None] | None
     return bar, ("above" if est > bar else "below"), (side / abs(est - bar)) ** 2
 
 
+Z95 = NormalDist().inv_cdf(0.975)  # the intervals are 95%
+Z80 = NormalDist().inv_cdf(0.80)  # power four times in five: the usual planning value
+
+
+def mde(c: Claim, rule: Any) -> float | None:
+    """The minimal detectable effect of ``c``'s measurement against ``rule``'s bar: how far beyond the bar the true
+    value must lie for an interval of this width to clear the bar with 80% power at the 95% level,
+    ``(Z95 + Z80) / Z95`` times the interval's half on the bar's side (the whole half-width when the estimate
+    sits on the bar). None when ``c.ours`` is no interval or no bar of the rule lies inside it."""
+    got = power_numbers(c, rule)
+    if got is None:
+        return None
+    bar, lean, _ = got
+    est, low, high = interval(c.ours)
+    half = (high - low) / 2 if lean == "on" else (est - low if lean == "above" else high - est)
+    return (Z95 + Z80) / Z95 * half
+
+
+def paper_margin(c: Claim, rule: Any) -> float | None:
+    """How far the paper's value lies beyond ``rule``'s bar, on the side the rule calls reproduced (negative or
+    zero: on the bar or on the other side), when the paper gives a number on the rule's own scale (an
+    :class:`IntervalAbove`, :class:`Equivalent` or :class:`IntervalWithin` rule, whose bars are in the units of
+    ``ours``); None otherwise (a sentence, or a rule over a difference from a baseline the paper did not report)."""
+    p = c.paper
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(float(p)):
+        return None
+    p = float(p)
+    if isinstance(rule, IntervalAbove):
+        return p - rule.threshold
+    if isinstance(rule, Equivalent):
+        return rule.margin - abs(p)
+    if isinstance(rule, IntervalWithin):
+        return min(p - rule.lower, rule.upper - p)
+    return None
+
+
+def _power_at(effect: float, m: float) -> float:
+    """The chance an interval whose MDE is ``m`` clears the bar when the true value lies ``effect`` beyond it."""
+    se = m / (Z95 + Z80)
+    return NormalDist().cdf(effect / se - Z95) if se > 0 else 1.0
+
+
+def power_kind(c: Claim, rule: Any) -> tuple[str, float | None, float | None]:
+    """``(kind, mde, paper margin)`` of an inconclusive measurement: ``underpowered`` when the MDE exceeds the
+    paper's effect beyond the bar (or the paper's value is on the bar), ``smaller here`` when it does not,
+    ``power`` when the paper gives no number on the rule's scale or the MDE cannot be read."""
+    m = mde(c, rule)
+    d = paper_margin(c, rule)
+    if m is None or d is None:
+        return "power", m, d
+    return ("underpowered" if d <= 0 or m > d else "smaller here"), m, d
+
+
+def _about(x: float) -> str:
+    return _times(x) if x > 100 else f"about {_times(x)}"
+
+
 def _times(x: float) -> str:
     if x > 100:
         return "over 100×"
@@ -140,10 +207,37 @@ def power_sentence(c: Claim, rule: Any) -> str:
     _, low, high = interval(c.ours)
     text = f"the 95% interval ({fmt(low)}, {fmt(high)}) contains the rule's bar {fmt(bar)}"
     if times is None:
-        return text + "; the estimate sits on the bar, so more data alone would not decide it."
+        text += "; the estimate sits on the bar, so more data alone would not decide it."
+    else:
+        text += (
+            f"; the estimate {fmt(interval(c.ours)[0])} lies {lean} it: if it held, {_about(times)} the "
+            "items or seeds would settle the verdict."
+        )
+    kind, m, d = power_kind(c, rule)
+    if m is None:
+        return text
+    mde_text = f" Its minimal detectable effect is {fmt(m)} beyond the bar (80% power at the 95% level)"
+    if kind == "power":
+        return text + mde_text + "; the paper gives no number on the rule's scale to size it against."
+    paper = fmt(float(c.paper))
+    if d <= 0:
+        return (
+            text
+            + mde_text
+            + f"; the paper's own value ({paper}) lies {'on' if d == 0 else 'short of'} the rule's bar, so even "
+            "the paper's effect would not clear it, whatever the sample: underpowered for the claim as stated."
+        )
+    pw = _power_at(d, m)
+    if kind == "underpowered":
+        return (
+            text + mde_text + f", more than the paper's margin over the bar ({fmt(d)}; its value {paper}): had "
+            f"the paper's value held here, this run would have cleared the bar with probability {pw:.0%} only, "
+            "so it is underpowered for the claim."
+        )
     return (
-        text + f"; the estimate {fmt(interval(c.ours)[0])} lies {lean} it: if it held, about {_times(times)} the "
-        "items or seeds would settle the verdict."
+        text + mde_text + f", within the paper's margin over the bar ({fmt(d)}; its value {paper}): had the "
+        f"paper's value held here, this run would have cleared the bar with probability {pw:.0%}. It had the "
+        "power; the effect here is smaller than the paper's."
     )
 
 
@@ -182,7 +276,7 @@ def reason(c: Claim, others: Sequence[Claim] = (), rule: Any = None) -> Reason |
         if rule is None:
             spec = load_all().get(c.id)
             rule = spec.rule if spec is not None else None
-        return Reason("power", power_sentence(c, rule))
+        return Reason(power_kind(c, rule)[0], power_sentence(c, rule))
     same = [o for o in others if o.id != c.id and _finding_key(o) == _finding_key(c)]
     held = sorted({ledger.model_class(o.model) for o in same if o.verdict == Verdict.REPRODUCED.value} - {here})
     unchecked = " (no instrument check declared)" if c.instrument == "no checks declared" else ""
@@ -539,26 +633,51 @@ def _reason_summary(kind: str, claims: Sequence[Claim]) -> str:
             + ", ".join(f"{n} on the {m}" for m, n in sorted(by.items(), key=lambda t: -t[1]))
             + ". Each is a finding about that model at this scale."
         )
-    if kind == "power":
+    if kind in ("power", "underpowered", "smaller here"):
         reg = load_all()
-        leans, needs = {"above": 0, "below": 0, "on": 0}, []
+        leans, needs, ratios = {"above": 0, "below": 0, "on": 0}, [], []
         for c in claims:
             spec = reg.get(c.id)
-            got = power_numbers(c, spec.rule if spec is not None else None)
+            rule = spec.rule if spec is not None else None
+            got = power_numbers(c, rule)
             if got is None or got[2] is None:
                 leans["on"] += 1
             else:
                 leans[got[1]] += 1
                 needs.append(got[2])
+            _, m, d = power_kind(c, rule)
+            if m is not None and d is not None:
+                ratios.append((m, d))
         text = (
             f"Every instrument worked; each interval straddles its rule's bar. {leans['above']} estimates lie above "
-            f"the bar, {leans['below']} below it" + (f", {leans['on']} on it or undecidable" if leans["on"] else "")
+            f"the bar, {leans['below']} below it"
+            + (f", {leans['on']} on it or undecidable" if leans["on"] else "")
+            + "."
         )
-        if not needs:
-            return text + "."
+        if kind == "underpowered" and ratios:
+            on_bar = sum(1 for _, d in ratios if d <= 0)
+            beyond = sorted(m / d for m, d in ratios if d > 0)
+            if beyond:
+                text += (
+                    f" For {_n(len(beyond), 'claim')} the minimal detectable effect is "
+                    f"{_times(beyond[len(beyond) // 2])} the paper's effect beyond the bar (median)"
+                    + (f"; for {on_bar} the paper's own value lies on the bar" if on_bar else "")
+                    + ": a run of this size could not have seen the paper's effect, so these say nothing either way."
+                )
+            elif on_bar:
+                text += f" For {on_bar} the paper's own value lies on the bar: no sample can show it clears it."
+        if kind == "smaller here":
+            text += (
+                " Each run had the power to see the paper's effect (its minimal detectable effect within the "
+                "paper's effect beyond the bar), so the effect here is smaller than the paper reports."
+            )
+        if kind == "power":
+            text += " The paper gives no number on the rule's scale, so the minimal detectable effect is stated alone."
+        if not needs or kind == "smaller here":
+            return text
         median = sorted(needs)[len(needs) // 2]
         return (
-            text + f". If the estimates held, the median claim would need about {_times(median)} its items or seeds: "
+            text + f" If the estimates held, the median claim would need {_about(median)} its items or seeds: "
             "more data, not a better instrument, decides them."
         )
     return ""
