@@ -1,0 +1,61 @@
+"""The §3.1 headline rows over several trainings: intervals that cover trainings and items."""
+
+import numpy as np
+import pytest
+
+from bertology_lib.errors import ParameterError
+from bertology_lib.experiments.survey import trainings as tr
+
+
+def test_training_seeds_follow_the_runs_seed():
+    assert tr.training_seeds(0) == [0, 1, 2] and tr.training_seeds(5, 2) == [5, 6]
+    with pytest.raises(ParameterError, match="seed"):
+        tr.training_seeds(-1)
+
+
+def test_spread_over_trainings_widens_the_interval():
+    rng = np.random.default_rng(0)
+    same = np.tile(rng.random(400) < 0.8, (3, 1)).astype(float)  # three trainings, identical answers
+    spread = same.copy()
+    spread[1] = rng.random(400) < 0.65  # one training much weaker
+    est, low, high = tr.mean_interval(same)
+    e2, l2, h2 = tr.mean_interval(spread)
+    assert low < est < high and l2 < e2 < h2
+    assert (h2 - l2) > 2 * (high - low)  # the spread over trainings shows in the interval
+    with pytest.raises(ParameterError, match="at least 2"):
+        tr.mean_interval(same[:1])
+
+
+def test_two_groups_and_a_null_model_straddles_zero():
+    rng = np.random.default_rng(1)
+    lic, unl = (rng.random((3, 120)) < 0.9).astype(float), (rng.random((3, 60)) < 0.2).astype(float)
+    est, low, high = tr.two_group_interval(lic, unl)
+    assert est == pytest.approx(lic.mean() - unl.mean()) and low > 0.5
+    # a model with a fixed preference: the same share in both groups
+    flat = (rng.random((3, 180)) < 0.5).astype(float)
+    _, low0, high0 = tr.two_group_interval(flat[:, :120], flat[:, 120:])
+    assert low0 < 0 < high0
+    with pytest.raises(ParameterError, match="shapes"):
+        tr.two_group_interval(lic, unl[:2])
+
+
+def test_probe_gap_pools_sentences_and_needs_the_same_tokens():
+    rng = np.random.default_rng(2)
+    groups = np.repeat(np.arange(50), 6)
+    info = {"layer": 3, "accuracy": 0.9, "baseline": "random init", "baseline_accuracy": 0.6, "n_test": 300}
+    terms = [((rng.random(300) < 0.9).astype(float), (rng.random(300) < 0.6).astype(float), groups, info)] * 3
+    g = tr.probe_gap(terms)
+    assert g["low"] < g["gap"] < g["high"] and g["low"] > 0.1 and g["layers"] == [3, 3, 3]
+    other = [*terms[:2], (terms[2][0], terms[2][1], np.roll(groups, 1), info)]
+    with pytest.raises(ParameterError, match="different test tokens"):
+        tr.probe_gap(other)
+
+
+def test_arc_gap_interval_subtracts_the_twin():
+    rng = np.random.default_rng(3)
+    twin = [[(1, 1.0, 1.0), (2, 1.0, 1.0)] for _ in range(30)]
+    trained = [[[(1, 1.5 + rng.normal(0, 0.1), 1.0), (2, 1.3, 1.0)] for _ in range(30)] for _ in range(3)]
+    est, low, high = tr.arc_gap_interval(trained, twin)
+    assert 0.3 < low < est < high
+    est0, low0, high0 = tr.arc_gap_interval([twin, twin], twin)  # the twin against itself: nothing
+    assert est0 == 0 and low0 <= 0 <= high0
