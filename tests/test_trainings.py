@@ -59,3 +59,29 @@ def test_arc_gap_interval_subtracts_the_twin():
     assert 0.3 < low < est < high
     est0, low0, high0 = tr.arc_gap_interval([twin, twin], twin)  # the twin against itself: nothing
     assert est0 == 0 and low0 <= 0 <= high0
+
+
+def test_gap_terms_read_the_layer_and_baseline_gap_chose():
+    import pandas as pd
+    import torch
+
+    from bertology_lib.analysis import word_probes
+
+    rng = np.random.default_rng(4)
+    n_tok, n_layers = 120, 3
+    upos = rng.choice(["NOUN", "VERB"], n_tok)
+    table = pd.DataFrame(
+        {"sentence": np.repeat(np.arange(40), 3), "word": rng.choice(list("abcdef"), n_tok), "upos": upos}
+    )
+    signal = torch.tensor((upos == "NOUN").astype(np.float32))[None, :, None]  # layer states that carry the tag
+    states = {
+        "trained": torch.randn(n_layers, n_tok, 8) + 2 * signal,
+        "random init": torch.randn(n_layers, n_tok, 8),
+    }
+    probes = word_probes.probes_from_states(states, table, ["upos"], (0.6, 0.15, 0.25), 50, None)
+    against = ["random init", word_probes.MAJORITY]
+    a, b, groups, info = tr.gap_terms(probes, "trained", "upos", against)
+    g = probes.gap("trained", "upos", against)
+    assert a.mean() == pytest.approx(g["accuracy"]) and b.mean() == pytest.approx(g["baseline_accuracy"])
+    assert len(a) == len(b) == len(groups) == g["n_test"] and info["layer"] == g["layer"]
+    assert a.mean() > b.mean()  # the trained states carry the tag, the twin's do not

@@ -148,18 +148,6 @@ class HeldOutProbes:
 
         Returns ``gap``, ``low``, ``high``, ``layer``, ``accuracy``, ``baseline`` (its name),
         ``baseline_layer``, ``baseline_accuracy`` and ``n_test``."""
-        a, b, groups, info = self.gap_terms(model, target, against, subset)
-        g, low, high = stats.paired_gap(a, b, groups, n_resamples, seed)
-        return {"gap": g, "low": low, "high": high, **info}
-
-    def gap_terms(
-        self, model: str, target: str, against: Sequence[str], subset: str = "all"
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """What :meth:`gap` compares, before any interval: ``(a, b, groups, info)`` with ``a`` and ``b`` the 0/1
-        correctness of ``model`` (at its validation-chosen layer) and of the strongest ``against`` baseline on the
-        same test tokens, ``groups`` each token's test sentence, and ``info`` the layers, accuracies, the
-        baseline's name and ``n_test`` (for intervals that also resample trainings, e.g.
-        :func:`bertology_lib.experiments.survey.trainings.probe_gap`)."""
         if not against:
             raise ParameterError(f"against is empty; allowed: one or more baselines (model labels or {MAJORITY!r})")
         vm, tm = self._masks(subset)
@@ -169,7 +157,11 @@ class HeldOutProbes:
         bp = self._get(base, target)
         b_layer = bp.chosen_layer(vm)
         a, b = p.test[layer, tm], bp.test[b_layer, tm]
-        info = {
+        g, low, high = stats.paired_gap(a, b, self.split.groups[self.split.test][tm], n_resamples, seed)
+        return {
+            "gap": g,
+            "low": low,
+            "high": high,
             "layer": layer,
             "accuracy": float(a.mean()),
             "baseline": base,
@@ -177,7 +169,6 @@ class HeldOutProbes:
             "baseline_accuracy": float(b.mean()),
             "n_test": int(tm.sum()),
         }
-        return a, b, self.split.groups[self.split.test][tm], info
 
     def chosen_depth(
         self, model: str, target: str, subset: str = "all", seed: int = 0, n_resamples: int = 2000

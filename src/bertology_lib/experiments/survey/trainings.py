@@ -89,11 +89,31 @@ def two_group_interval(a: np.ndarray, b: np.ndarray, seed: int = 0) -> tuple[flo
     return stats.seed_item_interval(per_training, x.shape[1], seed=seed)
 
 
+def gap_terms(
+    probes: Any, model: str, target: str, against: Sequence[str], subset: str = "all"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """What :meth:`~bertology_lib.analysis.word_probes.HeldOutProbes.gap` compares, before its interval: ``(a, b,
+    groups, info)``, the 0/1 correctness of ``model`` at its validation-chosen layer and of the strongest
+    ``against`` baseline on the same test tokens, each token's test sentence, and ``gap``'s own dict (layers,
+    accuracies, the baseline's name, ``n_test``): the layer and the baseline are chosen by ``gap`` itself, and
+    the arrays read off the probes' public predictions."""
+    from bertology_lib.analysis.word_probes import MAJORITY
+
+    info = probes.gap(model, target, against, subset=subset)
+    test = probes.subsets[subset][probes.split.test]
+
+    def predictions(name: str):
+        return probes.majority[target] if name == MAJORITY else probes.predictions[(name, target)]
+
+    a = predictions(model).test[info["layer"], test]
+    b = predictions(info["baseline"]).test[info["baseline_layer"], test]
+    return a, b, probes.split.groups[probes.split.test][test], info
+
+
 def probe_gap(per_training: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, dict]], seed: int = 0) -> dict:
     """A probe's accuracy over its strongest baseline, mean over trainings, with an interval over trainings and
     test sentences: ``per_training`` holds each training's
-    :meth:`~bertology_lib.analysis.word_probes.HeldOutProbes.gap_terms` (the same probe sentences and split, so
-    the same test tokens). Returns ``gap``, ``low``, ``high``, the per-training ``layers``, ``accuracies``,
+    :func:`gap_terms` (the same probe sentences and split, so the same test tokens). Returns ``gap``, ``low``, ``high``, the per-training ``layers``, ``accuracies``,
     ``baselines`` and ``baseline_accuracies``, and ``n_test``."""
     _check(per_training, "probe_gap")
     groups = per_training[0][2]
