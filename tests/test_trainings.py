@@ -85,3 +85,33 @@ def test_gap_terms_read_the_layer_and_baseline_gap_chose():
     assert a.mean() == pytest.approx(g["accuracy"]) and b.mean() == pytest.approx(g["baseline_accuracy"])
     assert len(a) == len(b) == len(groups) == g["n_test"] and info["layer"] == g["layer"]
     assert a.mean() > b.mean()  # the trained states carry the tag, the twin's do not
+
+
+def test_attractor_row_one_training_keeps_wilson_and_several_pool():
+    rng = np.random.default_rng(5)
+    attr = np.r_[np.zeros(40, bool), np.ones(120, bool)]
+    one = (rng.random((1, 160)) < 0.9).astype(float)
+    twin = (rng.random(160) < 0.5).astype(float)
+    ours, checks, details = tr.attractor_row(one, twin, attr, (0.1, 0.05, 0.15))
+    k = int(one[0, attr].sum())
+    assert ours[0] == pytest.approx(k / 120) and details is None and checks["mlm_beats_ngram"] == (0.1, 0.05, 0.15)
+    three = np.vstack([one, (rng.random((2, 160)) < 0.9).astype(float)])
+    three[2, ~attr] = 0.5 > rng.random(40)  # one training fails the items without attractors
+    ours3, checks3, details3 = tr.attractor_row(three, twin, attr, (0.1, 0.05, 0.15))
+    assert ours3[0] == pytest.approx(three[:, attr].mean()) and ours3[1] < ours3[0] < ours3[2]
+    assert checks3["no_attractor_agreement"] == pytest.approx(three[2, ~attr].mean())  # the weakest training
+    assert checks3["beats_twin"][1] > 0 and len(details3["per_training"]) == 3
+
+
+def test_licensing_row_one_training_matches_the_two_sample_gap():
+    from bertology_lib import stats
+
+    rng = np.random.default_rng(6)
+    condition = np.array(["licensed"] * 80 + ["unlicensed"] * 40 + ["scope"] * 40)
+    correct = (rng.random((1, 160)) < 0.8).astype(float)
+    ours, per = tr.licensing_row(correct, condition)
+    assert ours == pytest.approx(list(stats.accuracy_gap(correct[0, :80], 1 - correct[0, 80:120])))
+    assert per[0] == pytest.approx(correct[0, :80].mean() - (1 - correct[0, 80:120]).mean())
+    three = (rng.random((3, 160)) < 0.8).astype(float)
+    ours3, per3 = tr.licensing_row(three, condition)
+    assert len(per3) == 3 and ours3[0] == pytest.approx(np.mean(per3), abs=1e-3) and ours3[1] > 0

@@ -65,6 +65,53 @@ def mean_interval(correct: np.ndarray, seed: int = 0) -> tuple[float, float, flo
     return stats.accuracy_gap_interval(np.asarray(correct, dtype=float), scale=1.0, seed=seed)
 
 
+def attractor_row(
+    correct: np.ndarray, twin: np.ndarray, attractors: np.ndarray, beats_ngram: Any, seed: int = 0
+) -> tuple[list[float], dict, dict | None]:
+    """``(ours, checks, details)`` of ``survey3.1.agreement_attractors``: ``correct`` (trainings, items) 0/1 agreement
+    of each training on the same items, ``twin`` the random-init twin's on them, ``attractors`` the items with 1-3
+    attractors, ``beats_ngram`` the first training's interval over the n-gram. With one training: the share right
+    on the attractor items with a Wilson interval, and the twin compared item by item; with several: the mean over
+    trainings with an interval over trainings and items, the no-attractor check on the weakest training."""
+    correct = np.atleast_2d(np.asarray(correct, dtype=float))
+    twin, attractors = np.asarray(twin, dtype=float), np.asarray(attractors, dtype=bool)
+    on, off = correct[:, attractors], correct[:, ~attractors]
+    if len(correct) == 1:
+        k, n = int(on.sum()), int(attractors.sum())
+        checks = {
+            "no_attractor_agreement": float(off.mean()),
+            "beats_twin": stats.paired_gap(on[0], twin[attractors]),
+            "mlm_beats_ngram": beats_ngram,
+        }
+        return [k / n, *stats.wilson_interval(k, n)], checks, None
+    checks = {
+        "no_attractor_agreement": float(off.mean(1).min()),  # the weakest training
+        "beats_twin": stats.accuracy_gap_interval(
+            on, np.broadcast_to(twin[attractors], on.shape), scale=1.0, seed=seed
+        ),
+        "mlm_beats_ngram": beats_ngram,
+    }
+    details = {
+        "per_training": [round(float(x), 4) for x in on.mean(1)],
+        "no_attractor_per_training": [round(float(x), 4) for x in off.mean(1)],
+    }
+    return list(mean_interval(on, seed=seed)), checks, details
+
+
+def licensing_row(correct: np.ndarray, condition: np.ndarray, seed: int = 0) -> tuple[list[float], list[float]]:
+    """``(ours, per training)`` of ``survey3.1.npi_licensing``: the share choosing the NPI on licensed items minus
+    that on unlicensed items (where the plain word is right), from ``correct`` (trainings, items) 0/1 scores on the
+    NPI suite and each item's ``condition``. One training: :func:`bertology_lib.stats.accuracy_gap`; several: the
+    mean over trainings with :func:`two_group_interval`."""
+    correct = np.atleast_2d(np.asarray(correct, dtype=float))
+    condition = np.asarray(condition)
+    chose_lic, chose_unl = correct[:, condition == "licensed"], 1 - correct[:, condition == "unlicensed"]
+    per_training = [round(float(x), 4) for x in chose_lic.mean(1) - chose_unl.mean(1)]
+    if len(correct) == 1:
+        return list(stats.accuracy_gap(chose_lic[0], chose_unl[0])), per_training
+    return list(two_group_interval(chose_lic, chose_unl, seed=seed)), per_training
+
+
 def two_group_interval(a: np.ndarray, b: np.ndarray, seed: int = 0) -> tuple[float, float, float]:
     """Mean over trainings of (mean of ``a``'s items - mean of ``b``'s items), ``a`` (trainings, n_a) and ``b``
     (trainings, n_b) scored on two disjoint item sets (e.g. licensed and unlicensed NPI items); the bootstrap
