@@ -103,7 +103,8 @@ def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
     params = {"survey_02_architecture": {"seed": 1, "model": "mini-bert"}}  # its default is MiniLM
     todo = [(tmp_path / f"{n}.ipynb", params.get(n, {}), tmp_path / f"{n}.ipynb") for n in nbs]
     jobs = {name: (cmd, after) for name, cmd, after in cli_jobs.parallel_jobs(todo, "in-place", False)}
-    assert list(jobs)[:2] == ["mini-bert-quick-seed0", "mini-bert-quick-seed1"]  # one per profile and seed, first
+    # one per profile and seed, first; the §3.1 notebook reads three trainings (seeds 0, 1, 2), survey_02 seed 1
+    assert list(jobs)[:3] == ["mini-bert-quick-seed0", "mini-bert-quick-seed1", "mini-bert-quick-seed2"]
     assert list(jobs)[-6:] == nbs  # the models first, then the notebooks in their order
     assert jobs["mini-bert-quick-seed0"][0][-5:] == ["train-minibert", "--profile", "quick", "--seed", "0"]
     grid_units = tuple(
@@ -123,7 +124,8 @@ def test_notebooks_wait_for_the_mini_bert_job_and_for_what_they_read(tmp_path):
         "--seed",
         "0",
     ]
-    assert jobs["survey_03_1_syntax"][1] == jobs["duplication_02_boost"][1] == ("mini-bert-quick-seed0",)
+    assert jobs["survey_03_1_syntax"][1] == tuple(f"mini-bert-quick-seed{s}" for s in (0, 1, 2))
+    assert jobs["duplication_02_boost"][1] == ("mini-bert-quick-seed0",)
     assert jobs["survey_02_architecture"][1] == ("mini-bert-quick-seed1",)
     # a real encoder's notebook starts at once; the §5 lab BERTs' notebook (no model parameter) waits only for
     # its lab BERTs' jobs (tests/test_lab_jobs.py)

@@ -73,7 +73,8 @@ def parallel_jobs(
     :data:`~bertology_lib.book.execution.AFTER` names, and before them the models the notebooks read, as jobs
     of their own that those notebooks wait for (so that no two processes train the same model side by side):
     one ``train-minibert`` or ``train-english-bert`` job per profile and seed that the notebooks ask for
-    (:func:`reads_shared_model`), and for
+    (:func:`reads_shared_model`; the §3.1 notebook reads three trainings of the mini-BERT,
+    :mod:`bertology_lib.experiments.survey.trainings`), and for
     the physics notebooks (beyond smoke) one ``train-physics`` job per unit of
     :func:`bertology_lib.experiments.physics.jobs.units`, longest first, so that the 2 cores train the
     physics models side by side instead of one notebook's models one after another; likewise one ``train-lab``
@@ -89,17 +90,23 @@ def parallel_jobs(
         profile, seed = p.get("profile", spec.param("profile").default), p.get("seed", spec.param("seed").default)
         shared = reads_shared_model(spec, p)
         if shared:
-            name = f"{shared}-{profile}-seed{seed}"
-            jobs.setdefault(
-                name,
-                (
+            from bertology_lib.experiments.survey import trainings
+
+            seeds = [int(seed)]
+            if shared == "mini-bert" and path.stem in trainings.READERS:  # its further trainings, side by side
+                seeds = trainings.training_seeds(int(seed))
+            for s in seeds:
+                name = f"{shared}-{profile}-seed{s}"
+                jobs.setdefault(
                     name,
-                    [*base_cmd, SHARED_MODELS[shared], "--profile", str(profile), "--seed", str(seed)]
-                    + (["--yes"] if yes else []),
-                    (),
-                ),
-            )
-            after = (*after, name)
+                    (
+                        name,
+                        [*base_cmd, SHARED_MODELS[shared], "--profile", str(profile), "--seed", str(s)]
+                        + (["--yes"] if yes else []),
+                        (),
+                    ),
+                )
+                after = (*after, name)
         prefix, command, units = _units(spec, str(profile), int(seed))
         for unit in units:  # the models it reads that train as jobs of their own (beyond smoke)
             if path.stem not in unit.readers:

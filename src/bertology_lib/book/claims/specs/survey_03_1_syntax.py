@@ -54,25 +54,25 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.1.pos_in_context",
-        "POS is linearly decodable from the mini-BERT's states beyond word identity and beyond an untrained network (ambiguous words, held-out sentences)",
+        "POS is linearly decodable from the mini-BERT's states beyond word identity and beyond an untrained network (ambiguous words, held-out sentences; mean over three trainings, 95% interval over trainings and test sentences)",
         "Rogers et al. 2020 §3.1; Tenney et al. 2019",
         paper="POS decodable",
         rule=BeatsBaseline("the stronger of the random-init twin and the per-word majority"),
         unit="acc. over best baseline",
-        note="layer chosen on validation sentences, scored once on held-out test sentences; the baseline is the stronger (on validation) of the random-init twin and the per-word majority tag; 95% interval resampling test sentences",
+        note="layer chosen on validation sentences (per training), scored once on held-out test sentences; the baseline is the stronger (on validation) of the random-init twin and the per-word majority tag; the 95% interval covers the three trainings (Student's t over trainings) and the test sentences (bootstrap), combined (bertology_lib.experiments.survey.trainings); a model other than the mini-BERT has one training and an interval resampling test sentences",
     ),
     ClaimSpec(
         "survey3.1.tree_depth",
-        "Syntactic tree depth is recoverable from the mini-BERT's states beyond word identity and beyond an untrained network (held-out sentences)",
+        "Syntactic tree depth is recoverable from the mini-BERT's states beyond word identity and beyond an untrained network (held-out sentences; mean over three trainings, 95% interval over trainings and test sentences)",
         "Rogers et al. 2020 §3.1; Hewitt & Manning 2019",
         paper="trees recoverable",
         rule=BeatsBaseline("the stronger of the random-init twin and the per-word majority"),
         unit="acc. over best baseline",
-        note="layer chosen on validation sentences, scored once on held-out test sentences; the baseline is the stronger (on validation) of the random-init twin and the per-word majority tag; 95% interval resampling test sentences",
+        note="layer chosen on validation sentences (per training), scored once on held-out test sentences; the baseline is the stronger (on validation) of the random-init twin and the per-word majority tag; the 95% interval covers the three trainings (Student's t over trainings) and the test sentences (bootstrap), combined (bertology_lib.experiments.survey.trainings); a model other than the mini-BERT has one training and an interval resampling test sentences",
     ),
     ClaimSpec(
         "survey3.1.agreement_attractors",
-        "The mini-BERT prefers the verb form agreeing with the subject even with intervening attractors (accuracy on items with 1-3 attractors, 95% Wilson interval)",
+        "The mini-BERT prefers the verb form agreeing with the subject even with intervening attractors (accuracy on items with 1-3 attractors, mean over three trainings, 95% interval over trainings and items)",
         "Rogers et al. 2020 §3.1; Goldberg 2019",
         paper="> 0.8 with attractors",
         rule=IntervalAbove(0.8),
@@ -81,7 +81,9 @@ CLAIMS = (
         null=(0.5, 0.45, 0.55),
         note="instrument: the model must get agreement right without attractors (>= 0.95), beat its random-init "
         "twin on the attractor items (paired interval above 0) and beat the two-sided n-gram reference on held-out "
-        "masked words (survey3.1.lab_bert_beats_ngram); otherwise attractors cannot be what it fails on",
+        "masked words (survey3.1.lab_bert_beats_ngram); otherwise attractors cannot be what it fails on. Over "
+        "three trainings: the no-attractor check reads the weakest training, the twin check the mean gap over "
+        "trainings and items, the n-gram check the first training",
     ),
     ClaimSpec(
         "survey3.1.main_auxiliary",
@@ -98,7 +100,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.1.npi_licensing",
-        "The mini-BERT distinguishes licensed from unlicensed negative-polarity items: it prefers the NPI more often where a licensor licenses it (share choosing the NPI, licensed minus unlicensed items, 95% interval)",
+        "The mini-BERT distinguishes licensed from unlicensed negative-polarity items: it prefers the NPI more often where a licensor licenses it (share choosing the NPI, licensed minus unlicensed items, mean over three trainings, 95% interval over trainings and items)",
         "Rogers et al. 2020 §3.1; Warstadt et al. 2019",
         paper="sensitive to licensing",
         rule=IntervalAbove(0.0),
@@ -187,7 +189,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "survey3.1.perturbed_masking_arcs",
-        "Without any trained probe, words linked by a dependency arc influence each other more than unlinked words at the same distance (perturbed masking: normalised impact, linked minus unlinked, trained model minus its random-init twin, 95% interval resampling sentences)",
+        "Without any trained probe, words linked by a dependency arc influence each other more than unlinked words at the same distance (perturbed masking: normalised impact, linked minus unlinked, trained model minus its random-init twin, mean over three trainings, 95% interval over trainings and sentences)",
         "Rogers et al. 2020 §3.1; Wu et al. 2020",
         paper="syntactic neighbours influence each other more",
         rule=IntervalAbove(0.0),
