@@ -72,6 +72,15 @@ def test_underpowered_when_the_mde_exceeds_the_papers_margin():
     r = co.reason(c, [c], IntervalAbove(0))
     assert r.kind == "underpowered" and "minimal detectable effect is 7.56" in r.text
     assert "margin over the bar (1.5; its value 1.5)" in r.text and "probability 8% only" in r.text
+    # (7.56 / 1.5)^2 = 25.4: the data a run needs for 80% power at the paper's value
+    assert "needs 26× the data" in r.text
+
+
+def test_needed_scale_follows_the_square_root_law():
+    assert co.needed_scale(2.0, 1.0) == pytest.approx(4.0)
+    assert co.needed_scale(0.5, 1.0) == 1.0  # already enough: never less than the run itself
+    with pytest.raises(ValueError, match="must be positive, got 0"):
+        co.needed_scale(1.0, 0.0)
 
 
 def test_enough_power_and_a_smaller_effect_is_not_called_underpowered():
