@@ -167,12 +167,23 @@ def test_no_claims_no_conclusion():
     assert "No executed notebook" in co.findings_markdown([])
 
 
+def test_a_finding_inconclusive_on_every_model_is_undecided_not_split():
+    a = claim("s.m", "inconclusive", (0.1, -1.0, 1.2), model="minilm", source="Kao §4", paper="0", nb="s1")
+    b = claim("s.e", "inconclusive", (-1.1, -3.7, 1.4), model="english-bert", source="Kao §4", paper="0", nb="s1")
+    md = co.findings_markdown([a, b], {"s1": "S1"}, {"s1": "duplication"})
+    assert "| undecided on every model |" in md and "| splits |" not in md
+
+
 @pytest.mark.parametrize(
     "text, head",
     [
         ("BERT prefers the agreeing verb form (items, 95% interval)", "BERT prefers the agreeing verb form"),
         ("Short", "Short"),
         ("A long statement that is cut at its colon here: and more", "A long statement that is cut at its colon here"),
+        (
+            "The English lab BERT fine-tuned on SST-2: int8 quantisation costs less than 1 point",
+            "The English lab BERT fine-tuned on SST-2: int8 quantisation costs less than 1 point",
+        ),
     ],
 )
 def test_short_titles(text, head):

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from statistics import NormalDist
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,11 +80,12 @@ class Reason:
 
 def short(statement: str, limit: int = 110) -> str:
     """The head of a claim's statement: up to its first parenthesis or colon, at most ``limit`` characters
-    (cut at a word, with an ellipsis)."""
+    (cut at a word, with an ellipsis). A colon after a head that only names the setting ("... fine-tuned on
+    SST-2: removing 40% of heads ...") does not cut: the claim follows it."""
     head = statement
     for stop in (" (", ": "):
         i = head.find(stop)
-        if i > 30:
+        if i > 30 and not (stop == ": " and re.search(r"\bon [\w.-]+$", head[:i])):
             head = head[:i]
     head = head.rstrip(" ,;.")
     if len(head) <= limit:
@@ -554,6 +556,8 @@ def findings_markdown(
                 if verdicts == {"reproduced"}
                 else "fails on every model"
                 if verdicts == {"not reproduced"}
+                else "undecided on every model"
+                if verdicts == {"inconclusive"}
                 else "splits"
             )
             cells = [" ".join(_mark(c) for c in by_model.get(m, [])) for m in classes]
