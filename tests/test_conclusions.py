@@ -72,6 +72,15 @@ def test_underpowered_when_the_mde_exceeds_the_papers_margin():
     r = co.reason(c, [c], IntervalAbove(0))
     assert r.kind == "underpowered" and "minimal detectable effect is 7.56" in r.text
     assert "margin over the bar (1.5; its value 1.5)" in r.text and "probability 8% only" in r.text
+    # (7.56 / 1.5)^2 = 25.4: the data a run needs for 80% power at the paper's value
+    assert "needs 26× the data" in r.text
+
+
+def test_needed_scale_follows_the_square_root_law():
+    assert co.needed_scale(2.0, 1.0) == pytest.approx(4.0)
+    assert co.needed_scale(0.5, 1.0) == 1.0  # already enough: never less than the run itself
+    with pytest.raises(ValueError, match="must be positive, got 0"):
+        co.needed_scale(1.0, 0.0)
 
 
 def test_enough_power_and_a_smaller_effect_is_not_called_underpowered():
@@ -158,12 +167,23 @@ def test_no_claims_no_conclusion():
     assert "No executed notebook" in co.findings_markdown([])
 
 
+def test_a_finding_inconclusive_on_every_model_is_undecided_not_split():
+    a = claim("s.m", "inconclusive", (0.1, -1.0, 1.2), model="minilm", source="Kao §4", paper="0", nb="s1")
+    b = claim("s.e", "inconclusive", (-1.1, -3.7, 1.4), model="english-bert", source="Kao §4", paper="0", nb="s1")
+    md = co.findings_markdown([a, b], {"s1": "S1"}, {"s1": "duplication"})
+    assert "| undecided on every model |" in md and "| splits |" not in md
+
+
 @pytest.mark.parametrize(
     "text, head",
     [
         ("BERT prefers the agreeing verb form (items, 95% interval)", "BERT prefers the agreeing verb form"),
         ("Short", "Short"),
         ("A long statement that is cut at its colon here: and more", "A long statement that is cut at its colon here"),
+        (
+            "The English lab BERT fine-tuned on SST-2: int8 quantisation costs less than 1 point",
+            "The English lab BERT fine-tuned on SST-2: int8 quantisation costs less than 1 point",
+        ),
     ],
 )
 def test_short_titles(text, head):

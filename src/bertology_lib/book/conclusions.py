@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from statistics import NormalDist
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,11 +80,12 @@ class Reason:
 
 def short(statement: str, limit: int = 110) -> str:
     """The head of a claim's statement: up to its first parenthesis or colon, at most ``limit`` characters
-    (cut at a word, with an ellipsis)."""
+    (cut at a word, with an ellipsis). A colon after a head that only names the setting ("... fine-tuned on
+    SST-2: removing 40% of heads ...") does not cut: the claim follows it."""
     head = statement
     for stop in (" (", ": "):
         i = head.find(stop)
-        if i > 30:
+        if i > 30 and not (stop == ": " and re.search(r"\bon [\w.-]+$", head[:i])):
             head = head[:i]
     head = head.rstrip(" ,;.")
     if len(head) <= limit:
@@ -177,6 +179,15 @@ def _power_at(effect: float, m: float) -> float:
     return NormalDist().cdf(effect / se - Z95) if se > 0 else 1.0
 
 
+def needed_scale(m: float, d: float) -> float:
+    """How many times this run's data (seeds and items together) a run needs for an MDE of ``d`` where this one's
+    is ``m``: an interval's half-width, and so the MDE, shrinks like one over the square root of the sample, so
+    ``(m / d) ** 2`` (at least 1; ``d`` must be positive)."""
+    if d <= 0:
+        raise ValueError(f"needed_scale: the paper's margin over the bar must be positive, got {d!r}")
+    return max(1.0, (m / d) ** 2)
+
+
 def power_kind(c: Claim, rule: Any) -> tuple[str, float | None, float | None]:
     """``(kind, mde, paper margin)`` of an inconclusive measurement: ``underpowered`` when the MDE exceeds the
     paper's effect beyond the bar (or the paper's value is on the bar), ``smaller here`` when it does not,
@@ -232,7 +243,8 @@ def power_sentence(c: Claim, rule: Any) -> str:
         return (
             text + mde_text + f", more than the paper's margin over the bar ({fmt(d)}; its value {paper}): had "
             f"the paper's value held here, this run would have cleared the bar with probability {pw:.0%} only, "
-            "so it is underpowered for the claim."
+            f"so it is underpowered for the claim. 80% power at the paper's value needs {_times(needed_scale(m, d))} "
+            "the data (seeds and test items together, at this run's spread)."
         )
     return (
         text + mde_text + f", within the paper's margin over the bar ({fmt(d)}; its value {paper}): had the "
@@ -544,6 +556,8 @@ def findings_markdown(
                 if verdicts == {"reproduced"}
                 else "fails on every model"
                 if verdicts == {"not reproduced"}
+                else "undecided on every model"
+                if verdicts == {"inconclusive"}
                 else "splits"
             )
             cells = [" ".join(_mark(c) for c in by_model.get(m, [])) for m in classes]
