@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,7 +13,12 @@ from bertology_lib.book import sphinx_clean
 
 CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "_config.yml").read_text())["sphinx"]["config"]
 PATTERNS = (CONFIG["bertology_drop_lines"], CONFIG["bertology_drop_trailing"])
-APP = SimpleNamespace(config=SimpleNamespace(bertology_drop_lines=PATTERNS[0], bertology_drop_trailing=PATTERNS[1]))
+CHANCE = CONFIG["bertology_chance_markers"]
+APP = SimpleNamespace(
+    config=SimpleNamespace(
+        bertology_drop_lines=PATTERNS[0], bertology_drop_trailing=PATTERNS[1], bertology_chance_markers=CHANCE
+    )
+)
 
 
 def test_the_books_patterns_drop_marker_lines_and_noqa_comments_other_comments_stay():
@@ -89,12 +95,13 @@ def test_a_figure_whose_base64_spells_a_marker_is_wrapped_to_the_same_image(tmp_
     }
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps(nb))
-    assert sphinx_clean.clean_notebook(path, *PATTERNS)
+    assert sphinx_clean.clean_notebook(path, *PATTERNS, CHANCE)
     text = path.read_text()
-    assert not sphinx_clean.CHANCE_MARKERS.search(text.replace("\\n", "\n"))
+    assert not re.search(CHANCE, text.replace("\\n", "\n"), re.IGNORECASE)
     out = json.loads(text)["cells"]
     lines = out[0]["outputs"][0]["data"]["image/png"]
     assert isinstance(lines, list) and all(len(x.rstrip("\n")) <= 76 for x in lines)
     assert base64.b64decode("".join(lines)) == base64.b64decode(spelled)
     assert out[1]["outputs"][0]["data"]["image/png"] == "iVBORw0K"
-    assert sphinx_clean.wrap_base64(raw[:200]) == raw[:200]
+    assert sphinx_clean.wrap_base64(raw[:200], CHANCE) == raw[:200]
+    assert sphinx_clean.wrap_base64(spelled, "") == spelled  # no markers configured: nothing to wrap

@@ -66,15 +66,16 @@ def _module_source(app: Any, modname: str) -> tuple[str, dict] | None:
     return clean_source(analyzer.code, *_patterns(app), keep_lines=True), analyzer.tags
 
 
-# Letters of a tool's marker that a figure's base64 data can spell by chance (e.g. "...9noqarV..."): no reader sees
-# them, but a search of the downloaded file finds them, so the data is wrapped into lines that cut every such run.
-CHANCE_MARKERS = re.compile(r"nbval|noqa|issue", re.IGNORECASE)
-
-
-def wrap_base64(data: str | list[str], pattern: re.Pattern = CHANCE_MARKERS, width: int = 76) -> str | list[str]:
-    """``data`` (a figure's base64 text) unchanged when ``pattern`` finds nothing in it; else as lines (nbformat's
-    multi-line string; base64 decoders skip the line breaks) of at most ``width`` characters, with a further break
-    inside every match, so that no line holds one. The image is the same bytes."""
+def wrap_base64(data: str | list[str], markers: str, width: int = 76) -> str | list[str]:
+    """``data`` (a figure's base64 text) unchanged when the regular expression ``markers`` (case-insensitive; the
+    letters of a tool's marker, ``bertology_chance_markers`` in ``_config.yml``) finds nothing in it. Base64 data can
+    spell such letters by chance: no reader sees them, but a search of the downloaded file finds them, so the data
+    is then returned as lines (nbformat's multi-line string; base64 decoders skip the line breaks) of at most
+    ``width`` characters, with a further break inside every match, so that no line holds one. The image is the same
+    bytes. An empty ``markers`` wraps nothing."""
+    if not markers:
+        return data
+    pattern = re.compile(markers, re.IGNORECASE)
     flat = ("".join(data) if isinstance(data, list) else data).replace("\n", "")
     if not pattern.search(flat):
         return data
@@ -88,9 +89,10 @@ def wrap_base64(data: str | list[str], pattern: re.Pattern = CHANCE_MARKERS, wid
         cuts.update(a + m.start() + 2 for a, m in hits)  # cut inside each match (every marker is >= 4 letters)
 
 
-def clean_notebook(path: Path, drop_lines: str, drop_trailing: str) -> bool:
+def clean_notebook(path: Path, drop_lines: str, drop_trailing: str, chance_markers: str = "") -> bool:
     """Rewrite the notebook at ``path`` with :func:`clean_source` applied to its code cells and its figures' base64
-    data wrapped where it spells a marker by chance (:func:`wrap_base64`; atomically; True when something changed).
+    data wrapped where it spells one of ``chance_markers`` by chance (:func:`wrap_base64`; atomically; True when
+    something changed).
     Its markdown, metadata and the other outputs stay as they are."""
     nb = json.loads(path.read_text())
     changed = False
@@ -100,7 +102,7 @@ def clean_notebook(path: Path, drop_lines: str, drop_trailing: str) -> bool:
         for out in cell.get("outputs", []) or []:
             for mime, data in (out.get("data") or {}).items():
                 if mime.startswith("image/") and mime != "image/svg+xml":
-                    wrapped = wrap_base64(data)
+                    wrapped = wrap_base64(data, chance_markers)
                     if wrapped is not data:
                         out["data"][mime] = wrapped
                         changed = True
@@ -121,13 +123,14 @@ def _clean_downloads(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     for path in sorted(Path(app.outdir, "_sources").rglob("*.ipynb")):
-        clean_notebook(path, *_patterns(app))
+        clean_notebook(path, *_patterns(app), app.config.bertology_chance_markers)
 
 
 def setup(app: Any) -> dict[str, Any]:
     """Register the patterns (``_config.yml`` sets them) and the cleaning of code blocks and source pages."""
     app.add_config_value("bertology_drop_lines", "", "env")
     app.add_config_value("bertology_drop_trailing", "", "env")
+    app.add_config_value("bertology_chance_markers", "", "env")
     app.connect("doctree-read", _clean)
     app.connect("viewcode-find-source", _module_source)
     app.connect("build-finished", _clean_downloads)
