@@ -230,6 +230,30 @@ _real_encoder("survey_07b_real_encoder", "§7 II: a behavioural suite for a real
 _real_encoder("duplication_03_real_encoder", "Duplicating the layers of a real encoder", "duplication")
 
 
+# The English lab BERT fine-tuned on SST-2 with a real-encoder notebook's protocol (notebooks of their own: the
+# fine-tunings of both encoders together exceed one notebook's budget). A loop, not a helper function: the
+# registry's top-level registrations are hashed per notebook (stamps.hashed_source), a new function would not be.
+for _name, _title, _part in (
+    ("survey_06c_english_bert", "§6 III: pruning and quantising the English lab BERT", "survey"),
+    ("duplication_04_english_bert", "Duplicating the layers of the English lab BERT", "duplication"),
+):
+    register(
+        NotebookSpec(
+            name=_name,
+            title=_title,
+            part=_part,
+            params=(
+                PROFILE_PARAM,
+                SEED_PARAM,
+                model_param(
+                    "english-bert",
+                    "a masked LM of English to fine-tune on SST-2: english-bert, minilm, a local folder or hub name",
+                ),
+            ),
+        )
+    )
+
+
 def get_spec(name: str) -> NotebookSpec:
     stem = Path(name).stem
     if stem not in SPECS:
