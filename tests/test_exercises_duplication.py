@@ -1,6 +1,6 @@
 """Checked exercises of the duplication notebooks (Kao et al. 2020: ``duplication_01_reconstruction``,
-``duplication_02_boost``, ``duplication_02b_nli_classification``, ``duplication_03_real_encoder``; checkers in the
-modules of the same names under ``bertology_lib.book.exercises``).
+``duplication_02_boost``, ``duplication_02b_nli_classification``, ``duplication_03_real_encoder``,
+``duplication_04_english_bert``; checkers in the modules of the same names under ``bertology_lib.book.exercises``).
 
 For every exercise the checker's truth agrees with an independent computation, the notebook's solution cell passes
 its check, and typical wrong answers fail with their specific hint. The teacher solution of each exercise is read
@@ -24,6 +24,7 @@ from bertology_lib.book.exercises import duplication_01_reconstruction as d1
 from bertology_lib.book.exercises import duplication_02_boost as d2
 from bertology_lib.book.exercises import duplication_02b_nli_classification as d2b
 from bertology_lib.book.exercises import duplication_03_real_encoder as d3
+from bertology_lib.book.exercises import duplication_04_english_bert as d4
 
 torch.set_num_threads(1)
 
@@ -32,6 +33,7 @@ NOTEBOOKS = {
     "duplication_02_boost": ("ex-dup2-seeds-needed", "ex-dup2-duplicate"),
     "duplication_02b_nli_classification": ("ex-dup2-ensemble", "ex-dup2-floor-gap"),
     "duplication_03_real_encoder": ("ex-dup3-no-gain", "ex-dup3-detectable"),
+    "duplication_04_english_bert": ("ex-dup4-added-params", "ex-dup4-needed-data"),
 }
 LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
 
@@ -40,7 +42,7 @@ LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
 
 
 def test_every_exercise_has_a_checker_and_a_solution_cell_that_follows_the_conventions():
-    cells.assert_conventions(LABELS, 8)
+    cells.assert_conventions(LABELS, 10)
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -502,8 +504,9 @@ def _result(seed: int, accuracy: float):
     )
 
 
-def _sst2_names(sst2_results, sst2, seeds) -> dict:
-    """The notebook's SST-2 variables from its results, built as its cells build them."""
+def _sst2_names(sst2_results, sst2, seeds, claim_id: str = "dup.no_gain_sst2") -> dict:
+    """The notebook's SST-2 variables from its results, built as its cells build them (``claim_id``: the claim
+    the notebook records, MiniLM's or the English lab BERT's)."""
     from bertology_lib.book.claims import make_claim, spec
     from bertology_lib.data import tasks
     from bertology_lib.experiments.duplication import boost as dup
@@ -514,10 +517,8 @@ def _sst2_names(sst2_results, sst2, seeds) -> dict:
         "baseline_beats_floor": (dup.floor_gap(sst2_results, sst2), tasks.floor_scores(sst2)["name"]),
         "three_seeds": len(seeds),
     }
-    claim = make_claim(
-        "dup.no_gain_sst2", ours=[100 * float(row[k]) for k in ("gain", "ci_low", "ci_high")], checks=checks
-    )
-    power = pd.DataFrame([{"comparison": "dup.no_gain_sst2", **dup.detectable_gain(sst2_results, first)}])
+    claim = make_claim(claim_id, ours=[100 * float(row[k]) for k in ("gain", "ci_low", "ci_high")], checks=checks)
+    power = pd.DataFrame([{"comparison": claim_id, **dup.detectable_gain(sst2_results, first)}])
     power = power.set_index("comparison")
     power[["sd_gain", "detectable"]] *= 100
     return {
@@ -655,3 +656,261 @@ def test_dup3_detectable_wrong_answers():
     cells.fails("ex-dup3-detectable", lambda sd, n: det(sd, n, root=False) / n, "not sd_diff / n")
     cells.fails("ex-dup3-detectable", lambda sd, n: 1.1 * det(sd, n), "too large")
     cells.fails("ex-dup3-detectable", lambda sd, n: "big", "a number")
+
+
+# ================================================================================ duplication_04_english_bert
+
+
+def _block_by_formula(config) -> int:
+    """One BERT encoder block counted by hand: Q, K, V and the attention output (weights, biases), the attention
+    LayerNorm, the feed-forward d -> f -> d (weights, biases), the output LayerNorm."""
+    d, f = config.hidden_size, config.intermediate_size
+    return 4 * (d * d + d) + 2 * d + (d * f + f) + (f * d + d) + 2 * d
+
+
+def _n_params(model) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def test_dup4_block_truth_is_what_each_duplicated_block_adds():
+    from transformers import BertModel
+
+    from bertology_lib.interventions.duplication import duplicate_layers, duplication_pattern
+
+    assert any(f != 4 * d for d, f, *_ in d4.DUP4_BLOCK_CASES)  # a formula assuming f = 4d fails
+    for case in d4.DUP4_BLOCK_CASES:
+        d, f, heads, vocab, n = case
+        config = d4._bert_config(*case)
+        truth = d4.dup4_block_truth(*case)
+        assert truth == _block_by_formula(config) == 4 * d * d + 2 * d * f + 9 * d + f
+        with torch.random.fork_rng(devices=[]):
+            model = BertModel(config)
+        assert all(_n_params(b) == truth for b in model.encoder.layer)
+        for k in range(n + 1):  # the library's duplicated copy adds exactly k blocks' parameters, no more
+            deeper = duplicate_layers(model, duplication_pattern(n, "first", k=k))
+            assert _n_params(deeper) - _n_params(model) == k * truth, (case, k)
+    truth = [d4.dup4_block_truth(*c) for c in d4.DUP4_BLOCK_CASES]
+    for key in d4._BLOCK_HINTS:  # the cases tell every typical mistake from the truth
+        assert [d4._block_mistakes(*c)[key] for c in d4.DUP4_BLOCK_CASES] != truth, key
+
+
+def test_dup4_block_formula_holds_for_the_lab_encoders_architecture():
+    """MiniLM's encoder is the English lab BERT's (6 blocks, d 384, f 1536): duplicating its first 2 blocks adds
+    2 blocks' worth, about 16% of its parameters."""
+    from bertology_lib.interventions.duplication import duplicate_layers, duplication_pattern
+
+    encoder, _ = cells.minilm()
+    block = _block_by_formula(encoder.config)
+    assert all(_n_params(b) == block for b in encoder.encoder.layer)
+    deeper = duplicate_layers(encoder, duplication_pattern(len(encoder.encoder.layer), "first", k=2))
+    assert _n_params(deeper) - _n_params(encoder) == 2 * block
+    assert 0.1 < 2 * block / _n_params(encoder) < 0.2
+
+
+def _dup4_claim(estimate, low, high, margin, paper):
+    """A recorded claim of no effect with this interval and paper value, and its rule ``Equivalent(margin)``."""
+    from bertology_lib.book.claims.record import Claim
+    from bertology_lib.book.claims.rules import Equivalent
+
+    rule = Equivalent(margin)
+    ours = [estimate, low, high]
+    claim = Claim(
+        "x", "a hidden claim of no effect", "hidden", paper, ours, rule.describe(), rule.verdict(paper, ours).value
+    )
+    return claim, rule
+
+
+def test_dup4_needed_truth_is_the_findings_scale():
+    """The checker's own formula is what the findings compute (``conclusions.needed_scale`` of ``mde`` over
+    ``paper_margin``), on every hidden case."""
+    from bertology_lib.book import conclusions
+
+    for c in d4.DUP4_NEEDED_CASES:
+        claim, rule = _dup4_claim(*c)
+        want = conclusions.needed_scale(conclusions.mde(claim, rule), conclusions.paper_margin(claim, rule))
+        assert d4.dup4_needed_truth(*c) == pytest.approx(want, rel=1e-12)
+
+
+def test_dup4_needed_truth_is_the_findings_scale_computed_by_hand():
+    from scipy import stats as sst
+
+    from bertology_lib.book import conclusions
+
+    factor = (sst.norm.ppf(0.975) + sst.norm.ppf(0.8)) / sst.norm.ppf(0.975)
+    leans = set()
+    for est, low, high, margin, paper in d4.DUP4_NEEDED_CASES:
+        claim, rule = _dup4_claim(est, low, high, margin, paper)
+        assert claim.verdict == "inconclusive"  # every hidden interval contains a bar
+        bar, lean, _ = conclusions.power_numbers(claim, rule)
+        leans.add(lean)
+        inside = [b for b in (-margin, margin) if low <= b <= high]
+        assert bar == min(inside, key=lambda b: abs(est - b))
+        half = {"above": est - low, "below": high - est, "on": (high - low) / 2}[lean]
+        want = max(1.0, (factor * half / (margin - abs(paper))) ** 2)
+        assert d4.dup4_needed_truth(est, low, high, margin, paper) == pytest.approx(want, rel=1e-9)
+    assert leans == {"above", "below", "on"}
+    shapes = [
+        (sum(low <= b <= high for b in (-m, m)), high - e != e - low) for e, low, high, m, _ in d4.DUP4_NEEDED_CASES
+    ]
+    assert (2, True) in shapes and all(asym for _, asym in shapes)  # both bars inside once; asymmetric intervals
+    assert any(d4.dup4_needed_truth(*c) == 1.0 for c in d4.DUP4_NEEDED_CASES)  # the floor at 1 matters once
+    truth = [d4.dup4_needed_truth(*c) for c in d4.DUP4_NEEDED_CASES]
+    for key in d4._NEEDED_HINTS:  # the cases tell every typical mistake from the truth
+        assert any(
+            d4._needed_mistakes(*c)[key] != pytest.approx(t, rel=1e-6) for c, t in zip(d4.DUP4_NEEDED_CASES, truth)
+        ), key
+
+
+def _dup4_names(toy_dir, results, task, seeds) -> dict:
+    """The English BERT notebook's variables, rebuilt small: the tiny BERT in the English lab BERT's place, a toy
+    classification task in SST-2's, and its claim ``dup.english_no_gain_sst2`` recorded from ``results``."""
+    from bertology_lib.book.claims import spec
+    from bertology_lib.experiments.duplication import boost as dup
+    from bertology_lib.interventions import hooks as iv
+    from bertology_lib.interventions.duplication import duplicated, duplication_pattern
+    from bertology_lib.training import finetune as ft
+
+    sizes = dup.BoostSizes.for_profile("smoke")
+    base = ft.as_source(toy_dir)
+    n_blocks = len(iv.blocks(base.load_model()))
+    first = f"first {sizes.duplicate_k} duplicated"
+    names = _sst2_names(results, task, seeds, claim_id="dup.english_no_gain_sst2")
+    return {
+        **names,
+        "params": SimpleNamespace(model="toy BERT", profile="smoke", seed=0),
+        "sizes": sizes,
+        "seeds": seeds,
+        "sst2": task,
+        "real_base": base,
+        "real_blocks": n_blocks,
+        "real_sources": {"baseline": base, first: duplicated(base, duplication_pattern(n_blocks, "first", k=1))},
+        "first": first,
+        "spec": spec,
+    }
+
+
+def test_dup4_solutions_pass(toy_dir, tmp_cache):
+    from bertology_lib.book import conclusions
+    from bertology_lib.data import tasks
+    from bertology_lib.experiments.duplication import boost as dup
+    from bertology_lib.interventions.duplication import duplicated, duplication_pattern
+    from bertology_lib.training import finetune as ft
+
+    # a real sweep on the tiny BERT, a toy classification task in SST-2's place
+    task = tasks.toy_classification(n_train=16, n_dev=8, n_test=32)
+    base = ft.as_source(toy_dir)
+    sources = {"baseline": base, "first 1 duplicated": duplicated(base, duplication_pattern(2, "first", k=1))}
+    seeds = [0, 1, 2]
+    results = dup.run(task, sources, seeds, ft.FinetuneConfig.for_profile("smoke", max_steps=3, eval_splits=("test",)))
+    names = _dup4_names(toy_dir, results, task, seeds)
+    assert names["sizes"].duplicate_k == 1 and names["first"] == "first 1 duplicated"
+    out = cells.solve("ex-dup4-added-params", **names)
+    block = 4 * 32 * 32 + 2 * 32 * 64 + 9 * 32 + 64  # the toy BERT: d 32, f 64, 2 blocks
+    assert f"one block of toy BERT: {block:,} parameters; first 1 duplicated adds {block:,}" in out
+    assert f"50.0% of its 2 blocks' {2 * block:,}" in out
+    cells.solve("ex-dup4-needed-data", **names)
+    # results with a known spread: the scale printed is the findings' (1 where the interval settles the rule)
+    verdicts = set()
+    for accs in (
+        (0.80, 0.802, 0.799, 0.801, 0.80),
+        (0.80, 0.84, 0.76, 0.83, 0.78),
+        (0.83, 0.835, 0.825, 0.84, 0.83),
+    ):  # reproduced, inconclusive, not reproduced
+        fake = {
+            "baseline": [_result(s, 0.8) for s in range(5)],
+            "first 1 duplicated": [_result(s, a) for s, a in enumerate(accs)],
+        }
+        names = _dup4_names(toy_dir, fake, task, list(range(5)))
+        claim = names["claim_sst2"]
+        verdicts.add(claim.verdict)
+        rule = names["spec"]("dup.english_no_gain_sst2").rule
+        m = conclusions.mde(claim, rule)
+        want = 1.0 if m is None else conclusions.needed_scale(m, conclusions.paper_margin(claim, rule))
+        assert (m is None) == (claim.verdict != "inconclusive")
+        out = cells.solve("ex-dup4-needed-data", **names)
+        assert f"±1.0: {want:.1f}x the data for 80% power at the paper's value (as the findings count it)" in out
+        assert f"about {math.ceil(want * 5)} seeds instead of 5 at 32 test sentences" in out
+    assert verdicts == {"reproduced", "inconclusive", "not reproduced"}
+
+
+def _block(config, biases=True, norms=2, f=None, extra=0):
+    """A student's block_parameters: right by default, or with one typical mistake."""
+    d = config.hidden_size
+    f = config.intermediate_size if f is None else f(d)
+    return 4 * d * d + 2 * d * f + ((5 * d + f) if biases else 0) + norms * 2 * d + extra
+
+
+def test_dup4_added_params_wrong_answers():
+    from transformers import BertModel
+
+    assert ex.check("ex-dup4-added-params", _block).ok
+    assert ex.check("ex-dup4-added-params", lambda c: float(_block(c))).ok
+    with torch.random.fork_rng(devices=[]):
+        assert ex.check("ex-dup4-added-params", lambda c: _n_params(BertModel(c).encoder.layer[0])).ok
+
+    def embeddings(c):
+        return (c.vocab_size + c.max_position_embeddings + c.type_vocab_size) * c.hidden_size + 2 * c.hidden_size
+
+    def whole_model(c):
+        with torch.random.fork_rng(devices=[]):
+            return _n_params(BertModel(c)) / c.num_hidden_layers
+
+    cells.fails(
+        "ex-dup4-added-params", lambda c: 4 * c.hidden_size**2 + 2 * c.hidden_size * c.intermediate_size, "bias"
+    )
+    cells.fails("ex-dup4-added-params", lambda c: _block(c, biases=False), "bias vector")
+    cells.fails("ex-dup4-added-params", lambda c: _block(c, norms=0), "two LayerNorms")
+    cells.fails("ex-dup4-added-params", lambda c: _block(c, norms=1), "two LayerNorms")
+    cells.fails("ex-dup4-added-params", lambda c: _block(c, f=lambda d: 4 * d), "config.intermediate_size")
+    cells.fails("ex-dup4-added-params", lambda c: _block(c, extra=embeddings(c)), "embeddings belong")
+    cells.fails("ex-dup4-added-params", whole_model, "shared out over its blocks")
+    cells.fails("ex-dup4-added-params", lambda c: _block(c) + c.hidden_size**2 + c.hidden_size, "too large")  # pooler
+    cells.fails("ex-dup4-added-params", lambda c: _block(c) - 0.5, "whole number")
+    cells.fails("ex-dup4-added-params", lambda c: "many", "a number of parameters")
+
+    def changes_the_config(c):  # a fresh config per case: nothing one call does reaches the next
+        n = _block(c)
+        c.hidden_size = 1
+        return n
+
+    assert ex.check("ex-dup4-added-params", changes_the_config).ok
+
+
+def _needed(est, low, high, margin, paper, half=None, factor=True, power=2, d=None, floor=1.0, on_bar=True):
+    """A student's needed_data: right by default, or with one typical mistake."""
+    from scipy import stats as sst
+
+    bar = min((b for b in (-margin, margin) if low <= b <= high), key=lambda b: abs(est - b))
+    near = est - low if est > bar else high - est
+    if half == "whole" or (on_bar and est == bar):
+        near = (high - low) / 2
+    elif half == "far":
+        near = high - est if est > bar else est - low
+    z95, z80 = sst.norm.ppf(0.975), sst.norm.ppf(0.8)
+    mde = ((z95 + z80) / z95 if factor else 1.0) * near
+    return max(floor, (mde / (margin - abs(paper) if d is None else d(margin, paper))) ** power)
+
+
+def test_dup4_needed_data_wrong_answers():
+    assert ex.check("ex-dup4-needed-data", _needed).ok
+
+    def from_the_library(est, low, high, margin, paper):
+        from bertology_lib.book import conclusions
+        from bertology_lib.book.claims.record import Claim
+        from bertology_lib.book.claims.rules import Equivalent
+
+        c = Claim("x", "s", "src", paper, [est, low, high], "rule", "inconclusive")
+        rule = Equivalent(margin)
+        return conclusions.needed_scale(conclusions.mde(c, rule), conclusions.paper_margin(c, rule))
+
+    assert ex.check("ex-dup4-needed-data", from_the_library).ok
+    cells.fails("ex-dup4-needed-data", lambda *c: _needed(*c, half="whole"), "need not be symmetric")
+    cells.fails("ex-dup4-needed-data", lambda *c: _needed(*c, half="far"), "not the other half")
+    cells.fails("ex-dup4-needed-data", lambda *c: _needed(*c, factor=False), "half of the time")
+    cells.fails("ex-dup4-needed-data", lambda *c: _needed(*c, power=1), "square the ratio")
+    cells.fails("ex-dup4-needed-data", lambda *c: _needed(*c, d=lambda m, p: m), "margin - |paper|, not the margin")
+    cells.fails("ex-dup4-needed-data", lambda *c: _needed(*c, d=lambda m, p: m - p), "can be negative")
+    cells.fails("ex-dup4-needed-data", lambda *c: _needed(*c, floor=0.0), "at least 1")
+    cells.fails("ex-dup4-needed-data", lambda *c: _needed(*c, on_bar=False), "on neither side")
+    cells.fails("ex-dup4-needed-data", lambda *c: 2 * _needed(*c), "too large")
+    cells.fails("ex-dup4-needed-data", lambda *c: "more", "a number")

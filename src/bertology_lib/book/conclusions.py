@@ -596,9 +596,9 @@ def findings_markdown(
             "decide the result without the ability the claim names (the registry says what decides it); where a row "
             "asks for more than the data gives, its verdict is the one to read.",
             "",
-            "<ul>",
+            f"<details><summary>the {len(built)} claims</summary><ul>",
             *[f"<li>{_link(c, titles)} ({html.escape(c.source)}): {html.escape(t)}</li>" for c, t in built],
-            "</ul>",
+            "</ul></details>",
             "",
         ]
     nulls = null_items(rep)
