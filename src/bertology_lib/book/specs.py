@@ -230,6 +230,25 @@ _real_encoder("survey_07b_real_encoder", "§7 II: a behavioural suite for a real
 _real_encoder("duplication_03_real_encoder", "Duplicating the layers of a real encoder", "duplication")
 
 
+register(  # §3.1 perturbed masking on real English trees, beside survey_03_1's toy-grammar row
+    NotebookSpec(
+        name="survey_03c_english_perturbed",
+        title="§3.1 III: perturbed masking on real English trees",
+        part="survey",
+        params=(
+            PROFILE_PARAM,
+            SEED_PARAM,
+            Param(
+                "model",
+                "english-bert",
+                "a masked LM of English: english-bert (trained here), a local folder or hub name (bert-base-uncased)",
+                str,
+                check=check_mlm_model_name,
+            ),
+        ),
+    )
+)
+
 # The English lab BERT fine-tuned on SST-2 with a real-encoder notebook's protocol (notebooks of their own: the
 # fine-tunings of both encoders together exceed one notebook's budget). A loop, not a helper function: the
 # registry's top-level registrations are hashed per notebook (stamps.hashed_source), a new function would not be.
