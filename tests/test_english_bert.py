@@ -21,17 +21,12 @@ def test_bad_config_values_are_refused_before_any_work():
         eb.EnglishBertConfig(route="scratch", d_model=100)
     with pytest.raises(ParameterError, match="head_lr"):
         eb.EnglishBertConfig(head_lr=0.0)
-    with pytest.raises(ParameterError, match="dtype='float16'.*allowed"):
-        eb.EnglishBertConfig(dtype="float16")
 
 
 def test_the_key_follows_the_config_and_the_corpus(monkeypatch):
     cfg = eb.EnglishBertConfig.for_profile("quick")
     key = teb.english_bert_key(cfg)
     assert teb.english_bert_key(eb.EnglishBertConfig.for_profile("quick", max_steps=cfg.max_steps + 1)) != key
-    float32 = eb.EnglishBertConfig.for_profile("quick", dtype="float32")  # another precision trains another model
-    assert teb.english_bert_key(float32) != key and teb.train_config(float32).dtype == "float32"
-    assert teb.train_config(cfg).dtype == "bfloat16"
     monkeypatch.setitem(english.TEST_BUCKETS_OF_20, "brown", 4)  # another split: another text, another model
     assert teb.english_bert_key(cfg) != key
     assert "device" not in key["english_bert"]

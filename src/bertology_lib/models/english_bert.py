@@ -41,19 +41,13 @@ from bertology_lib.validation import check_bool, check_choice, check_float, chec
 
 NAME = "english-bert"
 ROUTES: tuple[str, ...] = ("minilm", "scratch")
-DTYPES: tuple[str, ...] = ("bfloat16", "float32")  # of training (TrainConfig.dtype); the saved weights are float32
 
 
 @dataclass(frozen=True)
 class EnglishBertConfig(SizeTable):
     """Everything that determines a trained English lab BERT (its cache key); sizes per profile in ``SIZES``:
     smoke (seconds, a few steps on a few thousand sentences), quick (the calibrated recipe: ≤ 45 min on 2
-    cores, benchmarks/README.md "The English lab BERT"), full (a GPU: more passes over the text).
-
-    ``dtype``: training runs the forward pass under bfloat16 autocast by default (master weights, optimiser and
-    saved model in float32), as mixed-precision BERT pre-training does; on a CPU with bfloat16 units (AVX512-BF16,
-    AMX) a step takes 0.57x the float32 step (benchmarks/english_bert_step.py). ``"float32"`` trains another
-    model (another cache key)."""
+    cores, benchmarks/README.md "The English lab BERT"), full (a GPU: more passes over the text)."""
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(max_sentences=2000, max_steps=6, batch_size=8, warmup_steps=2, n_checkpoints=2, heldout=64),
@@ -78,12 +72,10 @@ class EnglishBertConfig(SizeTable):
     n_checkpoints: int = 4  # kept through training, evenly spaced
     heldout: int = 1500  # held-out sentences scored at each checkpoint
     seed: int = 0
-    dtype: str = "bfloat16"  # the forward pass under bfloat16 autocast, master weights float32 (TrainConfig.dtype)
     device: str = "cpu"
 
     def __post_init__(self) -> None:
         check_choice("route", self.route, ROUTES)
-        check_choice("dtype", self.dtype, DTYPES)
         for name in (
             "n_layers",
             "d_model",

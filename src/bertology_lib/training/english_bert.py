@@ -50,7 +50,6 @@ def train_config(cfg: EnglishBertConfig) -> TrainConfig:
         min_lr_ratio=0.0,
         seed=cfg.seed,
         device=cfg.device,
-        dtype=cfg.dtype,
         lr_scale=scale,
     )
 
