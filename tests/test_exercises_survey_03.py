@@ -601,20 +601,9 @@ def test_s3c_gap_wrong_answers():
 
 
 def _toy_mlm(tok, seed):
-    import torch
-    from transformers import BertConfig, BertForMaskedLM
+    from bertology_lib.models.minibert import new_bert
 
-    torch.manual_seed(seed)
-    cfg = BertConfig(
-        vocab_size=len(tok),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-        attn_implementation="eager",
-    )
-    return BertForMaskedLM(cfg).eval()
+    return new_bert(len(tok), n_layers=2, n_heads=2, d_model=32, seed=seed).eval()
 
 
 def _toy_sentences():
