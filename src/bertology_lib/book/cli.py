@@ -498,6 +498,15 @@ def export_student_cmd(
         typer.echo(f"{_show(path, root)} -> {_show(s, root)}, {_show(t, root)}")
 
 
+def power_plan_section(claims: list, titles: dict[str, str]) -> list[str]:
+    """The closing chapter's "Power first" section (:mod:`bertology_lib.book.power`)."""
+    from bertology_lib.book import power as power_mod
+    from bertology_lib.book.claims.registry import load_all
+
+    rules = {k: v.rule for k, v in load_all().items()}
+    return power_mod.plan_markdown(power_mod.plan(claims, rules), titles)
+
+
 def write_ledger_page(root: Path) -> Path:
     """Regenerate ``book/claims_ledger.md`` and ``book/findings.md`` from the executed notebooks."""
     paths = notebook_paths(root)
@@ -510,7 +519,9 @@ def write_ledger_page(root: Path) -> Path:
         (
             "findings.md",
             conclusions.findings_markdown(claims, titles, parts, stale)
-            + "\n".join(null_run.findings_section(null_run.load_record(root), null_run.currency(root))),
+            + "\n".join(null_run.findings_section(null_run.load_record(root), null_run.currency(root)))
+            + "\n"
+            + "\n".join(power_plan_section(claims, titles)),
         ),
     ):
         page = root / "book" / name
@@ -684,6 +695,35 @@ def claims(
             typer.echo("no claims recorded yet")
     if not as_json and not markdown:
         typer.echo(", ".join(f"{n} {v}" for v, n in claims_mod.summary(items).items()))
+
+
+@app.command()
+def power(
+    scale: float = typer.Option(1.0, "--scale", help="plan a run with this many times the seeds and items"),
+    affordable: float = typer.Option(
+        2.0, "--affordable", help="the most times the seeds and items a rerun can pay (more: underpowered)"
+    ),
+    show_all: bool = typer.Option(False, "--all", help="list every comparison, also those with no paper number"),
+) -> None:
+    """Power first: each comparison's minimal detectable effect at the design it ran at (or --scale times it)
+    against the paper's effect, and whether it can see it (book/findings.md, "Power first")."""
+    from bertology_lib.book import power as power_mod
+    from bertology_lib.book.claims.registry import load_all
+
+    rules = {k: v.rule for k, v in load_all().items()}
+    plans = power_mod.plan(claims_mod.collect(notebook_paths(repo_root())), rules, scale, affordable)
+    shown = plans if show_all else [p for p in plans if p.decision != "no paper number"]
+    import pandas as pd
+
+    with pd.option_context("display.max_colwidth", 60, "display.width", 200):
+        typer.echo(power_mod.plan_frame(shown).to_string(index=False) if shown else "no comparison to plan")
+    typer.echo(
+        _wrap(
+            f"{len(plans)} comparisons read an interval (scale {scale:g}x): "
+            + ", ".join(f"{n} {d}" for d, n in power_mod.counts(plans).items()),
+            indent=0,
+        )
+    )
 
 
 def normalize_argv(argv: list[str]) -> list[str]:

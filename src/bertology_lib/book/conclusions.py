@@ -155,17 +155,38 @@ def mde(c: Claim, rule: Any) -> float | None:
     return (Z95 + Z80) / Z95 * half
 
 
+NO_EFFECT = {"accuracy points": 0.0, "of the teacher": 1.0}
+"""The value of no effect on a rule's scale, by the claim's unit: a difference of accuracy, a ratio to the teacher."""
+
+
+def no_effect_bound(c: Claim, rule: Any) -> float | None:
+    """The no-effect value when ``c`` is a *bound* claim: the paper states a bound ("at most one point lost", "at
+    least 97% of the teacher") and the registered rule's bar is that bound (an :class:`IntervalAbove` whose
+    threshold is the paper's number), on a scale whose no-effect value is known (:data:`NO_EFFECT`). Such a claim
+    is sized at no effect, the value the paper reports within its bound (the usual planning of a non-inferiority
+    comparison), not at the bound itself, which no sample could show clears the bar. None otherwise."""
+    p = c.paper
+    if not isinstance(rule, IntervalAbove) or isinstance(p, bool) or not isinstance(p, (int, float)):
+        return None
+    if not math.isfinite(float(p)) or abs(float(p) - rule.threshold) > 1e-12 or c.unit not in NO_EFFECT:
+        return None
+    none = NO_EFFECT[c.unit]
+    return none if none > rule.threshold else None
+
+
 def paper_margin(c: Claim, rule: Any) -> float | None:
     """How far the paper's value lies beyond ``rule``'s bar, on the side the rule calls reproduced (negative or
     zero: on the bar or on the other side), when the paper gives a number on the rule's own scale (an
     :class:`IntervalAbove`, :class:`Equivalent` or :class:`IntervalWithin` rule, whose bars are in the units of
-    ``ours``); None otherwise (a sentence, or a rule over a difference from a baseline the paper did not report)."""
+    ``ours``); None otherwise (a sentence, or a rule over a difference from a baseline the paper did not report).
+    For a bound claim (:func:`no_effect_bound`) the value of no effect stands for the paper's."""
     p = c.paper
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(float(p)):
         return None
     p = float(p)
     if isinstance(rule, IntervalAbove):
-        return p - rule.threshold
+        none = no_effect_bound(c, rule)
+        return (p if none is None else none) - rule.threshold
     if isinstance(rule, Equivalent):
         return rule.margin - abs(p)
     if isinstance(rule, IntervalWithin):
@@ -238,18 +259,28 @@ def power_sentence(c: Claim, rule: Any) -> str:
             + f"; the paper's own value ({paper}) lies {'on' if d == 0 else 'short of'} the rule's bar, so even "
             "the paper's effect would not clear it, whatever the sample: underpowered for the claim as stated."
         )
+    none = no_effect_bound(c, rule)
+    if none is None:
+        its, held, at = f"its value {paper}", "had the paper's value held here", "at the paper's value"
+    else:
+        its = f"the paper states a bound ({paper}), sized at no effect ({fmt(none)})"
+        held, at = "had there been no effect", "at no effect"
     pw = _power_at(d, m)
     if kind == "underpowered":
         return (
-            text + mde_text + f", more than the paper's margin over the bar ({fmt(d)}; its value {paper}): had "
-            f"the paper's value held here, this run would have cleared the bar with probability {pw:.0%} only, "
-            f"so it is underpowered for the claim. 80% power at the paper's value needs {_times(needed_scale(m, d))} "
-            "the data (seeds and test items together, at this run's spread)."
+            text + mde_text + f", more than the paper's margin over the bar ({fmt(d)}; {its}): {held}, this run "
+            f"would have cleared the bar with probability {pw:.0%} only, so it is underpowered for the claim. 80% "
+            f"power {at} needs {_times(needed_scale(m, d))} the data (seeds and test items together, at this run's "
+            "spread)."
         )
     return (
-        text + mde_text + f", within the paper's margin over the bar ({fmt(d)}; its value {paper}): had the "
-        f"paper's value held here, this run would have cleared the bar with probability {pw:.0%}. It had the "
-        "power; the effect here is smaller than the paper's."
+        text + mde_text + f", within the paper's margin over the bar ({fmt(d)}; {its}): {held}, this run would "
+        f"have cleared the bar with probability {pw:.0%}. It had the power; "
+        + (
+            "the effect here is smaller than the paper's."
+            if none is None
+            else "the value here lies further from no effect than the paper reports."
+        )
     )
 
 
