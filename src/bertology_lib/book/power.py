@@ -16,9 +16,9 @@ depend on the outcome), the planning numbers of its next run at the design it la
   (:func:`bertology_lib.book.conclusions.paper_margin`);
 * the **decision** (:data:`DECISIONS`): ``powered`` (MDE within the paper's margin: run as designed),
   ``more data`` (80% power at the paper's effect needs ``k`` times the seeds and items, ``k`` at most
-  :data:`AFFORDABLE`: give it them), ``underpowered`` (it needs more: at this profile the comparison is
-  *inconclusive — underpowered* whatever it gives, and the compute is better not spent on it; the ``full``
-  profile or a GPU is where it can be decided), ``untestable as stated`` (the paper's own value lies on or short
+  :data:`AFFORDABLE`: give it them), ``underpowered`` (it needs more: at this profile an inconclusive result
+  is underpowered, not evidence against the paper, and the compute is better not spent on it; the ``full``
+  profile or a GPU is where it can be decided; an interval that clears its bar still counts), ``untestable as stated`` (the paper's own value lies on or short
   of the bar: no sample can show it clears it), ``no paper number`` (the MDE is stated alone).
 
 A *bound* claim (the paper states "at most one point lost", and the rule's bar is that bound) is sized at no
@@ -42,8 +42,8 @@ DECISIONS = ("powered", "more data", "underpowered", "untestable as stated", "no
 DECISION_TEXT = {
     "powered": "can see the paper's effect as designed",
     "more data": "can see the paper's effect with at most AFFORDABLE its seeds and items",
-    "underpowered": "cannot see the paper's effect without more than AFFORDABLE its seeds and items: "
-    "inconclusive — underpowered at this profile, whatever it gives",
+    "underpowered": "cannot see the paper's effect without more than AFFORDABLE its seeds and items: an "
+    "inconclusive result here is underpowered, not evidence against the paper",
     "untestable as stated": "the paper's own value lies on the bar: no sample can show it clears it",
     "no paper number": "the paper gives no number on the rule's scale: the MDE is stated alone",
 }
@@ -172,9 +172,10 @@ def plan_markdown(
         "depend on the outcome): "
         + ", ".join(f"**{k[d]}** {d}" for d in DECISIONS)
         + ". The minimal detectable effect (MDE) is read off each recorded interval at the design it ran at (80% "
-        "power at the 95% level); a comparison that *cannot* see the paper's effect says nothing either way, "
-        "so its verdict is *inconclusive — underpowered* whatever it gives, and a rerun should either give it the "
-        "data below or not spend the compute (`bertology power` prints the whole plan; `--scale` plans a larger run).",
+        "power at the 95% level). A comparison that *cannot* see the paper's effect would most likely come out "
+        "inconclusive even if the paper were right, so such a result says nothing against the paper (an interval "
+        "that clears its bar still counts); a rerun should either give it the data below or not spend the compute "
+        "on it at this profile (`bertology power` prints the whole plan; `--scale` plans a larger run).",
         "",
     ]
     for d in ("more data", "underpowered", "untestable as stated"):
