@@ -84,8 +84,8 @@ def test_a_plan_that_cannot_see_the_papers_effect_is_underpowered_with_its_multi
     assert p.decision == "underpowered"
     assert p.needed == pytest.approx((FACTOR * 7.0 / 1.5) ** 2)
     lines = "\n".join(power.plan_markdown([p]))
-    assert "**underpowered**" in lines and "`weak`" in lines and "seeds 3 × test examples 250" in lines
-    assert "**0** powered" in lines and "**1** underpowered" in lines  # the counts line
+    assert "<b>underpowered</b> (1)" in lines and "`weak`" in lines and "seeds 3 × test examples 250" in lines
+    assert "**1** underpowered" in lines and "**0** powered" not in lines  # the counts line
 
 
 def test_bound_claims_are_sized_at_no_effect_not_at_the_bound():

@@ -6,6 +6,7 @@ module                  holds
 ``specs``               the notebooks' parameter specs, :func:`resolve` and the :class:`RunContext` a notebook reads
 ``claims``              the claims ledger: rules, verdicts, recording a claim in a notebook, the ledger pages
 ``conclusions``         what each chapter and the book conclude, computed from the claims (a reason per unsettled claim)
+``power``               power first: each comparison's minimal detectable effect against the paper's (``bertology power``)
 ``prose``               values glued into a notebook's prose (myst-nb ``glue``)
 ``exercises``           exercise checkers and the student / teacher notebook export
 ``explorer``            the offline attention-head explorer, an interactive view in the rendered book

@@ -221,10 +221,11 @@ def power_kind(c: Claim, rule: Any) -> tuple[str, float | None, float | None]:
 
 
 def _about(x: float) -> str:
-    return _times(x) if x > 100 else f"about {_times(x)}"
+    return times_text(x) if x > 100 else f"about {times_text(x)}"
 
 
-def _times(x: float) -> str:
+def times_text(x: float) -> str:
+    """A multiple as the findings write it: ``1.3×``, ``7×`` (rounded up from 3), ``over 100×``."""
     if x > 100:
         return "over 100×"
     return f"{x:.1f}×" if x < 3 else f"{math.ceil(x)}×"
@@ -270,7 +271,7 @@ def power_sentence(c: Claim, rule: Any) -> str:
         return (
             text + mde_text + f", more than the paper's margin over the bar ({fmt(d)}; {its}): {held}, this run "
             f"would have cleared the bar with probability {pw:.0%} only, so it is underpowered for the claim. 80% "
-            f"power {at} needs {_times(needed_scale(m, d))} the data (seeds and test items together, at this run's "
+            f"power {at} needs {times_text(needed_scale(m, d))} the data (seeds and test items together, at this run's "
             "spread)."
         )
     return (
@@ -705,7 +706,7 @@ def _reason_summary(kind: str, claims: Sequence[Claim]) -> str:
             if beyond:
                 text += (
                     f" For {_n(len(beyond), 'claim')} the minimal detectable effect is "
-                    f"{_times(beyond[len(beyond) // 2])} the paper's effect beyond the bar (median)"
+                    f"{times_text(beyond[len(beyond) // 2])} the paper's effect beyond the bar (median)"
                     + (f"; for {on_bar} the paper's own value lies on the bar" if on_bar else "")
                     + ": a run of this size could not have seen the paper's effect, so these say nothing either way."
                 )

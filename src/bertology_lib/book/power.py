@@ -28,22 +28,21 @@ Imported by the CLI and the book's closing chapter only, so no notebook's stamp 
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from bertology_lib.book.claims.record import Claim
 from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove, IntervalWithin, fmt
-from bertology_lib.book.conclusions import _times as times_text
-from bertology_lib.book.conclusions import Z80, Z95, interval, paper_margin, short
+from bertology_lib.book.conclusions import Z80, Z95, interval, paper_margin, short, times_text
 from bertology_lib.errors import ParameterError
 
 DECISIONS = ("powered", "more data", "underpowered", "untestable as stated", "no paper number")
 DECISION_TEXT = {
     "powered": "can see the paper's effect as designed",
-    "more data": "can see the paper's effect with at most AFFORDABLE its seeds and items",
-    "underpowered": "cannot see the paper's effect without more than AFFORDABLE its seeds and items: an "
-    "inconclusive result here is underpowered, not evidence against the paper",
+    "more data": "at most AFFORDABLE its seeds and items to see the paper's effect",
+    "underpowered": "more than AFFORDABLE its seeds and items to see the paper's effect",
     "untestable as stated": "the paper's own value lies on the bar: no sample can show it clears it",
     "no paper number": "the paper gives no number on the rule's scale: the MDE is stated alone",
 }
@@ -168,22 +167,19 @@ def plan_markdown(
     lines = [
         "## Power first: what each comparison can detect",
         "",
-        f"Of the {len(plans)} comparison{'' if len(plans) == 1 else 's'} whose rule reads an interval, whatever their verdict (the plan must not "
-        "depend on the outcome): "
-        + ", ".join(f"**{k[d]}** {d}" for d in DECISIONS)
-        + ". The minimal detectable effect (MDE) is read off each recorded interval at the design it ran at (80% "
-        "power at the 95% level). A comparison that *cannot* see the paper's effect would most likely come out "
-        "inconclusive even if the paper were right, so such a result says nothing against the paper (an interval "
-        "that clears its bar still counts); a rerun should either give it the data below or not spend the compute "
-        "on it at this profile (`bertology power` prints the whole plan; `--scale` plans a larger run).",
+        f"{len(plans)} comparisons read an interval; planned at the design each ran at, whatever its verdict: "
+        + ", ".join(f"**{k[d]}** {d}" for d in DECISIONS if k[d])
+        + ". An underpowered inconclusive result is not evidence against the paper (`bertology power` prints the "
+        "plan; `--scale` plans a larger run).",
         "",
     ]
     for d in ("more data", "underpowered", "untestable as stated"):
         rows = [p for p in plans if p.decision == d]
         if not rows:
             continue
+        text = html.escape(DECISION_TEXT[d].replace("AFFORDABLE", times_text(affordable)))
         lines += [
-            f"**{d}** — {DECISION_TEXT[d].replace('AFFORDABLE', times_text(affordable))}:",
+            f"<details><summary><b>{d}</b> ({len(rows)}): {text}</summary>",
             "",
             "| claim | notebook | design | MDE | paper's margin | needs |",
             "| --- | --- | --- | --- | --- | --- |",
@@ -199,5 +195,5 @@ def plan_markdown(
                 f"| `{p.id}`: {short(p.statement, 80)} | {nb} | {p.design} | {fmt(p.mde)} | {margin} | "
                 f"{_needed_text(p)} |"
             )
-        lines.append("")
+        lines += ["", "</details>", ""]
     return lines
