@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 
 from bertology_lib.book.claims.record import Claim
 from bertology_lib.book.claims.rules import BeatsBaseline, Equivalent, IntervalAbove, IntervalWithin, fmt
-from bertology_lib.book.conclusions import Z80, Z95, interval, paper_margin, short, times_text
+from bertology_lib.book.conclusions import Z80, Z95, interval, needed_scale, paper_margin, short, times_text
 from bertology_lib.errors import ParameterError
 
 DECISIONS = ("powered", "more data", "underpowered", "untestable as stated", "no paper number")
@@ -98,7 +98,7 @@ def decide(mde: float, margin: float | None, affordable: float = AFFORDABLE) -> 
         return "no paper number", None
     if margin <= 0:
         return "untestable as stated", None
-    needed = max(1.0, (mde / margin) ** 2)
+    needed = needed_scale(mde, margin)
     if mde <= margin:
         return "powered", needed
     return ("more data" if needed <= affordable else "underpowered"), needed
