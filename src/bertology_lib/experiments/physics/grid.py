@@ -163,11 +163,11 @@ def finetune_run(
     cache = cache or ArtifactCache()
     pre = training.pretrain(cfg, cache, progress=progress)
     ds = cfg.dataset()
-    memorised = evaluation.memorisation(*training.load_model(pre), ds, seed=cfg.seed)
+    memorised = evaluation.memorisation(*training.load_model(pre, device=training.run_device(cfg)), ds, seed=cfg.seed)
     rows = []
     for m in methods:
         tuned = training.finetune_qa(pre, cfg, lora=(m == "lora"), cache=cache, progress=progress)
-        model, tok = training.load_model(tuned)
+        model, tok = training.load_model(tuned, device=training.run_device(cfg))
         log = training.train_log(tuned)
         rows += _qa_rows(
             evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction),
@@ -289,7 +289,7 @@ def mixed_run(
     """Mixed training of ``cfg``: (QA-test accuracy rows per attribute with the model's ``memorised``
     score, learning-curve rows)."""
     path = training.mixed_train(cfg, cache, progress=progress, curve_points=curve_points)
-    model, tok = training.load_model(path)
+    model, tok = training.load_model(path, device=training.run_device(cfg))
     labels = dict(augmentation=cfg.augmentation, seed=cfg.seed, n_people=cfg.n_people, qa_share=cfg.qa_share)
     acc = pd.DataFrame(
         _qa_rows(
@@ -474,7 +474,7 @@ def celebrity_grid(
     frames = []
     for setting, cfg in _progress(runs, "celebrities", progress):
         df = finetune_run(cfg, methods, cache)
-        model, tok = training.load_model(df["pretrained"].iloc[0])
+        model, tok = training.load_model(df["pretrained"].iloc[0], device=training.run_device(cfg))
         ds = cfg.dataset()
         test = set(ds.qa_test)
         entries = [e for e in ds.bios if e.person in test][:256]
@@ -514,7 +514,7 @@ def q_probe_grid(
     frames = []
     for a, s in _progress(plan, "Q-probing", progress):
         cfg = base.replace(augmentation=a, seed=s)
-        model, tok = training.load_model(training.pretrain(cfg, cache))
+        model, tok = training.load_model(training.pretrain(cfg, cache), device=training.run_device(cfg))
         if probe == "linear":
             q = probing.q_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=s)
         else:
@@ -545,7 +545,7 @@ def p_probe_results(
     out = {}
     for a in _progress(augs, "P-probing", progress):
         cfg = base.replace(augmentation=a, seed=seed)
-        model, tok = training.load_model(training.pretrain(cfg, cache))
+        model, tok = training.load_model(training.pretrain(cfg, cache), device=training.run_device(cfg))
         out[a] = probing.p_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=seed, bios_per_person=bios_per_person)
     return out
 

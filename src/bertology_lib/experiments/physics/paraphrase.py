@@ -128,9 +128,9 @@ def finetune_run(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progres
     cache = cache or ArtifactCache()
     pre = pretrain(cfg, cache, progress=progress)
     ds = dataset(cfg)
-    memorised = evaluation.memorisation(*training.load_model(pre), ds, seed=cfg.seed)
+    memorised = evaluation.memorisation(*training.load_model(pre, device=training.run_device(cfg)), ds, seed=cfg.seed)
     tuned = training.finetune_qa(pre, cfg, lora=False, cache=cache, progress=progress)
-    model, tok = training.load_model(tuned)
+    model, tok = training.load_model(tuned, device=training.run_device(cfg))
     log = training.train_log(tuned)
     table = evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction)
     return pd.DataFrame(

@@ -499,6 +499,14 @@ def learning_curve(path: str | Path) -> pd.DataFrame:
     return pd.DataFrame(evals)
 
 
+def run_device(cfg: PhysicsConfig) -> str:
+    """The device ``cfg``'s models are evaluated on: its ``device`` resolved (``auto``: cuda when available), so
+    that at ``full`` the QA, memorisation and probes run where the model was trained, not on the CPU."""
+    from bertology_lib.runtime import resolve_device
+
+    return resolve_device(cfg.device)
+
+
 def load_model(path: str | Path, device: str = "cpu", attn_implementation: str | None = None):
     """(model, tokenizer) from a folder written by :func:`pretrain` / :func:`finetune_qa` / :func:`mixed_train`.
 
