@@ -1,5 +1,5 @@
 """Checked exercises of the survey's §3 notebooks, what BERT knows (``survey_03_1_syntax`` ...
-``survey_03_4_probing_limits``; checkers in the modules of the same names under ``bertology_lib.book.exercises``).
+``survey_03_4_probing_limits``, ``survey_03b_english_bert``, ``survey_03c_english_perturbed``; checkers in the modules of the same names under ``bertology_lib.book.exercises``).
 
 For each exercise the truth agrees with an independent computation, the notebook's solution cell passes its check,
 and typical wrong answers fail with their hint, without the answer in the message. The teacher solution of each
@@ -24,6 +24,7 @@ from bertology_lib.book.exercises import survey_03_2_semantics as s32
 from bertology_lib.book.exercises import survey_03_3_world_knowledge as s33
 from bertology_lib.book.exercises import survey_03_4_probing_limits as s34
 from bertology_lib.book.exercises import survey_03b_english_bert as s3b
+from bertology_lib.book.exercises import survey_03c_english_perturbed as s3c
 
 NOTEBOOKS = {
     "survey_03_1_syntax": ("ex-survey31-ceiling", "ex-survey31-npi"),
@@ -31,6 +32,7 @@ NOTEBOOKS = {
     "survey_03_3_world_knowledge": ("ex-survey33-freq", "ex-survey33-chain"),
     "survey_03_4_probing_limits": ("ex-survey34-memorise", "ex-survey34-prior-code"),
     "survey_03b_english_bert": ("ex-s3b-margin", "ex-s3b-attractors"),
+    "survey_03c_english_perturbed": ("ex-s3c-impact", "ex-s3c-same-distance"),
 }
 LABELS = [label for labels in NOTEBOOKS.values() for label in labels]
 
@@ -394,3 +396,295 @@ def test_s3b_attractors_solution_and_wrong_answers():
     cells.fails("ex-s3b-attractors", lambda w, t, s, v: 0, "not yet")
     cells.fails("ex-s3b-attractors", lambda w, t, s, v: 0.5, "whole number")
     cells.assert_function_answer_needed("ex-s3b-attractors")
+
+
+# ================================================================================ survey_03c_english_perturbed
+
+
+def _impact_by_hand(
+    model,
+    tok,
+    words,
+    i,
+    j,
+    *,
+    first=(True, False),
+    second=(True, True),
+    read=None,
+    pool="mean",
+    layer=-1,
+    distance="euclid",
+):
+    """One masked copy per reading, no batching: the distance between word ``read`` (default i)'s vectors with
+    (i masked?, j masked?) = ``first`` and = ``second``; the typical mistakes as options."""
+    import torch
+
+    enc = tok(list(words), is_split_into_words=True, return_tensors="pt")
+    wid = enc.word_ids()
+    read = i if read is None else read
+
+    def vec(mask_i, mask_j):
+        ids = enc["input_ids"].clone()
+        for t, w in enumerate(wid):
+            if (w == i and mask_i) or (w == j and mask_j):
+                ids[0, t] = tok.mask_token_id
+        with torch.no_grad():
+            h = model(input_ids=ids, output_hidden_states=True).hidden_states[layer][0]
+        own = [t for t, w in enumerate(wid) if w == read]
+        return h[own].mean(0) if pool == "mean" else h[own[0]]
+
+    a, b = vec(*first), vec(*second)
+    if distance == "cosine":
+        return float(1 - torch.nn.functional.cosine_similarity(a, b, dim=0))
+    d = float(torch.linalg.vector_norm(a - b))
+    return d * d if distance == "squared" else d
+
+
+def test_s3c_impact_truth_is_the_distance_between_two_masked_readings():
+    for k, text, i, j in s3c.S3C_IMPACT_CASES:
+        mlm, tok = s3c.impact_model(k)
+        words = text.split()
+        assert len(tok.tokenize(words[i])) > 1  # the mean over word i's pieces is not its first piece
+        truth = s3c.s3c_impact_truth(k, text, i, j)
+        assert truth == pytest.approx(_impact_by_hand(mlm, tok, words, i, j), rel=1e-5, abs=1e-6)
+        # the hidden cases tell every typical mistake from the truth
+        for key, wrong in s3c._impact_mistakes(k, text, i, j).items():
+            assert abs(wrong - truth) > 1e-3 * truth, (key, k, text)
+    assert len({round(s3c.s3c_impact_truth(*c), 3) for c in s3c.S3C_IMPACT_CASES}) == len(s3c.S3C_IMPACT_CASES)
+
+
+def test_s3c_impact_wrong_answers():
+    import torch
+
+    assert ex.check("ex-s3c-impact", _impact_by_hand).ok
+    assert ex.check("ex-s3c-impact", lambda m, t, w, i, j: torch.tensor(_impact_by_hand(m, t, w, i, j))).ok
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a, first=(False, False)), "in the first reading too")
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a, second=(False, True)), "as well as word j")
+    cells.fails(
+        "ex-s3c-impact", lambda *a: _impact_by_hand(*a, first=(False, False), second=(False, True)), "in both readings"
+    )
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a, pool="first"), "mean over all its tokens")
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a, layer=0), "not the embeddings")
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a, layer=-2), "hidden_states[-1]")
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a, distance="cosine"), "not the cosine distance")
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a, distance="squared"), "not its square")
+    cells.fails("ex-s3c-impact", lambda m, t, w, i, j: _impact_by_hand(m, t, w, j, i), "impact of word i on word j")
+    cells.fails("ex-s3c-impact", lambda m, t, w, i, j: _impact_by_hand(m, t, w, i, j, read=j), "not j's")
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a) * 1.01, "not yet")
+    cells.fails("ex-s3c-impact", lambda *a: 1.0, "not yet")
+    cells.fails("ex-s3c-impact", lambda *a: None, "should return a number")
+    cells.fails("ex-s3c-impact", lambda *a: _impact_by_hand(*a) > 0, "should return a number")
+
+    def first_piece_masked(model, tok, words, i, j):
+        enc = tok(list(words), is_split_into_words=True, return_tensors="pt")
+        wid = enc.word_ids()
+
+        def vec(masked):
+            ids = enc["input_ids"].clone()
+            for w in masked:
+                ids[0, wid.index(w)] = tok.mask_token_id
+            with torch.no_grad():
+                h = model(input_ids=ids, output_hidden_states=True).hidden_states[-1][0]
+            return h[[t for t, w in enumerate(wid) if w == i]].mean(0)
+
+        return float(torch.linalg.vector_norm(vec([i]) - vec([i, j])))
+
+    cells.fails("ex-s3c-impact", first_piece_masked, "not only the first")
+
+    def train_mode(model, tok, words, i, j):  # dropout on: a different number on every call
+        model.train()
+        return _impact_by_hand(model, tok, words, i, j)
+
+    cells.fails("ex-s3c-impact", train_mode, "not yet")
+
+
+def _gap_by_hand(impacts, heads, max_distance=3, *, scale="off", arcs="both", unlinked="same", heads_base=1):
+    """Plain loops over ordered pairs; the typical mistakes as options."""
+    n = len(heads)
+    off = [impacts[i][j] for i in range(n) for j in range(n) if i != j]
+    s = {"off": sum(off) / len(off), "none": 1.0, "all": sum(off) / (n * n)}[scale]
+    linked = set()
+    for d, h in enumerate(heads):
+        if h:
+            head = h - 1 if heads_base == 1 else h
+            if arcs in ("both", "down"):
+                linked.add((d, head))
+            if arcs in ("both", "up"):
+                linked.add((head, d))
+    out = []
+    for dist in range(1, max_distance + 1):
+        lk, un = [], []
+        for i in range(n):
+            for j in range(n):
+                if abs(i - j) == dist:
+                    (lk if (i, j) in linked else un).append(impacts[i][j] / s)
+        if unlinked == "anywhere":
+            un = [impacts[i][j] / s for i in range(n) for j in range(n) if i != j and (i, j) not in linked]
+        if lk and un:
+            out.append((dist, sum(lk) / len(lk), sum(un) / len(un)))
+    return out
+
+
+def test_s3c_gap_truth_by_plain_loops():
+    cases = s3c.s3c_gap_cases()
+    assert len({len(h) for _, h, _ in cases}) >= 4 and {len(h) for _, h, _ in cases} <= set(range(5, 10))
+    lost = 0
+    for impacts, heads, max_d in cases:
+        assert heads.count(0) == 1 and (np.diag(impacts) == 0).all() and (impacts >= 0).all()
+        truth = s3c.s3c_gap_truth(impacts, heads, max_d)
+        want = _gap_by_hand(impacts.tolist(), heads, max_d)
+        assert [t[0] for t in truth] == [w[0] for w in want]
+        assert np.allclose([t[1:] for t in truth], [w[1:] for w in want], rtol=1e-12)
+        lost += len(truth) < max_d  # a distance without a linked or an unlinked pair gives no term
+        for key, wrong in s3c._gap_mistakes(impacts, heads, max_d).items():
+            assert key == "fixed 3" or not s3c._terms_match(wrong, truth), key
+    assert lost >= 2 and {c[2] for c in cases} > {3}
+    # every typical mistake is told from the truth on some case
+    for key in s3c._GAP_HINTS:
+        assert any(not s3c._terms_match(s3c._gap_mistakes(*c)[key], s3c.s3c_gap_truth(*c)) for c in cases), key
+
+
+def test_s3c_gap_wrong_answers():
+    assert ex.check("ex-s3c-same-distance", _gap_by_hand).ok
+    assert ex.check("ex-s3c-same-distance", lambda *a: [list(t) for t in _gap_by_hand(*a)]).ok
+    fails = cells.fails
+    fails("ex-s3c-same-distance", lambda *a: _gap_by_hand(*a, scale="none"), "mean off-diagonal impact first")
+    fails("ex-s3c-same-distance", lambda *a: _gap_by_hand(*a, scale="all"), "off-diagonal entries only")
+    fails("ex-s3c-same-distance", lambda *a: _gap_by_hand(*a, unlinked="anywhere"), "at the same distance d")
+    fails("ex-s3c-same-distance", lambda *a: _gap_by_hand(*a, arcs="down"), "in both directions")
+    fails("ex-s3c-same-distance", lambda *a: _gap_by_hand(*a, arcs="up"), "in both directions")
+    fails("ex-s3c-same-distance", lambda *a: _gap_by_hand(*a, heads_base=0), "1-based")
+    fails("ex-s3c-same-distance", lambda imp, h, d=3: _gap_by_hand(imp, h, 3), "not always 3")
+    fails("ex-s3c-same-distance", lambda *a: [(d, un, lk) for d, lk, un in _gap_by_hand(*a)], "comes first")
+
+    def upper(impacts, heads, max_distance=3):  # only i < j
+        n, arcs = (
+            len(heads),
+            {(d, h - 1) for d, h in enumerate(heads) if h} | {(h - 1, d) for d, h in enumerate(heads) if h},
+        )
+        s = impacts[~np.eye(n, dtype=bool)].mean()
+        out = []
+        for d in range(1, max_distance + 1):
+            pairs = [(i, i + d) for i in range(n - d)]
+            lk, un = [impacts[p] / s for p in pairs if p in arcs], [impacts[p] / s for p in pairs if p not in arcs]
+            if lk and un:
+                out.append((d, np.mean(lk), np.mean(un)))
+        return out
+
+    fails("ex-s3c-same-distance", upper, "both i < j and i > j")
+
+    def pooled(impacts, heads, max_distance=3):  # one term: every linked pair against every unlinked one
+        n = len(heads)
+        arcs = {(d, h - 1) for d, h in enumerate(heads) if h} | {(h - 1, d) for d, h in enumerate(heads) if h}
+        s = impacts[~np.eye(n, dtype=bool)].mean()
+        pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
+        return [
+            (
+                1,
+                np.mean([impacts[p] / s for p in pairs if p in arcs]),
+                np.mean([impacts[p] / s for p in pairs if p not in arcs]),
+            )
+        ]
+
+    fails("ex-s3c-same-distance", pooled, "one pooled term mixes distances")
+
+    def with_empty(impacts, heads, max_distance=3):  # a term for every distance, NaN where a kind of pair is missing
+        got = {d: (lk, un) for d, lk, un in _gap_by_hand(impacts, heads, max_distance)}
+        return [(d, *got.get(d, (float("nan"), float("nan")))) for d in range(1, max_distance + 1)]
+
+    fails("ex-s3c-same-distance", with_empty, "leave out a distance")
+    fails("ex-s3c-same-distance", lambda *a: _gap_by_hand(*a)[::-1], "in increasing d")
+    fails("ex-s3c-same-distance", lambda *a: [(d, lk * 1.01, un) for d, lk, un in _gap_by_hand(*a)], "not yet")
+    fails("ex-s3c-same-distance", lambda *a: [], "your distances are []")
+    fails("ex-s3c-same-distance", lambda *a: 0.3, "list of (distance, linked, unlinked)")
+    fails("ex-s3c-same-distance", lambda *a: [(1, 0.5)], "list of (distance, linked, unlinked)")
+
+
+def _toy_mlm(tok, seed):
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    torch.manual_seed(seed)
+    cfg = BertConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        attn_implementation="eager",
+    )
+    return BertForMaskedLM(cfg).eval()
+
+
+def _toy_sentences():
+    from bertology_lib.data.real import UDSentence
+
+    rows = [
+        ("The thermodynamicists praised the new laboratory .", (2, 3, 0, 6, 6, 3, 3)),
+        ("Oysters are cheap in Baltimore", (3, 3, 0, 5, 3)),
+        ("She quietly photographed the astronauts yesterday", (3, 3, 0, 5, 3, 3)),
+        ("His unconventionality surprised everyone at the party", (2, 3, 0, 3, 7, 7, 3)),
+        ("We left early", (2, 0, 2)),
+        ("Dogs bark loudly at night in winter", (2, 0, 2, 5, 2, 7, 2)),
+    ]
+    return [UDSentence(f"toy-{k}", tuple(t.split()), (), (), heads, ()) for k, (t, heads) in enumerate(rows)]
+
+
+def test_s3c_solutions_pass():
+    import torch
+
+    from bertology_lib.analysis import perturbed_masking as perturbed
+    from bertology_lib.experiments.survey import perturbed as pm
+
+    _, tok = s3c.impact_model(0)  # MiniLM's WordPiece tokenizer, as the English lab BERT's
+    with torch.random.fork_rng(devices=[]):
+        mlm, twin = _toy_mlm(tok, 1), _toy_mlm(tok, 2)
+    sents = _toy_sentences()
+    terms = {name: pm.impact_terms(m, tok, sents) for name, m in (("trained", mlm), ("random init", twin))}
+    ns = {"mlm": mlm, "tok": tok, "twin": twin, "sents": sents, "terms": terms, "perturbed": perturbed, "pm": pm}
+    out = cells.solve("ex-s3c-impact", **ns)
+    m = perturbed.impact_matrix(mlm, tok, sents[0].words)
+    # the closest linked pair first in sorted order: words 0 and 1 ('The' depends on 'thermodynamicists')
+    assert f"linked: impact of 'thermodynamicists' on 'The', 1 apart: {m[0, 1]:.4f} (library {m[0, 1]:.4f})" in out
+    assert "unlinked: impact of" in out and "1 apart" in out.split("unlinked:")[1]
+
+    out = cells.solve("ex-s3c-same-distance", **ns)
+    for name, model in (("trained", mlm), ("random init", twin)):
+        pooled = []
+        for s in sents[:5]:
+            imp = perturbed.impact_matrix(model, tok, s.words)
+            n, arcs = len(s.words), perturbed.arc_pairs(s.heads)
+            scale = imp[~np.eye(n, dtype=bool)].mean()
+            lk = [imp[i, j] / scale for i in range(n) for j in range(n) if i != j and (i, j) in arcs]
+            un = [imp[i, j] / scale for i in range(n) for j in range(n) if i != j and (i, j) not in arcs]
+            pooled.append(np.mean(lk) - np.mean(un))
+        matched = perturbed.arc_gap(terms[name][:5])
+        assert f"{name}: pooled gap {np.mean(pooled):+.3f}, same-distance gap {matched:+.3f}" in out
+    arcs = [abs(d - h + 1) for s in sents for d, h in enumerate(s.heads) if h]
+    assert f"{sum(a == 1 for a in arcs) / len(arcs):.0%} of the gold arcs of the 6 sentences join adjacent words" in out
+
+
+def test_s3c_checking_never_moves_the_global_random_state():
+    import torch
+
+    state, np_state = torch.random.get_rng_state(), np.random.get_state()
+
+    def train_mode(model, tok, words, i, j):  # dropout on: draws random numbers
+        model.train()
+        return _impact_by_hand(model, tok, words, i, j)
+
+    ex.check("ex-s3c-impact", train_mode)
+    ex.check("ex-s3c-impact", _impact_by_hand)
+    ex.check("ex-s3c-impact", lambda *a: float(torch.rand(1)))
+    ex.check("ex-s3c-same-distance", _gap_by_hand)
+    ex.check("ex-s3c-same-distance", lambda *a: [(1, float(torch.rand(1)), 0.5)])
+    assert torch.equal(state, torch.random.get_rng_state())
+    assert all(np.array_equal(a, b) for a, b in zip(np_state[1:2], np.random.get_state()[1:2]))
+
+
+def test_s3c_exercises_follow_the_conventions():
+    cells.assert_conventions(NOTEBOOKS["survey_03c_english_perturbed"], 2)
+    cells.assert_notebook_cells({"survey_03c_english_perturbed": NOTEBOOKS["survey_03c_english_perturbed"]})
+    for label in NOTEBOOKS["survey_03c_english_perturbed"]:
+        cells.assert_function_answer_needed(label)

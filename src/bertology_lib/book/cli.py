@@ -354,6 +354,7 @@ def all_size_tables() -> dict:
     import bertology_lib.experiments.survey.behaviour  # noqa: F401
     import bertology_lib.experiments.survey.english  # noqa: F401
     import bertology_lib.experiments.survey.model_size  # noqa: F401
+    import bertology_lib.experiments.survey.perturbed  # noqa: F401
     import bertology_lib.experiments.survey.probing_limits  # noqa: F401
     import bertology_lib.experiments.survey.semantics  # noqa: F401
     import bertology_lib.experiments.survey.sizes  # noqa: F401

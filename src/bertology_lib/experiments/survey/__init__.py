@@ -11,6 +11,7 @@ module                used by
 ``location``          §4.1 embeddings against the random-init twin: geometry, held-out senses and pooling
 ``english``           §3–§4 on the English lab BERT: sizes, agreement items and Brown probe sentences
 ``syntax``            §3.1 auxiliary-verb probes (main vs embedded clause) against a linear baseline
+``perturbed``         §3.1 perturbed masking on UD English EWT trees (Wu et al.), model against its twin
 ``trainings``         §3.1 headline rows over three trainings: intervals over trainings and items
 ``probing_limits``    §3.4 control tasks, MDL, amnesic probing
 ``training``          §5 fine-tuning strategies, what fine-tuning changes, seed variance
