@@ -72,7 +72,9 @@ def distance_table(terms: Mapping[str, Sequence[Sequence[tuple[int, float, float
         for sent in per_sentence
         for d, lk, un in sent
     ]
-    out = pd.DataFrame(rows).groupby(["model", "distance"]).agg(
-        linked=("linked", "mean"), unlinked=("unlinked", "mean"), sentences=("linked", "size")
+    out = (
+        pd.DataFrame(rows)
+        .groupby(["model", "distance"])
+        .agg(linked=("linked", "mean"), unlinked=("unlinked", "mean"), sentences=("linked", "size"))
     )
     return out.assign(gap=out.linked - out.unlinked)[["linked", "unlinked", "gap", "sentences"]]
