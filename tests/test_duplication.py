@@ -106,6 +106,24 @@ def test_reconstruction_counts_per_sentence_sum_to_the_pooled_rates(tiny_bert_di
         reconstruction_counts(m, tok, [])
 
 
+def test_reconstruction_counts_match_the_head_over_every_position(tiny_bert_dir):
+    """The head runs only at counted positions (no padding, no specials); the counts are those of the head run
+    over every position and masked afterwards, as Kao et al. read it."""
+    from bertology_lib.analysis.reconstruction import reconstruction_counts
+
+    m, tok = load_model(str(tiny_bert_dir), head="mlm"), load_tokenizer(str(tiny_bert_dir))
+    texts = ["the chef tipped the waiter", "a robin is a bird", "the waiter", "a bird"]
+    r = reconstruction_counts(m, tok, texts, batch_size=3)
+    enc = tok(texts, return_tensors="pt", padding=True)
+    with torch.no_grad():
+        hs = m(**enc, output_hidden_states=True).hidden_states
+        preds = [m.cls(h).argmax(-1) for h in hs]
+    keep = enc["attention_mask"].bool() & ~torch.isin(enc["input_ids"], torch.tensor(tok.all_special_ids))
+    hits = torch.stack([((p == enc["input_ids"]) & keep).sum(1) for p in preds], 1)
+    agree = torch.stack([((p == preds[-1]) & keep).sum(1) for p in preds], 1)
+    assert (r.hits == hits.numpy()).all() and (r.agree == agree.numpy()).all()
+
+
 def test_reconstruction_gap_against_a_null_model():
     import numpy as np
 

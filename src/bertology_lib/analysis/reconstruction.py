@@ -72,9 +72,15 @@ def reconstruction_counts(mlm, tokenizer, texts: list[str], batch_size: int = 64
         hs = mlm(**enc, output_hidden_states=True).hidden_states  # L+1 x (B, T, d)
         ids = enc["input_ids"]
         keep = enc["attention_mask"].bool() & ~torch.isin(ids, special)  # (B, T)
-        preds = [head(h).argmax(-1) for h in hs]
-        hits.append(torch.stack([((p == ids) & keep).sum(1) for p in preds], 1).cpu())  # (B, L+1)
-        agree.append(torch.stack([((p == preds[-1]) & keep).sum(1) for p in preds], 1).cpu())
+        # the head (position-wise) only at the counted positions: no vocabulary logits for padding or specials
+        row, target = keep.nonzero()[:, 0], ids[keep]
+        preds = [head(h[keep]).argmax(-1) for h in hs]  # L+1 x (N,)
+
+        def per_row(hit: torch.Tensor) -> torch.Tensor:
+            return torch.zeros(len(ids), dtype=torch.long, device=dev).index_add_(0, row, hit.long())
+
+        hits.append(torch.stack([per_row(p == target) for p in preds], 1).cpu())  # (B, L+1)
+        agree.append(torch.stack([per_row(p == preds[-1]) for p in preds], 1).cpu())
         tokens.append(keep.sum(1).cpu())
         cos = [torch.nn.functional.cosine_similarity(h.float(), hs[0].float(), dim=-1) for h in hs]  # (B, T) each
         moved.append(torch.stack([((1 - c) * keep).sum(1) for c in cos], 1).double().cpu())
