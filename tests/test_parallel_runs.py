@@ -305,3 +305,18 @@ def test_notebooks_start_longest_first_by_their_last_run(tmp_path):
         "survey_03_2_semantics",
     ]
     assert cli_jobs.last_duration(tmp_path / "missing.ipynb") == 0.0
+
+
+def test_the_brown_filler_control_waits_for_full_at_quick():
+    """The celebrity runs' Brown-filler control (two 33-minute units) is left out of quick's plan and units, kept at
+    smoke and full (benchmarks/README.md, "Physics cold, measured in sittings on one cache")."""
+    from bertology_lib.experiments.physics import grid as px
+    from bertology_lib.experiments.physics.jobs import units
+
+    assert px.Plan.for_profile("quick").filler_seeds == ()
+    assert px.Plan.for_profile("full").filler_seeds == (0, 1) and px.Plan.for_profile("smoke").filler_seeds == (0,)
+    assert px.Plan.for_profile("full").shifted(3).filler_seeds == (3, 4)
+    quick = {u.name for u in units("quick")}
+    assert not any(n.startswith("celebrity-filler") for n in quick)
+    assert {"celebrity-with-s0", "celebrity-with-s1"} <= quick
+    assert {"celebrity-filler-s0", "celebrity-filler-s1"} <= {u.name for u in units("full")}

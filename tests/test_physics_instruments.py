@@ -259,7 +259,7 @@ def test_memorisation_table_reads_each_pretrained_model_once(small, memorising_d
     model, tok = memorising_decoder
     base = pcfg.PhysicsConfig.for_profile("smoke")
     seen = []
-    monkeypatch.setattr(ptrain, "load_model", lambda path: seen.append(path) or (model, tok))
+    monkeypatch.setattr(ptrain, "load_model", lambda path, device="cpu": seen.append(path) or (model, tok))
     monkeypatch.setattr(pcfg.PhysicsConfig, "dataset", lambda self: small)
     grid = pd.DataFrame(
         {

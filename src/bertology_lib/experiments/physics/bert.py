@@ -26,7 +26,7 @@ from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics.config import PhysicsConfig, vocab_id
 from bertology_lib.experiments.physics.evaluation import accuracy_table, encode_words, training_bios
 from bertology_lib.experiments.physics.probing import best_layer_rows, q_probe
-from bertology_lib.experiments.physics.training import fit_qa, save_run, weights_id
+from bertology_lib.experiments.physics.training import fit_qa, run_device, save_run, weights_id
 from bertology_lib.models.decoder import MAX_CONTEXT, matching_bert_config, matching_bert_spec
 from bertology_lib.models.registry import quiet_hf
 from bertology_lib.models.tokenization import build_word_tokenizer
@@ -349,10 +349,10 @@ def bert_extraction(
     pre = bert_pretrain(cfg, cache, progress=progress, lr=lr)
     tuned = bert_finetune_qa(pre, cfg, cache, progress=progress)
     ds = cfg.dataset()
-    model, tok = load_bert(tuned)
+    model, tok = load_bert(tuned, device=run_device(cfg))
     preds = bert_qa_predictions(model, tok, ds, "test", val_fraction=cfg.val_fraction)
     qa = accuracy_table(preds, ds)
-    base, tok = load_bert(pre)
+    base, tok = load_bert(pre, device=run_device(cfg))
     memorised = bert_memorisation(base, tok, ds, seed=cfg.seed)
     q = q_probe(base, tok, ds, cfg=probe_cfg, seed=cfg.seed, birth_date_label=birth_date_label, n_people=n_people)
     best = best_layer_rows(q).set_index("attribute")
@@ -461,7 +461,7 @@ def bert_mixed_extraction(
     (:func:`bert_memorisation` of the same model): the columns :func:`bert_extraction` gives, without the probe."""
     path = bert_mixed_train(cfg, cache, progress=progress, recipe=recipe)
     ds = recipe_config(cfg, recipe).dataset()
-    model, tok = load_bert(path)
+    model, tok = load_bert(path, device=run_device(cfg))
     preds = bert_qa_predictions(model, tok, ds, "test", val_fraction=cfg.val_fraction)
     qa = accuracy_table(preds, ds)
     out = pd.DataFrame(

@@ -62,8 +62,11 @@ class Plan(SizeTable):
 
     ``quick`` spends two seeds on every grid cell (the grid-order claim reads them all, and one seed gives no
     spread), on the celebrity runs and on the two mixed runs, one on the N sweep and on BERT, none on a BERT under
-    mixed training (twice a BERT's steps: over the budget; ``full`` runs it); its N sweep stays within 4x below the
-    base N (a larger N costs proportionally more).
+    mixed training (twice a BERT's steps: over the budget; ``full`` runs it) and none on the Brown-filler control of
+    the celebrity runs (``filler_seeds``: two units of 33 minutes each on 2 cores, which put the physics part 18
+    minutes over its 180; a control, not a headline row, so it waits for ``full``: benchmarks/README.md, "Physics
+    cold, measured in sittings on one cache"); its N sweep stays within 4x below the base N (a larger N costs
+    proportionally more).
     """
 
     grid_seeds: dict  # {augmentation: seeds} for the pretrain + fine-tune grid (and its probes)
@@ -74,6 +77,7 @@ class Plan(SizeTable):
     bert_seeds: tuple[int, ...]
     curve_points: int = 10  # learning-curve points of each mixed run (fine enough to measure the QA-test lag)
     bert_mixed_seeds: tuple[int, ...] = ()  # BERTs under mixed training (none: the profile's budget leaves them out)
+    filler_seeds: tuple[int, ...] = ()  # the celebrity runs' Brown-filler control (none: left to full at quick)
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(
@@ -85,6 +89,7 @@ class Plan(SizeTable):
             bert_seeds=(0,),
             curve_points=5,
             bert_mixed_seeds=(0,),
+            filler_seeds=(0,),
         ),
         "quick": dict(
             grid_seeds={a: (0, 1) for a in GRID},  # two seeds on every cell a claim reads (the grid order reads all)
@@ -104,6 +109,7 @@ class Plan(SizeTable):
             bert_seeds=(0, 1),
             curve_points=40,
             bert_mixed_seeds=(0, 1),
+            filler_seeds=(0, 1),
         ),
     }
 
@@ -117,6 +123,7 @@ class Plan(SizeTable):
             celebrity_seeds=tuple(by + s for s in self.celebrity_seeds),
             bert_seeds=tuple(by + s for s in self.bert_seeds),
             bert_mixed_seeds=tuple(by + s for s in self.bert_mixed_seeds),
+            filler_seeds=tuple(by + s for s in self.filler_seeds),
         )
 
 
@@ -163,11 +170,11 @@ def finetune_run(
     cache = cache or ArtifactCache()
     pre = training.pretrain(cfg, cache, progress=progress)
     ds = cfg.dataset()
-    memorised = evaluation.memorisation(*training.load_model(pre), ds, seed=cfg.seed)
+    memorised = evaluation.memorisation(*training.load_model(pre, device=training.run_device(cfg)), ds, seed=cfg.seed)
     rows = []
     for m in methods:
         tuned = training.finetune_qa(pre, cfg, lora=(m == "lora"), cache=cache, progress=progress)
-        model, tok = training.load_model(tuned)
+        model, tok = training.load_model(tuned, device=training.run_device(cfg))
         log = training.train_log(tuned)
         rows += _qa_rows(
             evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction),
@@ -289,7 +296,7 @@ def mixed_run(
     """Mixed training of ``cfg``: (QA-test accuracy rows per attribute with the model's ``memorised``
     score, learning-curve rows)."""
     path = training.mixed_train(cfg, cache, progress=progress, curve_points=curve_points)
-    model, tok = training.load_model(path)
+    model, tok = training.load_model(path, device=training.run_device(cfg))
     labels = dict(augmentation=cfg.augmentation, seed=cfg.seed, n_people=cfg.n_people, qa_share=cfg.qa_share)
     acc = pd.DataFrame(
         _qa_rows(
@@ -474,7 +481,7 @@ def celebrity_grid(
     frames = []
     for setting, cfg in _progress(runs, "celebrities", progress):
         df = finetune_run(cfg, methods, cache)
-        model, tok = training.load_model(df["pretrained"].iloc[0])
+        model, tok = training.load_model(df["pretrained"].iloc[0], device=training.run_device(cfg))
         ds = cfg.dataset()
         test = set(ds.qa_test)
         entries = [e for e in ds.bios if e.person in test][:256]
@@ -514,7 +521,7 @@ def q_probe_grid(
     frames = []
     for a, s in _progress(plan, "Q-probing", progress):
         cfg = base.replace(augmentation=a, seed=s)
-        model, tok = training.load_model(training.pretrain(cfg, cache))
+        model, tok = training.load_model(training.pretrain(cfg, cache), device=training.run_device(cfg))
         if probe == "linear":
             q = probing.q_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=s)
         else:
@@ -545,7 +552,7 @@ def p_probe_results(
     out = {}
     for a in _progress(augs, "P-probing", progress):
         cfg = base.replace(augmentation=a, seed=seed)
-        model, tok = training.load_model(training.pretrain(cfg, cache))
+        model, tok = training.load_model(training.pretrain(cfg, cache), device=training.run_device(cfg))
         out[a] = probing.p_probe(model, tok, cfg.dataset(), cfg=probe_cfg, seed=seed, bios_per_person=bios_per_person)
     return out
 

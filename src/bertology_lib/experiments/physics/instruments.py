@@ -95,7 +95,7 @@ def memorisation_table(grid: pd.DataFrame, base: PhysicsConfig) -> pd.DataFrame:
     rows = []
     runs = grid[["augmentation", "seed", "pretrained"]].drop_duplicates(["augmentation", "seed"])
     for aug, seed, path in runs.itertuples(index=False):
-        model, tok = training.load_model(path)
+        model, tok = training.load_model(path, device=training.run_device(base))
         ds = base.replace(augmentation=aug, seed=int(seed)).dataset()
         rows.append(
             {"augmentation": aug, "seed": int(seed), **memorisation_by_attribute(model, tok, ds, seed=int(seed))}

@@ -142,9 +142,10 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
             ),
         )
 
-    # physics_04: with celebrities and the filler control; the runs without are the grid's permute1 cells
-    for s in (seed + k for k in plan.celebrity_seeds):
-        for setting in ("with", "filler"):
+    # physics_04: with celebrities and the filler control (where the plan has it); the runs without are the grid's
+    # permute1 cells
+    for setting, seeds in (("with", plan.celebrity_seeds), ("filler", plan.filler_seeds)):
+        for s in (seed + k for k in seeds):
             cfg = px.celebrity_config(base) if setting == "with" else px.filler_config(base)
             add(
                 f"celebrity-{setting}-s{s}",
@@ -154,6 +155,7 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
                     base, seeds=[s], settings=[setting], cache=cache, progress=False
                 ),
             )
+    for s in (seed + k for k in plan.celebrity_seeds):
         name = f"grid-permute1-s{s}"
         if name in out:
             add(name, 0, CELEBRITY_READERS, out[name].run)

@@ -29,11 +29,8 @@ from bertology_lib.data.bios import paraphrase
 from bertology_lib.errors import ParameterError
 from bertology_lib.experiments.physics import evaluation, training
 from bertology_lib.experiments.physics.config import PhysicsConfig, vocab_id
-from bertology_lib.models.decoder import new_decoder
 from bertology_lib.models.tokenization import build_word_tokenizer
 from bertology_lib.profiles import SizeTable
-from bertology_lib.training.loop import train
-from bertology_lib.training.objectives import LMBatches
 from bertology_lib.validation import check_seeds
 
 PARAPHRASE_PRETRAIN_KIND = ArtifactKind("physics-paraphrase-pretrain", 1)
@@ -99,24 +96,15 @@ def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: b
     key = pretrain_key(cfg)
 
     def build(folder: Path) -> None:
-        ds, tok = dataset(cfg), tokenizer()
-        model = new_decoder(cfg.model_size, tok, cfg.seed)
-        tc = cfg.pretrain_train_config()
-        windows, labels = training.bio_rows(ds, tok, cfg.seq_len, cfg.packing)
-        if cfg.packing == "repack":
-            lists = tok(ds.texts(), add_special_tokens=False)["input_ids"]
-            batches = training.RepackBatches(lists, cfg.seq_len, tok.eos_token_id, tc.batch_size, seed=cfg.seed)
-        else:
-            batches = LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels)
-        res = train(model, batches, tc, progress=progress, desc="pretrain (paraphrase)")
-        log = {
-            **res.to_dict(),
-            "n_windows": len(windows),
-            "epochs": res.steps * tc.batch_size / len(windows),
-            "n_params": sum(p.numel() for p in model.parameters()),
-            "style": "paraphrase",
-        }
-        training.save_run(folder, model.cpu(), tok, cfg, log)
+        training.build_pretrained(
+            folder,
+            cfg,
+            dataset(cfg),
+            tokenizer(),
+            progress=progress,
+            desc="pretrain (paraphrase)",
+            log_extra={"style": "paraphrase"},
+        )
 
     return cache.get_or_create(PARAPHRASE_PRETRAIN_KIND, key, build)
 
@@ -128,9 +116,9 @@ def finetune_run(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progres
     cache = cache or ArtifactCache()
     pre = pretrain(cfg, cache, progress=progress)
     ds = dataset(cfg)
-    memorised = evaluation.memorisation(*training.load_model(pre), ds, seed=cfg.seed)
+    memorised = evaluation.memorisation(*training.load_model(pre, device=training.run_device(cfg)), ds, seed=cfg.seed)
     tuned = training.finetune_qa(pre, cfg, lora=False, cache=cache, progress=progress)
-    model, tok = training.load_model(tuned)
+    model, tok = training.load_model(tuned, device=training.run_device(cfg))
     log = training.train_log(tuned)
     table = evaluation.evaluate_qa(model, tok, ds, "test", cfg.val_fraction)
     return pd.DataFrame(

@@ -396,6 +396,8 @@ def q_probe_rank(
     x, mask = pad_right(ids, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
     body = getattr(model, "base_model", model)
     emb = model.get_input_embeddings()
+    dev = emb.weight.device  # the probe's tensors live beside the frozen model (a GPU at `full`)
+    x, mask, last_t = x.to(dev), mask.to(dev), torch.tensor(last, device=dev)
     was_training = model.training
     model.eval()
     for p in model.parameters():
@@ -409,17 +411,17 @@ def q_probe_rank(
             labels = [attribute_label(dataset.people[i], a, birth_date_label) for i in people]
             classes = sorted(set(labels[k] for k in tr.tolist()))
             index = {c: k for k, c in enumerate(classes)}
-            y = torch.tensor([index.get(lab, -1) for lab in labels])  # -1: a class no training person has
+            y = torch.tensor([index.get(lab, -1) for lab in labels], device=dev)  # -1: no training person has it
             g = torch.Generator().manual_seed(seed)
-            A = torch.zeros(emb.weight.shape[0], rank, requires_grad=True)
-            B = (torch.randn(rank, d, generator=g) * 0.02).requires_grad_(True)
-            head = torch.nn.Linear(d, len(classes))
+            A = torch.zeros(emb.weight.shape[0], rank, device=dev, requires_grad=True)
+            B = (torch.randn(rank, d, generator=g) * 0.02).to(dev).requires_grad_(True)
+            head = torch.nn.Linear(d, len(classes)).to(dev)
             opt = torch.optim.AdamW([A, B, *head.parameters()], lr=lr, weight_decay=weight_decay)
 
             def logits(rows_sel):
                 e = emb(x[rows_sel]) + A[x[rows_sel]] @ B
                 h = body(inputs_embeds=e, attention_mask=mask[rows_sel]).last_hidden_state
-                return head(h[torch.arange(len(rows_sel)), torch.tensor(last)[rows_sel]])
+                return head(h[torch.arange(len(rows_sel), device=dev), last_t[rows_sel]])
 
             for _ in range(steps):
                 opt.zero_grad()
@@ -512,7 +514,7 @@ def q_probe_vocab(
     te = torch.arange(n_train + n_val, len(people))
     mu, sd = X[:, tr].mean(1, keepdim=True), X[:, tr].std(1, keepdim=True) + 1e-6
     X = (X - mu) / sd
-    W = out_emb.weight.detach().float()  # (vocab, d)
+    W = out_emb.weight.detach().float().cpu()  # (vocab, d), beside the name states (on the CPU)
     n_l, _, d = X.shape
     rows = []
     for a in bios.ATTRIBUTES:

@@ -287,6 +287,38 @@ def save_run(folder: Path, model, tokenizer, cfg: PhysicsConfig, log: dict) -> N
     save_json(folder / "train_log.json", log)
 
 
+def build_pretrained(
+    folder: Path,
+    cfg: PhysicsConfig,
+    ds: bios.BioDataset,
+    tok,
+    extra: Sequence[str] = (),
+    progress: bool = False,
+    desc: str = "pretrain",
+    log_extra: dict | None = None,
+) -> None:
+    """Pretrain a fresh decoder of ``cfg`` on the biographies of ``ds`` (then the ``extra`` texts) and save it to
+    ``folder``: causal LM, ``cfg``'s steps, schedule and packing. The one pretraining of the physics part
+    (:func:`pretrain` on bioS, :func:`bertology_lib.experiments.physics.paraphrase.pretrain` on paraphrases)."""
+    model = new_decoder(cfg.model_size, tok, cfg.seed)
+    tc = cfg.pretrain_train_config()
+    windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing, extra)
+    if cfg.packing == "repack":
+        lists = tok([*ds.texts(), *extra], add_special_tokens=False)["input_ids"]
+        batches = RepackBatches(lists, cfg.seq_len, tok.eos_token_id, tc.batch_size, seed=cfg.seed)
+    else:
+        batches = LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels)
+    res = train(model, batches, tc, progress=progress, desc=desc)
+    log = {
+        **res.to_dict(),
+        "n_windows": len(windows),
+        "epochs": res.steps * tc.batch_size / len(windows),
+        "n_params": sum(p.numel() for p in model.parameters()),
+        **(log_extra or {}),
+    }
+    save_run(folder, model.cpu(), tok, cfg, log)
+
+
 def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: bool = False) -> Path:
     """Pretrain a decoder on the BIO texts of ``cfg.dataset()``; returns the cached model folder.
 
@@ -295,23 +327,7 @@ def pretrain(cfg: PhysicsConfig, cache: ArtifactCache | None = None, progress: b
     cache = cache or ArtifactCache()
 
     def build(folder: Path) -> None:
-        ds, tok = cfg.dataset(), get_tokenizer(cfg.tokenizer)
-        model = new_decoder(cfg.model_size, tok, cfg.seed)
-        tc = cfg.pretrain_train_config()
-        windows, labels = bio_rows(ds, tok, cfg.seq_len, cfg.packing, filler_texts(cfg))
-        if cfg.packing == "repack":
-            lists = tok([*ds.texts(), *filler_texts(cfg)], add_special_tokens=False)["input_ids"]
-            batches = RepackBatches(lists, cfg.seq_len, tok.eos_token_id, tc.batch_size, seed=cfg.seed)
-        else:
-            batches = LMBatches(windows, tc.batch_size, seed=cfg.seed, labels=labels)
-        res = train(model, batches, tc, progress=progress, desc="pretrain")
-        log = {
-            **res.to_dict(),
-            "n_windows": len(windows),
-            "epochs": res.steps * tc.batch_size / len(windows),
-            "n_params": sum(p.numel() for p in model.parameters()),
-        }
-        save_run(folder, model.cpu(), tok, cfg, log)
+        build_pretrained(folder, cfg, cfg.dataset(), get_tokenizer(cfg.tokenizer), filler_texts(cfg), progress=progress)
 
     return cache.get_or_create(PRETRAIN_KIND, pretrain_key(cfg), build)
 
@@ -497,6 +513,14 @@ def learning_curve(path: str | Path) -> pd.DataFrame:
     if not evals:
         raise ParameterError(f"{path} has no learning curve; allowed: a mixed_train folder built with curve_points > 0")
     return pd.DataFrame(evals)
+
+
+def run_device(cfg: PhysicsConfig) -> str:
+    """The device ``cfg``'s models are evaluated on: its ``device`` resolved (``auto``: cuda when available), so
+    that at ``full`` the QA, memorisation and probes run where the model was trained, not on the CPU."""
+    from bertology_lib.runtime import resolve_device
+
+    return resolve_device(cfg.device)
 
 
 def load_model(path: str | Path, device: str = "cpu", attn_implementation: str | None = None):
