@@ -66,6 +66,26 @@ def test_minibert_key_follows_its_dimensions_not_its_device():
     assert minibert_key(cfg)["objective"]["bucket"] == 50 and minibert_key(cfg)["train"]["seq_len"] == 64
 
 
+def test_minibert_key_records_the_precision_auto_resolved_to(monkeypatch):
+    from bertology_lib import runtime
+    from bertology_lib.errors import ParameterError
+    from bertology_lib.models.minibert import MiniBertConfig
+    from bertology_lib.training.minibert import minibert_key, train_config
+
+    assert MiniBertConfig.for_profile("smoke").dtype == "float32"
+    cfg = MiniBertConfig.for_profile("quick")
+    assert cfg.dtype == "auto"
+    monkeypatch.setattr(runtime, "bf16_units", lambda device: True)
+    units = minibert_key(cfg)
+    assert train_config(cfg).dtype == "bfloat16" and units["train"]["dtype"] == "bfloat16"
+    monkeypatch.setattr(runtime, "bf16_units", lambda device: False)
+    assert train_config(cfg).dtype == "float32" and minibert_key(cfg) != units
+    with pytest.raises(ParameterError, match="dtype='half'.*allowed"):
+        MiniBertConfig(dtype="half")
+    with pytest.raises(ParameterError, match="dtype='half'.*allowed"):
+        runtime.resolve_dtype("half", "cpu")
+
+
 def test_lab_bert_key_follows_config_tokenizer_and_objective(monkeypatch):
     from bertology_lib.experiments.survey import pretraining as pre
     from bertology_lib.models.minibert import MiniBertConfig

@@ -21,6 +21,8 @@ def test_bad_config_values_are_refused_before_any_work():
         eb.EnglishBertConfig(route="scratch", d_model=100)
     with pytest.raises(ParameterError, match="head_lr"):
         eb.EnglishBertConfig(head_lr=0.0)
+    with pytest.raises(ParameterError, match="dtype='float16'.*allowed"):
+        eb.EnglishBertConfig(dtype="float16")
 
 
 def test_the_key_follows_the_config_and_the_corpus(monkeypatch):
@@ -30,6 +32,22 @@ def test_the_key_follows_the_config_and_the_corpus(monkeypatch):
     monkeypatch.setitem(english.TEST_BUCKETS_OF_20, "brown", 4)  # another split: another text, another model
     assert teb.english_bert_key(cfg) != key
     assert "device" not in key["english_bert"]
+
+
+def test_the_key_records_the_resolved_precision(monkeypatch):
+    """quick/full train under bfloat16 autocast only where the hardware has bfloat16 units; the key holds the
+    precision the run resolved to, so a machine without such units trains and caches another model."""
+    from bertology_lib import runtime
+
+    cfg = eb.EnglishBertConfig.for_profile("quick")
+    assert cfg.dtype == "auto" and eb.EnglishBertConfig.for_profile("smoke").dtype == "float32"
+    monkeypatch.setattr(runtime, "bf16_units", lambda device: True)
+    with_units = teb.english_bert_key(cfg)
+    assert teb.train_config(cfg).dtype == "bfloat16"
+    monkeypatch.setattr(runtime, "bf16_units", lambda device: False)
+    assert teb.train_config(cfg).dtype == "float32" and teb.english_bert_key(cfg) != with_units
+    fixed = eb.EnglishBertConfig.for_profile("quick", dtype="bfloat16")  # asked for: whatever the hardware
+    assert teb.train_config(fixed).dtype == "bfloat16" and teb.english_bert_key(fixed) != with_units
 
 
 def test_new_heads_train_faster_only_on_a_pretrained_body():

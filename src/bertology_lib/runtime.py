@@ -16,6 +16,7 @@ from bertology_lib.errors import ParameterError
 from bertology_lib.validation import check_choice
 
 DEVICES: tuple[str, ...] = ("cpu", "cuda", "auto")
+DTYPES: tuple[str, ...] = ("float32", "bfloat16", "auto")  # of a training's forward pass (auto: resolve_dtype)
 THREADS_ENV = "BERTOLOGY_THREADS"
 
 
@@ -27,6 +28,31 @@ def resolve_device(device: str) -> str:
 
         return "cuda" if torch.cuda.is_available() else "cpu"
     return device
+
+
+def bf16_units(device: str) -> bool:
+    """Whether ``device`` (after :func:`resolve_device`) runs bfloat16 products on units of its own: a CUDA GPU that
+    supports bfloat16, or a CPU with AVX512-BF16 or AMX tiles (elsewhere torch converts them to float32 and a
+    bfloat16 step is no faster, benchmarks/README.md "The English lab BERT in bfloat16")."""
+    import torch
+
+    if resolve_device(device) == "cuda":
+        return bool(torch.cuda.is_bf16_supported())
+    cpu = torch.cpu
+    return any(
+        bool(getattr(cpu, probe, lambda: False)()) for probe in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    )
+
+
+def resolve_dtype(dtype: str, device: str) -> str:
+    """The precision a training runs its forward pass in: ``auto`` -> ``bfloat16`` where ``device`` has bfloat16
+    units (:func:`bf16_units`), else ``float32``; ``float32``/``bfloat16`` as given. A cache key records the
+    resolved precision, so a machine without bfloat16 units trains (and caches) another model, not the same
+    one more slowly."""
+    check_choice("dtype", dtype, DTYPES)
+    if dtype == "auto":
+        return "bfloat16" if bf16_units(device) else "float32"
+    return dtype
 
 
 def thread_count() -> int:

@@ -27,7 +27,8 @@ from bertology_lib.data.toy_english import ToyEnglishConfig, generate_corpus, vo
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.tokenization import build_word_tokenizer
 from bertology_lib.profiles import SizeTable
-from bertology_lib.validation import check_float, check_int
+from bertology_lib.runtime import DTYPES
+from bertology_lib.validation import check_choice, check_float, check_int
 
 NAME = "mini-bert"
 
@@ -35,7 +36,13 @@ NAME = "mini-bert"
 @dataclass(frozen=True)
 class MiniBertConfig(SizeTable):
     """Everything that determines a trained mini-BERT (its cache key); sizes per profile in ``SIZES``:
-    smoke (seconds), quick (≤ 15 min on 2 cores), full (BERT-base size, GPU)."""
+    smoke (seconds), quick (12,000 steps: about 26 min at one thread, benchmarks/README.md), full (BERT-base size,
+    GPU).
+
+    ``dtype``: at quick and full the forward pass runs under bfloat16 autocast where the hardware has bfloat16
+    units (``"auto"``, :func:`bertology_lib.runtime.resolve_dtype`; master weights and saved model in float32):
+    1.27x less time for a whole unit on this CPU, held-out masked-word accuracy unchanged (benchmarks/README.md,
+    "Survey + duplication cold, simulated"); smoke trains in float32."""
 
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(
@@ -48,6 +55,7 @@ class MiniBertConfig(SizeTable):
             warmup_steps=5,
             n_checkpoints=3,
             heldout=200,
+            dtype="float32",
         ),
         "quick": dict(),
         "full": dict(
@@ -81,9 +89,11 @@ class MiniBertConfig(SizeTable):
     n_checkpoints: int = 8  # kept through training, log-spaced
     heldout: int = 1000  # last sentences held out for MLM accuracy
     seed: int = 0
+    dtype: str = "auto"  # of training: bfloat16 autocast where the hardware has bfloat16 units, else float32
     device: str = "cpu"
 
     def __post_init__(self) -> None:
+        check_choice("dtype", self.dtype, DTYPES)
         for name in (
             "n_sentences",
             "vocab_size",

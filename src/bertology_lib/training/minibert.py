@@ -26,6 +26,7 @@ from bertology_lib.cache import ArtifactCache, ArtifactKind
 from bertology_lib.errors import ParameterError
 from bertology_lib.models.minibert import NAME, MiniBertConfig, build_model, checkpoints, corpus, tokenizer_for
 from bertology_lib.models.registry import EmbeddedModel, register_embedded
+from bertology_lib.runtime import resolve_dtype
 from bertology_lib.training.loop import Resume, TrainConfig
 from bertology_lib.training.pretrain import MLMObjective, masked_accuracy, mlm_batches, pretrain_mlm
 from bertology_lib.validation import check_int
@@ -47,6 +48,7 @@ def train_config(cfg: MiniBertConfig) -> TrainConfig:
         min_lr_ratio=0.0,
         seed=cfg.seed,
         device=cfg.device,
+        dtype=resolve_dtype(cfg.dtype, cfg.device),
     )
 
 

@@ -48,14 +48,17 @@ class BoostSizes(SizeTable):
     # cost), NLI at 1e-3 x 10 epochs 0.56.
     toy_training: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
-    # quick: 45 toy fine-tunes (a QA one ~40 s at 1 thread, NLI ~25 s, classification ~14 s) + 10 MiniLM ones,
-    # so small training sets and a cheap second variant (one more block instead of twice the depth)
+    # quick: 27 toy fine-tunes (a QA one ~40 s at 1 thread, NLI ~25 s, classification ~14 s) + 6 MiniLM ones,
+    # so small training sets and a cheap second variant (one more block instead of twice the depth). Three seeds,
+    # the fewest the fair ensembles accept: `bertology power` plans every boost comparison underpowered at quick
+    # (5x to over 100x the data for the paper's effect), so seeds within the survey + duplication budget would win
+    # no verdict (benchmarks/README.md, "Survey + duplication: the budget decision"); full keeps five.
     SIZES: ClassVar[dict[str, dict[str, Any]]] = {
         "smoke": dict(n_train=48, n_test=32, n_seeds=2, sst2_train=32, sst2_test=32, duplicate_k=1, second="last"),
         "quick": dict(
             n_train=400,
             n_test=300,
-            n_seeds=5,
+            n_seeds=3,
             sst2_train=300,
             sst2_test=None,
             duplicate_k=2,
