@@ -102,3 +102,17 @@ def test_units_train_the_paraphrase_cells_for_physics_03() -> None:
     for cell in pp.ParaphrasePlan.for_profile("quick").cells:
         for s in (0, 1):
             assert names[f"paraphrase-{cell}-s{s}"].readers == ("physics_03_pretrain_finetune",)
+
+
+def test_paraphrase_cells_pretrain_for_as_many_passes_over_their_text_as_bios(monkeypatch) -> None:
+    cfg = PhysicsConfig.for_profile("quick", augmentation="multi5")
+    ratio = pp._tokens(cfg.bio_config(), True) / pp._tokens(cfg.bio_config(), False)
+    eq = pp.equal_passes(cfg)
+    assert 1.05 < ratio < 1.3  # the rewrites are longer than bioS's biographies
+    assert eq.pretrain_steps == round(cfg.pretrain_steps * ratio) > cfg.pretrain_steps
+    assert eq.replace(pretrain_steps=cfg.pretrain_steps) == cfg  # nothing else moves
+    assert pp.pretrain_key(eq) != pp.pretrain_key(cfg)
+    monkeypatch.setattr(pp, "_tokens", lambda config, rewritten: 90 if rewritten else 100)
+    assert pp.equal_passes(cfg).pretrain_steps == cfg.pretrain_steps  # shorter rewrites: never fewer steps
+    with pytest.raises(ParameterError, match="filler_bios=0"):
+        pp.equal_passes(cfg.replace(filler_bios=10))
