@@ -27,3 +27,18 @@ def test_glue_claims_and_values(monkeypatch):
     assert type(published["x_gain"]) is float and set(keys) == set(published)
     glue.glue_value("n", np.int64(3))
     assert type(published["n"]) is int
+
+
+def test_bar_reading_says_which_verdicts_hang_on_the_draw_of_models():
+    assert (
+        glue.bar_reading([], 2, 14)
+        == "Neither interval holds the bar, so neither verdict hangs on this draw of the models"
+    )
+    assert glue.bar_reading(["the linear probe's"], 2, 14) == (
+        "Only the linear probe's interval holds the bar, so that verdict could move with another training of the "
+        "same recipes"
+    )
+    assert glue.bar_reading(["a's", "b's"], 2, 14).startswith("Both intervals hold the bar")
+    assert glue.bar_reading(["a's", "b's"], 3, 14).startswith("Only a's and b's intervals hold the bar, so those")
+    assert glue.bar_reading([], 3, 14).startswith("None of the intervals holds")
+    assert glue.bar_reading(["a's"], 2, 3) == "With 3 models no interval can be drawn (it needs 4)"

@@ -7,7 +7,7 @@ and, for claims, the verdict and the estimate with its interval under predictabl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bertology_lib.book.claims import Claim
@@ -39,3 +39,27 @@ def glue_claims(claims: Iterable[Claim], prefix: str) -> list[str]:
             keys.append(key + suffix)
         keys.append(f"{key}_v")
     return keys
+
+
+def bar_reading(holding: Sequence[str], n_intervals: int, n_models: int, minimum: int = 4) -> str:
+    """The sentence that tells the reader whether a verdict hangs on the draw of models it was measured on: of
+    ``n_intervals`` intervals around estimates judged against one bar, ``holding`` names those that contain it
+    (e.g. "the linear probe's"); with fewer than ``minimum`` models no interval can be drawn."""
+    if n_models < minimum:
+        return f"With {n_models} models no interval can be drawn (it needs {minimum})"
+    two = n_intervals == 2
+    if not holding:
+        subject = "Neither interval holds" if two else "None of the intervals holds"
+        return f"{subject} the bar, so {'neither' if two else 'no'} verdict hangs on this draw of the models"
+    if len(holding) == n_intervals:
+        subject = "Both intervals hold" if two else f"All {n_intervals} intervals hold"
+        return (
+            f"{subject} the bar, so another training of the same recipes can move {'either' if two else 'any'} "
+            "verdict across it"
+        )
+    verb = "holds" if len(holding) == 1 else "hold"
+    return (
+        f"Only {' and '.join(holding)} interval{'s' if len(holding) > 1 else ''} {verb} the bar, so "
+        f"{'that verdict' if len(holding) == 1 else 'those verdicts'} could move with another training of the same "
+        "recipes"
+    )
