@@ -119,6 +119,15 @@ def test_in_place_writes_the_book_stamps_it_and_the_kernel_gets_the_thread_count
     assert nb.cells[-1].outputs[0]["text"] == "1 1\n"  # the kernel got the CLI's count, not the caller's 5
 
 
+def test_figures_are_drawn_into_the_notebook_whatever_mplbackend_the_caller_set(checkout):
+    """make exports MPLBACKEND=Agg (for the test suite); a notebook run through it must keep its figures."""
+    path = tiny(checkout, "import matplotlib.pyplot as plt\nplt.plot([0, 1])\nplt.show()")
+    r = bertology("run", NAME, "--in-place", cwd=checkout, env={"MPLBACKEND": "Agg"})
+    assert r.returncode == 0, r.stderr
+    outputs = nbformat.read(path, as_version=4).cells[-1].outputs
+    assert any("image/png" in o.get("data", {}) for o in outputs), outputs
+
+
 def test_a_dead_kernel_is_one_line_naming_the_notebook_and_the_partial_output(checkout):
     tiny(checkout, "import os\nos._exit(1)")
     r = bertology("run", NAME, cwd=checkout)

@@ -21,6 +21,7 @@ Used by the ``bertology`` command (:mod:`bertology_lib.book.cli`):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -358,12 +359,33 @@ def quiet_dead_cell_tasks() -> None:
     logging.getLogger("asyncio").addFilter(_DEAD_TASK)
 
 
+INLINE_FIGURES = "module://matplotlib_inline.backend_inline"  # the backend a Jupyter kernel shows figures with
+
+
+@contextlib.contextmanager
+def inline_figures():
+    """Inside the block, kernels started here draw figures into the notebook: ``MPLBACKEND`` is set to the inline
+    backend, then restored. A kernel takes ``MPLBACKEND`` from its environment when set, and ``make`` exports
+    ``MPLBACKEND=Agg`` for the test suite, under which ``plt.show()`` in a notebook shows nothing: every figure
+    of the book would be missing from a ``make book`` run."""
+    before = os.environ.get("MPLBACKEND")
+    os.environ["MPLBACKEND"] = INLINE_FIGURES
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MPLBACKEND", None)
+        else:
+            os.environ["MPLBACKEND"] = before
+
+
 def execute(
     path: Path, params: dict[str, Any], output: Path, root: Path, echo: Callable[[str], None] | None = None
 ) -> float:
     """Execute ``path`` with papermill into ``output`` atomically; return wall seconds.
 
-    The notebook runs with its own folder as the working directory. On any failure ``output`` is left
+    The notebook runs with its own folder as the working directory and draws its figures inline
+    (:func:`inline_figures`, whatever ``MPLBACKEND`` says). On any failure ``output`` is left
     untouched, a folder created for it is removed again, and the partial notebook is kept at
     ``_build/failed/<name>.ipynb``: a failed cell or a dead kernel raises :class:`NotebookRunError`,
     Ctrl-C :class:`RunInterrupted`, each with one line naming the notebook, the cell and that file.
@@ -382,7 +404,7 @@ def execute(
     logging.getLogger("papermill").addFilter(quiet)
     quiet_dead_cell_tasks()
     try:
-        with beat:
+        with beat, inline_figures():
             pm.execute_notebook(
                 str(path),
                 str(tmp),
