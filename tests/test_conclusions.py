@@ -238,7 +238,7 @@ def test_findings_summarise_the_undecided_by_side_and_data_needed(claim_specs):
 def test_findings_name_the_pages_whose_outputs_predate_the_code():
     a = claim("s.a", "reproduced", (0.3, 0.2, 0.4), nb="nb1")
     md = co.findings_markdown([a], {"nb1": "Page one"}, {"nb1": "survey"}, {"nb1": "its cells changed"})
-    assert "**1 of the pages' outputs predate" in md and '<a href="../notebooks/nb1.html">Page one</a>' in md
+    assert "<b>1 of the pages' outputs predate" in md and '<a href="../notebooks/nb1.html">Page one</a>' in md
     assert "predate" not in co.findings_markdown([a], {"nb1": "Page one"}, {"nb1": "survey"}, {})
 
 

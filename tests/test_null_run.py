@@ -144,7 +144,7 @@ def test_the_record_knows_which_run_of_the_book_each_null_run_matches(tmp_path):
     behind = null_run.currency(tmp_path)
     assert behind == {name: "the book's run changed since its null run (new stamp)"}
     text = "\n".join(null_run.findings_section(rec, behind))
-    assert "Not current for 1 of 1 notebooks" in text and f"- {name}: the book's run changed" in text
+    assert "Not current for 1 of 1 notebooks</b>" in text and f"- {name}: the book's run changed" in text
 
     del rec["book_stamps"]  # a record written before it kept the book's stamps: unknown, so behind
     assert "predates" in null_run.currency(tmp_path, rec)[name]

@@ -544,9 +544,15 @@ def findings_markdown(
     lines += _earlier_rules(claims)
     if stale:
         names = ", ".join(f'<a href="../notebooks/{n}.html">{html.escape(titles.get(n, n))}</a>' for n in stale)
-        lines += [
-            f"**{len(stale)} of the pages' outputs predate their cells or the library as they now are** ({names}): "
-            "their numbers are those of their last execution, and the next build re-executes them.",
+        lines += [  # folded: a transient state, and the closing chapter must stay short (FINDINGS_MAX_PX)
+            f"<details><summary><b>{len(stale)} of the pages' outputs predate their cells or the library as they "
+            "now are</b> (which)</summary>",
+            "",
+            "Their numbers are those of their last execution, and the next build re-executes them:",
+            "",
+            names + ".",
+            "",
+            "</details>",
             "",
         ]
     # counts by part and model class
@@ -615,10 +621,7 @@ def findings_markdown(
         if summary_line:
             lines += [summary_line, ""]
         rows = [f"<li>{_link(c, titles)} ({html.escape(c.source)}): {html.escape(r.text)}</li>" for c, r in chosen]
-        if kind != "model":
-            lines += [f"<details><summary>the {len(chosen)} claims</summary><ul>", *rows, "</ul></details>", ""]
-        else:
-            lines += ["<ul>", *rows, "</ul>", ""]
+        lines += [f"<details><summary>the {len(chosen)} claims</summary><ul>", *rows, "</ul></details>", ""]
     built = construction_items(rep, rep)
     if built:
         lines += [
@@ -669,8 +672,18 @@ def _reason_summary(kind: str, claims: Sequence[Claim]) -> str:
         if flat:
             text += f" {flat} more with a zero-width interval (a measurement without its uncertainty)."
         return text.strip()
+    by: dict[str, int] = {}
+    if kind == "model":  # folded like the other reasons: the table "One finding, several models" shows the split
+        for c in claims:
+            m = ledger.model_class(c.model)
+            by[m] = by.get(m, 0) + 1
+        return (
+            "Each fails on the model it was measured on and reproduces on another class of model (a finding that "
+            "splits in the table above): "
+            + ", ".join(f"{n} on the {m}" for m, n in sorted(by.items(), key=lambda t: -t[1]))
+            + "."
+        )
     if kind == "fails here":
-        by: dict[str, int] = {}
         for c in claims:
             m = ledger.model_class(c.model)
             by[m] = by.get(m, 0) + 1

@@ -187,12 +187,14 @@ def findings_section(record: dict[str, Any] | None, stale: dict[str, str | None]
     ]
     behind = {n: why for n, why in (stale or {}).items() if why}
     if behind:
-        lines += [
-            f"**Not current for {len(behind)} of {len(stale or {})} notebooks:** their null runs do not match the "
-            "book's current runs, so what their twins gave may describe other code. `bertology build` reruns them "
-            "(by hand: `bertology run --null --profile " + str(record["profile"]) + " <notebooks>`).",
+        lines += [  # one folded line: the list is for whoever wants it, the page stays a synthesis
+            f"<details><summary><b>Not current for {len(behind)} of {len(stale or {})} notebooks</b> (which, "
+            "and why)</summary>",
             "",
-            f"<details><summary>Which, and why ({len(behind)})</summary>",
+            "Their null runs do not match the book's current runs, so what their twins gave may describe other "
+            "code. `bertology build` reruns them (by hand: `bertology run --null --profile "
+            + str(record["profile"])
+            + " <notebooks>`).",
             "",
             *[f"- {n}: {why}" for n, why in behind.items()],
             "",
