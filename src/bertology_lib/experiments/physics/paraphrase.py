@@ -93,7 +93,7 @@ def equal_passes(cfg: PhysicsConfig) -> PhysicsConfig:
     """``cfg`` with its pretraining steps scaled by the rewrites' length over bioS's (same augmentation, people and
     seed), so that a paraphrase cell reads its biographies as many times as the bioS cell of the same config does
     (never fewer steps). At bioS's own steps the rewrites, ~11% longer, got ~10% fewer passes, and one ``multi5``
-    seed stored 0.969 of its values, under the 0.97 the physics issue asks of every model (benchmarks/README.md,
+    seed stored 0.969 of its values, under the 0.97 of its values that every physics model must store (benchmarks/README.md,
     "Physics cold on an empty cache")."""
     cfg = check_config(cfg)
     ratio = _tokens(cfg.bio_config(), True) / _tokens(cfg.bio_config(), False)
