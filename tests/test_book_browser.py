@@ -268,7 +268,10 @@ def test_ledger_filters_and_sorts_in_the_browser(book, server):
     assert 0 < len(_visible_rows(model, "ledger-claims")) < n_all
 
 
-SCAFFOLDING = re.compile(r"NBVAL_[A-Z_]+|\bnoqa\b|\bissues?\s+#?\d+|\(#\d+\)|\bthe issue\b", re.IGNORECASE)
+SCAFFOLDING = re.compile(
+    r"NBVAL_[A-Z_]+|\bnoqa\b|\bissues?\s+#?\d+|\(#\d+\)|\bthe issue\b|\b(?:physics|survey|house|verdicts?|duplication)[- ]issues?\b",
+    re.IGNORECASE,
+)
 """What only the project's tools and tracker read: nbval markers, ruff suppressions, issue numbers."""
 
 
