@@ -269,7 +269,8 @@ def test_after_the_physics_units_the_notebooks_calls_train_nothing(tmp_cache):
     base, plan = PhysicsConfig.for_profile("smoke"), px.Plan.for_profile("smoke")
     px.finetune_grid(base, seeds=dict(plan.grid_seeds), progress=False)  # physics_03
     px.mixed_grid(base, seeds=list(plan.mixed_seeds), curve_points=plan.curve_points, progress=False)  # physics_02
-    px.n_sweep(base, plan.n_sweep, seed=0, curve_points=plan.curve_points, progress=False)
+    for s in plan.mixed_seeds:
+        px.n_sweep(base, plan.n_sweep, seed=s, curve_points=plan.curve_points, progress=False)
     px.n_sweep(base, [base.n_people], qa_shares=plan.qa_shares, seed=0, curve_points=plan.curve_points, progress=False)
     px.celebrity_grid(base, seeds=list(plan.celebrity_seeds), settings=px.SETTINGS, progress=False)  # physics_04
     px.bert_grid(base, seeds=list(plan.bert_seeds), progress=False)  # physics_06
@@ -320,3 +321,21 @@ def test_the_brown_filler_control_waits_for_full_at_quick():
     assert not any(n.startswith("celebrity-filler") for n in quick)
     assert {"celebrity-with-s0", "celebrity-with-s1"} <= quick
     assert {"celebrity-filler-s0", "celebrity-filler-s1"} <= {u.name for u in units("full")}
+
+
+def test_the_n_sweep_runs_at_every_mixed_seed_and_the_qa_shares_at_the_first():
+    """physics3.1.mixed.single_grows_with_n pools every point of the N sweep over the plan's mixed seeds, so quick
+    trains each N at both; the QA shares (a table, no claim) stay at the first seed. With the notebooks' ``seed``
+    parameter every run moves with it."""
+    from bertology_lib.experiments.physics import grid as px
+    from bertology_lib.experiments.physics.jobs import units
+
+    plan = px.Plan.for_profile("quick")
+    assert plan.mixed_seeds == (0, 1)
+    for seed in (0, 5):
+        mixed = {u.name: u for u in units("quick", seed=seed) if u.name.startswith("mixed-single-")}
+        sweep = {f"mixed-single-n{n}-q0.5-s{seed + k}" for n in plan.n_sweep for k in plan.mixed_seeds}
+        shares = {f"mixed-single-n600-q{q}-s{seed}" for q in plan.qa_shares}
+        assert set(mixed) == sweep | shares
+        assert mixed[f"mixed-single-n150-q0.5-s{seed + 1}"].cost == mixed[f"mixed-single-n150-q0.5-s{seed}"].cost
+        assert all(u.readers == ("physics_02_mixed_training",) for u in mixed.values())

@@ -61,7 +61,8 @@ class Plan(SizeTable):
     """How many settings and seeds each physics notebook runs at a profile (sizes live in PhysicsConfig).
 
     ``quick`` spends two seeds on every grid cell (the grid-order claim reads them all, and one seed gives no
-    spread), on the celebrity runs and on the two mixed runs, one on the N sweep and on BERT, none on a BERT under
+    spread), on the celebrity runs, on the two mixed runs and on every point of the N sweep (``mixed_seeds``: its
+    claim reads them all; the QA shares run at the first seed only), one on BERT, none on a BERT under
     mixed training (twice a BERT's steps: over the budget; ``full`` runs it) and none on the Brown-filler control of
     the celebrity runs (``filler_seeds``: two units of 33 minutes each on 2 cores, which put the physics part 18
     minutes over its 180; a control, not a headline row, so it waits for ``full``: benchmarks/README.md, "Physics
@@ -93,7 +94,7 @@ class Plan(SizeTable):
         ),
         "quick": dict(
             grid_seeds={a: (0, 1) for a in GRID},  # two seeds on every cell a claim reads (the grid order reads all)
-            mixed_seeds=(0, 1),  # two seeds on each mixed run a claim reads (not yet on the N sweep)
+            mixed_seeds=(0, 1),  # two seeds on each mixed run a claim reads, the N sweep included
             n_sweep=(150, 300, 600),
             qa_shares=(0.2, 0.5),
             celebrity_seeds=(0, 1),

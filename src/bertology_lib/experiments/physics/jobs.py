@@ -130,15 +130,17 @@ def units(profile: str, seed: int = 0) -> list[Unit]:
                 MIXED_READERS,
                 lambda cache, cfg=cfg: px.mixed_run(cfg, cache, curve_points=plan.curve_points),
             )
-    sweep = [(n, base.qa_share) for n in plan.n_sweep] + [(base.n_people, q) for q in plan.qa_shares]
-    for n, q in dict.fromkeys(sweep):
+    # the N sweep at every mixed seed (its claim reads them all), the QA shares at the first
+    sweep = [(n, base.qa_share, seed + k) for k in plan.mixed_seeds for n in plan.n_sweep]
+    sweep += [(base.n_people, q, seed) for q in plan.qa_shares]
+    for n, q, s in dict.fromkeys(sweep):
         steps = max(1, int(round(base.mixed_steps * n / base.n_people * (1 - base.qa_share) / (1 - q))))
         add(
-            f"mixed-single-n{n}-q{q}-s{seed}",
+            f"mixed-single-n{n}-q{q}-s{s}",
             steps,
             MIXED_READERS,
-            lambda cache, n=n, q=q: px.n_sweep(
-                base, [n], seed=seed, qa_shares=[q], cache=cache, progress=False, curve_points=plan.curve_points
+            lambda cache, n=n, q=q, s=s: px.n_sweep(
+                base, [n], seed=s, qa_shares=[q], cache=cache, progress=False, curve_points=plan.curve_points
             ),
         )
 
