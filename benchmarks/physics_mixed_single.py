@@ -26,6 +26,7 @@ import time
 
 from bertology_lib.experiments.physics import grid as px
 from bertology_lib.experiments.physics.config import PhysicsConfig
+from bertology_lib.experiments.physics.training import learning_curve
 from bertology_lib.runtime import apply_thread_policy
 
 
@@ -42,6 +43,13 @@ def report(label: str, acc, curve, seconds: float) -> None:
     )
 
 
+def at_share(base: PhysicsConfig, q: float, curve_points: int):
+    """The mixed run at QA share ``q`` with the biographies' exposures of ``base`` (``px.n_sweep``'s step rule, the
+    book's cached unit where it is one) and its learning curve."""
+    acc = px.n_sweep(base, [base.n_people], qa_shares=[q], progress=False, curve_points=curve_points)
+    return acc, learning_curve(acc["path"].iloc[0])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--arm", choices=("base", "passes", "share"), required=True)
@@ -53,18 +61,15 @@ def main() -> None:
     if args.arm == "base":
         for q in (0.5, 0.2):
             t = time.time()
-            steps = int(round(base.mixed_steps * (1 - base.qa_share) / (1 - q)))
-            acc, curve = px.mixed_run(base.replace(qa_share=q, mixed_steps=steps), curve_points=plan.curve_points)
+            acc, curve = at_share(base, q, plan.curve_points)
             report(f"base q={q}", acc, curve, time.time() - t)
     elif args.arm == "passes":
         t = time.time()
         acc, curve = px.mixed_run(base.replace(mixed_steps=2 * base.mixed_steps), curve_points=plan.curve_points)
         report("twice the passes", acc, curve, time.time() - t)
     else:
-        q = 0.8
-        steps = int(round(base.mixed_steps * (1 - base.qa_share) / (1 - q)))
         t = time.time()
-        acc, curve = px.mixed_run(base.replace(qa_share=q, mixed_steps=steps), curve_points=plan.curve_points)
+        acc, curve = at_share(base, 0.8, plan.curve_points)
         report("QA share 0.8, equal biography exposures", acc, curve, time.time() - t)
 
 

@@ -17,7 +17,7 @@ from bertology_lib.book.claims.specs.shared import MEMORISED
 CLAIMS = (
     ClaimSpec(
         "physics3.1.mixed.multi5_permute",
-        "Mixed training on multi5+permute answers questions about QA-test people (mean over seeds)",
+        "The decoder, mixed-trained on multi5+permute, answers questions about QA-test people (mean over seeds)",
         "Allen-Zhu & Li 2023 §3 (mixed training)",
         paper="high (§3)",
         rule=AtLeast(0.7),
@@ -26,7 +26,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.mixed.above_majority",
-        "After mixed training on multi5+permute every attribute is far above its majority baseline (smallest margin over attributes)",
+        "After mixed training of the decoder on multi5+permute every attribute is far above its majority baseline (smallest margin over attributes)",
         "Allen-Zhu & Li 2023 §3",
         paper="far above",
         rule=AtLeast(0.2),
@@ -35,7 +35,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.mixed.single",
-        "Mixed training generalises even on bioS single (paper: N = 100k people)",
+        "Mixed training of the decoder generalises even on bioS single (paper: N = 100k people)",
         "Allen-Zhu & Li 2023 §3, Fig. 1",
         paper=0.866,
         rule=WithinRelative(0.25),
@@ -44,7 +44,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.mixed.qa_test_lags",
-        "In mixed training the model fits QA-train first; QA-test accuracy rises later (steps between both reaching half their final accuracy, per seed: mean, min, max)",
+        "In mixed training the decoder fits QA-train first; QA-test accuracy rises later (steps between both reaching half their final accuracy, per seed: mean, min, max)",
         "Allen-Zhu & Li 2023 §3, Fig. 1b/c",
         paper="QA-test lags",
         rule=IntervalAbove(0.0),
@@ -53,7 +53,7 @@ CLAIMS = (
     ),
     ClaimSpec(
         "physics3.1.mixed.single_grows_with_n",
-        "Mixed training on bioS single generalises better with more people (QA-test accuracy at the largest minus the smallest N of the sweep, equal exposures; every answer of every seed pooled, 95% interval)",
+        "Mixed training of the decoder on bioS single generalises better with more people (QA-test accuracy at the largest minus the smallest N of the sweep, equal exposures; every answer of every seed pooled, 95% interval)",
         "Allen-Zhu & Li 2023 §3 (explanation of Fig. 1)",
         paper="grows with N",
         rule=IntervalAbove(0.05),
